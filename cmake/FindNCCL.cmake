@@ -1,0 +1,35 @@
+# FindNCCL: locates the NVIDIA Collective Communications Library.
+# Looks beside the CUDA toolkit and in the system paths (or NCCL_ROOT / $ENV{NCCL_ROOT}).
+# Defines NCCL_FOUND, NCCL_INCLUDE_DIR, NCCL_LIBRARY, NCCL_VERSION and the imported target NCCL::nccl.
+set(_nccl_hints ${NCCL_ROOT} $ENV{NCCL_ROOT})
+if(CUDAToolkit_LIBRARY_ROOT)
+  list(APPEND _nccl_hints ${CUDAToolkit_LIBRARY_ROOT})
+endif()
+if(CUDAToolkit_INCLUDE_DIRS)
+  list(APPEND _nccl_hints ${CUDAToolkit_INCLUDE_DIRS}/..)
+endif()
+
+find_path(NCCL_INCLUDE_DIR nccl.h HINTS ${_nccl_hints} PATH_SUFFIXES include)
+find_library(NCCL_LIBRARY NAMES nccl HINTS ${_nccl_hints} PATH_SUFFIXES lib64 lib)
+
+if(NCCL_INCLUDE_DIR AND EXISTS "${NCCL_INCLUDE_DIR}/nccl.h")
+  file(STRINGS "${NCCL_INCLUDE_DIR}/nccl.h" _nccl_lines REGEX "^#define NCCL_(MAJOR|MINOR|PATCH) ")
+  foreach(_part MAJOR MINOR PATCH)
+    string(REGEX MATCH "NCCL_${_part} +([0-9]+)" _m "${_nccl_lines}")
+    set(_nccl_${_part} "${CMAKE_MATCH_1}")
+  endforeach()
+  set(NCCL_VERSION "${_nccl_MAJOR}.${_nccl_MINOR}.${_nccl_PATCH}")
+endif()
+
+include(FindPackageHandleStandardArgs)
+find_package_handle_standard_args(NCCL
+  REQUIRED_VARS NCCL_LIBRARY NCCL_INCLUDE_DIR
+  VERSION_VAR NCCL_VERSION)
+
+if(NCCL_FOUND AND NOT TARGET NCCL::nccl)
+  add_library(NCCL::nccl UNKNOWN IMPORTED)
+  set_target_properties(NCCL::nccl PROPERTIES
+    IMPORTED_LOCATION "${NCCL_LIBRARY}"
+    INTERFACE_INCLUDE_DIRECTORIES "${NCCL_INCLUDE_DIR}")
+endif()
+mark_as_advanced(NCCL_INCLUDE_DIR NCCL_LIBRARY)

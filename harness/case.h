@@ -1,0 +1,97 @@
+// A case is data: what it computes, the work it declares, how to prepare, validate and run it.
+// Suites only describe cases; the harness (runner.cpp) measures, compares, checks and reports.
+#pragma once
+
+#include <functional>
+#include <limits>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "harness/compare.h"
+#include "harness/gpu.h"
+#include "harness/host_info.h"
+#include "harness/stats.h"
+#include "theory/peaks.h"
+
+namespace bb {
+
+enum class Backend { host, cuda };
+std::string backend_name(Backend b);
+std::optional<Backend> backend_from_name(const std::string& name);
+
+// The work one sample does, declared by the case; the harness derives GB/s, FLOP/s and the bound.
+struct Work {
+  double bytes_read = 0;
+  double bytes_written = 0;
+  double flop = 0;
+  double elements = 0;
+  theory::Precision precision = theory::Precision::fp32;  // whose peak bounds `flop`
+  // Where the bytes come from: "dram" is bounded by the device's DRAM bandwidth; cache-resident
+  // cases ("l1", "l2", …) have no bandwidth bound yet and their roofline check is skipped.
+  std::string memory_level = "dram";
+  double bytes() const { return bytes_read + bytes_written; }
+};
+
+enum class Verdict { pass, fail, skip };
+std::string verdict_name(Verdict v);
+
+struct Check {
+  std::string suite;
+  std::string name;
+  std::string law;  // the formula, as text
+  double predicted = std::numeric_limits<double>::quiet_NaN();
+  double measured = std::numeric_limits<double>::quiet_NaN();
+  double tolerance = std::numeric_limits<double>::quiet_NaN();
+  Verdict verdict = Verdict::skip;
+  std::string reason;
+};
+
+// What the harness knows when a case is prepared.
+struct CaseContext {
+  const HostInfo& host;
+  const GpuDevice* gpu = nullptr;  // set for CUDA cases
+  bool quick = false;
+};
+
+// A prepared case: inputs allocated and initialised, output buffer ready.
+class Instance {
+ public:
+  virtual ~Instance() = default;
+  // Poisons the output, runs once and compares with the reference.
+  virtual Comparison validate() = 0;
+  // One sample's work. Host cases run it; CUDA cases enqueue it on `stream` (timed with events).
+  virtual void run(gpu_stream stream) = 0;
+};
+
+struct Prepared {
+  std::unique_ptr<Instance> instance;
+  Work work;
+  nlohmann::json params;  // sizes, dtypes, … as data for reports and comparisons
+};
+
+// Everything the harness measured for one case (one repetition).
+struct Measurement {
+  Summary summary;
+  StopReason stop = StopReason::none;
+  double harness_overhead_s = 0;  // per sample: (wall time − sum of samples) / samples
+  double clock_start_hz = 0, clock_end_hz = 0;  // GPU SM clock around the case; 0 on the host
+};
+
+struct Case {
+  std::string name;  // unique within its suite: "triad/fp64/host"
+  Backend backend = Backend::host;
+  std::function<Prepared(const CaseContext&)> prepare;
+  // Checks beyond the harness's own (validation, roofline bound, clock), made from the measurement.
+  std::function<std::vector<Check>(const Prepared&, const Measurement&)> extra_checks;
+};
+
+struct Suite {
+  std::string name;
+  std::string description;
+  std::vector<Case> cases;
+};
+
+}  // namespace bb

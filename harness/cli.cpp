@@ -1,0 +1,244 @@
+#include "harness/cli.h"
+
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+#include <map>
+
+#include "harness/results.h"
+#include "harness/runner.h"
+#include "suites/suites.h"
+#include "theory/formulas.h"
+
+namespace bb {
+namespace {
+
+constexpr int kExitOk = 0, kExitCheckFailed = 1, kExitUsage = 2;
+
+struct UsageError : std::invalid_argument {
+  using std::invalid_argument::invalid_argument;
+};
+
+int usage_error(const std::string& what, const std::string& sub = "") {
+  std::fprintf(stderr, "boundbench: error: %s\nRun 'boundbench %s--help' for usage.\n",
+               what.c_str(), sub.empty() ? "" : (sub + " ").c_str());
+  return kExitUsage;
+}
+
+Environment discover() { return {query_host(), query_gpus()}; }
+
+std::string join_args(int argc, char** argv) {
+  std::string s;
+  for (int i = 0; i < argc; ++i) s += (i ? " " : "") + std::string(argv[i]);
+  return s;
+}
+
+// "--name value" / "--name=value" pairs after the formula name; dashes in names become underscores.
+std::map<std::string, std::string> parse_theory_args(const std::vector<std::string>& args) {
+  std::map<std::string, std::string> out;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (a.rfind("--", 0) != 0 || a.size() < 3)
+      throw UsageError("expected --name value, got '" + a + "'");
+    std::string name = a.substr(2), value;
+    if (const auto eq = name.find('='); eq != std::string::npos) {
+      value = name.substr(eq + 1);
+      name = name.substr(0, eq);
+    } else {
+      if (i + 1 >= args.size()) throw UsageError("--" + name + " needs a value");
+      value = args[++i];
+    }
+    for (char& ch : name)
+      if (ch == '-') ch = '_';
+    if (out.count(name)) throw UsageError("--" + name + " given twice");
+    out[name] = value;
+  }
+  return out;
+}
+
+int cmd_theory(const std::string& formula_name, const std::vector<std::string>& extras, bool json) {
+  if (formula_name.empty()) {
+    for (const auto& f : theory::all_formulas()) {
+      std::string params;
+      for (const auto& p : f.params) params += " --" + p.name + (p.choices.empty() ? " X" : " NAME");
+      std::printf("%-22s %s\n%-22s   boundbench theory %s%s\n%-22s   source: %s\n", f.name.c_str(),
+                  f.law.c_str(), "", f.name.c_str(), params.c_str(), "", f.source.c_str());
+    }
+    return kExitOk;
+  }
+  const theory::Formula f = theory::find_formula(formula_name);
+  const auto raw = parse_theory_args(extras);
+  const auto outputs = theory::evaluate_formula(f, raw);
+  if (json) {
+    nlohmann::json j = {{"formula", f.name}, {"law", f.law}, {"source", f.source}};
+    j["inputs"] = nlohmann::json::object();
+    for (const auto& [k, v] : raw) j["inputs"][k] = v;
+    j["outputs"] = nlohmann::json::object();
+    for (const auto& o : outputs) j["outputs"][o.name] = o.value;
+    std::cout << j.dump(2) << "\n";
+  } else {
+    std::printf("%s: %s\n", f.name.c_str(), f.law.c_str());
+    for (const auto& o : outputs) std::printf("  %-36s %.6g\n", o.name.c_str(), o.value);
+  }
+  return kExitOk;
+}
+
+int cmd_info(bool json) {
+  const Environment env = discover();
+  if (json) {
+    std::cout << nlohmann::json{{"host", to_json(env.host)}, {"gpus", to_json(env.gpus)}}.dump(2)
+              << "\n";
+    return kExitOk;
+  }
+  const HostInfo& h = env.host;
+  std::printf("host: %s, %d CPUs, %.2f GHz, %.1f GiB\n", h.cpu_model.c_str(), h.logical_cpus,
+              h.cpu_clock_hz / 1e9, static_cast<double>(h.memory_bytes) / (1u << 30));
+  for (const auto& c : h.caches)
+    std::printf("  L%d %-11s %8.0f KiB, shared by %d CPUs\n", c.level, c.type.c_str(),
+                static_cast<double>(c.size_bytes) / 1024, c.shared_by_cpus);
+  std::string isa;
+  for (const auto& f : h.isa) isa += " " + f;
+  std::printf("  ISA:%s\n  peak fp64 (estimate: %d lanes x 2 FMA units x 2 flop x CPUs x clock): "
+              "%.1f GFLOP/s\n",
+              isa.c_str(), h.fp64_simd_lanes(), h.peak_fp64_flop_per_s_estimate() / 1e9);
+  const GpuStatus& g = env.gpus;
+  std::printf("CUDA: runtime %d, driver %d, cuBLAS %s, NCCL %s\n", g.runtime_version,
+              g.driver_version, g.cublas_version.empty() ? "-" : g.cublas_version.c_str(),
+              g.nccl_version.empty() ? "-" : g.nccl_version.c_str());
+  if (!g.usable) std::printf("GPU: none usable: %s\n", g.reason.c_str());
+  for (const auto& d : g.devices) {
+    std::printf("GPU %d: %s (%s), %d SMs at %.0f MHz, %.1f GiB, L2 %.1f MiB\n", d.index,
+                d.name.c_str(), d.arch().c_str(), d.sm_count, d.sm_clock_hz / 1e6,
+                static_cast<double>(d.memory_bytes) / (1u << 30),
+                static_cast<double>(d.l2_bytes) / (1u << 20));
+    std::printf("  DRAM: %d-bit bus at %.0f MHz -> peak %.1f GB/s\n", d.bus_width_bits,
+                d.memory_clock_hz / 1e6, d.peak_dram_bytes_per_s / 1e9);
+    if (!d.arch_in_table) std::printf("  (%s is not in the peak table)\n", d.arch().c_str());
+    for (auto p : theory::kAllPrecisions) {
+      const auto i = static_cast<std::size_t>(p);
+      if (d.peak_flop_per_s(p) <= 0) continue;
+      std::printf("  %-5s CUDA cores %9.1f TFLOP/s  tensor %9.1f TFLOP/s  ridge %7.1f flop/byte\n",
+                  std::string(theory::precision_name(p)).c_str(),
+                  d.peak_cuda_core_flop_per_s[i] / 1e12, d.peak_tensor_flop_per_s[i] / 1e12,
+                  d.peak_flop_per_s(p) / d.peak_dram_bytes_per_s);
+    }
+  }
+  return kExitOk;
+}
+
+int cmd_list(const std::vector<Suite>& suites) {
+  for (const auto& s : suites) {
+    std::printf("%s: %s\n", s.name.c_str(), s.description.c_str());
+    for (const auto& c : s.cases)
+      std::printf("  %s/%s  [%s]  checks: validate, roofline%s%s\n", s.name.c_str(),
+                  c.name.c_str(), backend_name(c.backend).c_str(),
+                  c.backend == Backend::cuda ? ", clock" : "",
+                  c.extra_checks ? ", case-specific" : "");
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+int cli_main(int argc, char** argv) {
+  CLI::App app{"boundbench: ML-systems benchmarks held against bounds from theory"};
+  app.require_subcommand(1);
+  app.set_help_all_flag("--help-all", "help for every subcommand");
+
+  RunOptions opts;
+  std::vector<std::string> suites_wanted;
+  std::string backend = "all";
+  bool no_fail = false;
+  double host_peak_bw = 0, max_noise = -1, min_time = -1, timeout = -1;
+  int min_samples = -1;
+  auto* run = app.add_subcommand("run", "run suites and write a results file");
+  run->add_option("--suite", suites_wanted, "suite to run (repeatable; default: all)");
+  run->add_option("--backend", backend, "host, cuda or all")
+      ->check(CLI::IsMember({"host", "cuda", "all"}));
+  run->add_option("--filter", opts.filter, "ECMAScript regex searched in suite/case names");
+  run->add_flag("--quick", opts.quick, "fewer samples and shorter timeouts (smoke test)");
+  run->add_flag("--hot", opts.hot, "do not flush the GPU L2 before each sample");
+  run->add_option("--out", opts.out_path, "results JSON file")->default_val("boundbench-results.json");
+  run->add_option("--summary", opts.summary_path, "markdown summary (default: OUT with .md)");
+  run->add_flag("--no-fail", no_fail, "exit 0 even when a check fails");
+  run->add_option("--repetitions", opts.repetitions, "repetitions per case")
+      ->check(CLI::Range(1, 1000));
+  run->add_option("--host-peak-bw", host_peak_bw,
+                  "host DRAM peak in bytes/s (channels x MT/s x 8) for the host roofline")
+      ->check(CLI::PositiveNumber);
+  run->add_option("--max-noise", max_noise, "stop when stddev/mean falls to this (default 0.005)")
+      ->check(CLI::Range(0.0, 1.0));
+  run->add_option("--min-samples", min_samples, "samples before stopping (default 10)")
+      ->check(CLI::Range(2, 100000000));
+  run->add_option("--min-time", min_time, "measured seconds before stopping (default 0.5)")
+      ->check(CLI::NonNegativeNumber);
+  run->add_option("--timeout", timeout, "seconds of sampling per case at most (default 15)")
+      ->check(CLI::PositiveNumber);
+  run->add_option("--roofline-tolerance", opts.roofline_tolerance,
+                  "fraction by which a case may beat its roofline bound (default 0.05)")
+      ->check(CLI::Range(0.0, 0.5));
+  run->allow_extras();  // after "--": Google Benchmark's own flags
+
+  auto* list = app.add_subcommand("list", "list suites, cases and their checks");
+  bool json = false;
+  auto* info = app.add_subcommand("info", "host and GPU information, peaks and ridge points");
+  info->add_flag("--json", json, "print JSON");
+  std::string formula;
+  auto* th = app.add_subcommand("theory", "evaluate a formula: theory NAME --param value ...");
+  th->add_option("formula", formula, "formula name (none: list them)");
+  th->add_flag("--json", json, "print JSON");
+  th->allow_extras();
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    return usage_error(e.what());
+  }
+
+  try {
+    if (*th) return cmd_theory(formula, th->remaining(), json);
+    if (*info) return cmd_info(json);
+    const std::vector<Suite> suites = suites::all_suites();
+    if (*list) return cmd_list(suites);
+
+    // run: validate everything before measuring anything.
+    for (const auto& extra : run->remaining()) {
+      if (extra.rfind("--benchmark_", 0) != 0)
+        return usage_error("unexpected argument '" + extra + "'", "run");
+      opts.benchmark_args.push_back(extra);
+    }
+    opts.suites = suites_wanted;
+    if (backend != "all") opts.backend = backend_from_name(backend);
+    opts.rule = opts.quick ? StoppingRule::quick() : StoppingRule{};
+    if (max_noise >= 0) opts.rule.max_rel_noise = max_noise;
+    if (min_samples >= 0) opts.rule.min_samples = static_cast<std::size_t>(min_samples);
+    if (min_time >= 0) opts.rule.min_time_s = min_time;
+    if (timeout > 0) opts.rule.timeout_s = timeout;
+    if (host_peak_bw > 0) opts.host_peak_bytes_per_s = host_peak_bw;
+    if (opts.summary_path.empty())
+      opts.summary_path = std::filesystem::path(opts.out_path).replace_extension(".md").string();
+    opts.command_line = join_args(argc, argv);
+    ensure_writable(opts.out_path);
+    ensure_writable(opts.summary_path);
+    const Environment env = discover();
+    const Selection selection = select_cases(suites, opts, env);
+    if (!env.gpus.usable) std::printf("GPU: none usable (%s); the CUDA backend is skipped\n", env.gpus.reason.c_str());
+    if (selection.run.empty() && selection.skipped.empty())
+      return usage_error("no case matches the selection", "run");
+    const RunOutcome out = run_cases(selection, opts, env);
+    std::printf("results: %s\nsummary: %s\n", opts.out_path.c_str(), opts.summary_path.c_str());
+    return out.failed() && !no_fail ? kExitCheckFailed : kExitOk;
+  } catch (const std::invalid_argument& e) {
+    return usage_error(e.what(), *th ? "theory" : (*run ? "run" : ""));
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "boundbench: error: %s\n", e.what());
+    return kExitCheckFailed;
+  }
+}
+
+}  // namespace bb

@@ -1,0 +1,108 @@
+// The GPU side of the harness, free of CUDA types so that host-only code can use it. Implemented in
+// gpu_cuda.cu when the CUDA backend is built, and in gpu_absent.cpp (which reports "built without
+// CUDA") when it is not.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "theory/peaks.h"
+
+struct CUstream_st;  // cudaStream_t is CUstream_st*
+
+namespace bb {
+
+using gpu_stream = CUstream_st*;
+
+struct GpuDevice {
+  int index = 0;
+  std::string name;
+  int cc_major = 0, cc_minor = 0;
+  int sm_count = 0;
+  double sm_clock_hz = 0;      // maximum SM clock (cudaDevAttrClockRate)
+  double memory_clock_hz = 0;  // cudaDevAttrMemoryClockRate
+  int bus_width_bits = 0;
+  std::uint64_t memory_bytes = 0;
+  std::uint64_t l2_bytes = 0;
+  std::uint64_t shared_memory_per_sm_bytes = 0;
+  int registers_per_sm = 0;
+  int max_threads_per_sm = 0;
+  int max_blocks_per_sm = 0;
+
+  // Theoretical peaks (theory/peaks.h); the FLOP/s arrays are indexed by theory::Precision and stay
+  // zero when the architecture is not in the table.
+  double peak_dram_bytes_per_s = 0;
+  bool arch_in_table = false;
+  std::array<double, theory::kPrecisionCount> peak_cuda_core_flop_per_s{};
+  std::array<double, theory::kPrecisionCount> peak_tensor_flop_per_s{};
+
+  std::string arch() const { return "sm_" + std::to_string(cc_major * 10 + cc_minor); }
+  // The larger of the CUDA-core and tensor-core peaks for that precision.
+  double peak_flop_per_s(theory::Precision p) const;
+};
+
+// Fills the theoretical peaks of `d` from its clocks, SM count and the architecture table.
+void fill_gpu_peaks(GpuDevice& d);
+
+struct GpuStatus {
+  bool built_with_cuda = false;
+  bool usable = false;
+  std::string reason;  // why no GPU is usable: "CUDA driver version is insufficient…", …
+  int driver_version = 0, runtime_version = 0;  // CUDA's integer form, e.g. 13000
+  std::string cublas_version, nccl_version;
+  std::vector<GpuDevice> devices;
+};
+
+// Never throws: every failure becomes `usable = false` with the reason.
+GpuStatus query_gpus();
+
+// One case's GPU resources: its device, a stream, two events, and the L2-flush buffer.
+class GpuSession {
+ public:
+  GpuSession(const GpuDevice& device, bool flush_l2);
+  ~GpuSession();
+  GpuSession(const GpuSession&) = delete;
+  GpuSession& operator=(const GpuSession&) = delete;
+
+  gpu_stream stream() const;
+  // One sample: flush L2 (unless hot), record start, enqueue, check the launch, record stop, wait.
+  // Returns the event-measured seconds between start and stop.
+  double time_sample_s(const std::function<void(gpu_stream)>& enqueue);
+  // SM clock from a one-thread kernel that spins ~1 ms reading %globaltimer and clock64().
+  double measure_sm_clock_hz();
+  void synchronize();
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// Device memory owned by value; only CUDA-built code creates it.
+class DeviceBuffer {
+ public:
+  DeviceBuffer() = default;
+  explicit DeviceBuffer(std::size_t bytes);
+  ~DeviceBuffer();
+  DeviceBuffer(DeviceBuffer&& o) noexcept;
+  DeviceBuffer& operator=(DeviceBuffer&& o) noexcept;
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+
+  void* get() const { return ptr_; }
+  template <class T> T* as() const { return static_cast<T*>(ptr_); }
+  std::size_t bytes() const { return bytes_; }
+  void upload(const void* host, std::size_t bytes);
+  void download(void* host, std::size_t bytes) const;
+  void fill_bytes(unsigned char value);  // e.g. 0xFF: NaN in every IEEE float format (poison)
+
+ private:
+  void* ptr_ = nullptr;
+  std::size_t bytes_ = 0;
+};
+
+}  // namespace bb

@@ -1,0 +1,200 @@
+// The GPU side of the harness with CUDA: device discovery, timed samples, L2 flush, SM clock.
+#include <cublas_v2.h>
+
+#include <cstdint>
+#include <string>
+
+#include "harness/cuda_check.h"
+#include "harness/gpu.h"
+
+namespace bb {
+namespace {
+
+std::string version_string(int major, int minor, int patch) {
+  return std::to_string(major) + "." + std::to_string(minor) + "." + std::to_string(patch);
+}
+
+int attribute(cudaDeviceAttr attr, int device) {
+  int v = 0;
+  check_cuda(cudaDeviceGetAttribute(&v, attr, device), "cudaDeviceGetAttribute");
+  return v;
+}
+
+GpuDevice describe_device(int index) {
+  cudaDeviceProp p{};
+  check_cuda(cudaGetDeviceProperties(&p, index), "cudaGetDeviceProperties");
+  GpuDevice d;
+  d.index = index;
+  d.name = p.name;
+  d.cc_major = p.major;
+  d.cc_minor = p.minor;
+  d.sm_count = p.multiProcessorCount;
+  // CUDA 13 removed clockRate/memoryClockRate from cudaDeviceProp: the attributes are in kHz.
+  d.sm_clock_hz = attribute(cudaDevAttrClockRate, index) * 1e3;
+  d.memory_clock_hz = attribute(cudaDevAttrMemoryClockRate, index) * 1e3;
+  d.bus_width_bits = attribute(cudaDevAttrGlobalMemoryBusWidth, index);
+  d.memory_bytes = p.totalGlobalMem;
+  d.l2_bytes = static_cast<std::uint64_t>(p.l2CacheSize);
+  d.shared_memory_per_sm_bytes = p.sharedMemPerMultiprocessor;
+  d.registers_per_sm = p.regsPerMultiprocessor;
+  d.max_threads_per_sm = p.maxThreadsPerMultiProcessor;
+  d.max_blocks_per_sm = p.maxBlocksPerMultiProcessor;
+  fill_gpu_peaks(d);
+  return d;
+}
+
+__device__ std::uint64_t global_timer_ns() {
+  std::uint64_t t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
+
+// One thread spins for `spin_ns` of %globaltimer time and records the clock64() cycles it saw.
+__global__ void sm_clock_kernel(std::uint64_t spin_ns, std::uint64_t* cycles_and_ns) {
+  const std::uint64_t t0 = global_timer_ns();
+  const long long c0 = clock64();
+  std::uint64_t t1 = t0;
+  while (t1 - t0 < spin_ns) t1 = global_timer_ns();
+  const long long c1 = clock64();
+  cycles_and_ns[0] = static_cast<std::uint64_t>(c1 - c0);
+  cycles_and_ns[1] = t1 - t0;
+}
+
+}  // namespace
+
+GpuStatus query_gpus() {
+  GpuStatus s;
+  s.built_with_cuda = true;
+  cudaRuntimeGetVersion(&s.runtime_version);
+  cudaDriverGetVersion(&s.driver_version);  // 0 when no driver is installed
+  int major = 0, minor = 0, patch = 0;
+  if (cublasGetProperty(MAJOR_VERSION, &major) == CUBLAS_STATUS_SUCCESS &&
+      cublasGetProperty(MINOR_VERSION, &minor) == CUBLAS_STATUS_SUCCESS &&
+      cublasGetProperty(PATCH_LEVEL, &patch) == CUBLAS_STATUS_SUCCESS)
+    s.cublas_version = version_string(major, minor, patch);
+  int nccl = 0;
+  if (ncclGetVersion(&nccl) == ncclSuccess)
+    s.nccl_version = version_string(nccl / 10000, nccl / 100 % 100, nccl % 100);
+
+  int count = 0;
+  const cudaError_t err = cudaGetDeviceCount(&count);
+  if (err != cudaSuccess) {
+    // No driver, "driver insufficient", no device node…: a normal state on CPU machines.
+    s.reason = std::string("cudaGetDeviceCount: ") + cudaGetErrorString(err);
+    cudaGetLastError();  // clear the sticky-free error so later calls start clean
+    return s;
+  }
+  if (count == 0) {
+    s.reason = "cudaGetDeviceCount found no CUDA device";
+    return s;
+  }
+  try {
+    for (int i = 0; i < count; ++i) s.devices.push_back(describe_device(i));
+  } catch (const std::exception& e) {
+    s.devices.clear();
+    s.reason = e.what();
+    return s;
+  }
+  s.usable = true;
+  return s;
+}
+
+struct GpuSession::Impl {
+  int device = 0;
+  cudaStream_t stream = nullptr;
+  cudaEvent_t start = nullptr, stop = nullptr;
+  DeviceBuffer flush;  // one L2-sized buffer, reused for every sample
+  DeviceBuffer clock_out;
+  unsigned char flush_value = 0;
+};
+
+GpuSession::GpuSession(const GpuDevice& device, bool flush_l2) : impl_(std::make_unique<Impl>()) {
+  impl_->device = device.index;
+  check_cuda(cudaSetDevice(device.index), "cudaSetDevice");
+  check_cuda(cudaStreamCreateWithFlags(&impl_->stream, cudaStreamNonBlocking), "cudaStreamCreate");
+  check_cuda(cudaEventCreate(&impl_->start), "cudaEventCreate");
+  check_cuda(cudaEventCreate(&impl_->stop), "cudaEventCreate");
+  if (flush_l2 && device.l2_bytes > 0) impl_->flush = DeviceBuffer(device.l2_bytes);
+  impl_->clock_out = DeviceBuffer(2 * sizeof(std::uint64_t));
+}
+
+GpuSession::~GpuSession() {
+  if (!impl_) return;
+  // Destructors do not throw: failures here leave nothing to recover.
+  if (impl_->stream) cudaStreamSynchronize(impl_->stream);
+  if (impl_->start) cudaEventDestroy(impl_->start);
+  if (impl_->stop) cudaEventDestroy(impl_->stop);
+  if (impl_->stream) cudaStreamDestroy(impl_->stream);
+}
+
+gpu_stream GpuSession::stream() const { return impl_->stream; }
+
+double GpuSession::time_sample_s(const std::function<void(gpu_stream)>& enqueue) {
+  Impl& s = *impl_;
+  if (s.flush.bytes() > 0)
+    check_cuda(cudaMemsetAsync(s.flush.get(), ++s.flush_value, s.flush.bytes(), s.stream),
+               "cudaMemsetAsync (L2 flush)");
+  check_cuda(cudaEventRecord(s.start, s.stream), "cudaEventRecord");
+  enqueue(s.stream);
+  check_launch("the case's kernels");
+  check_cuda(cudaEventRecord(s.stop, s.stream), "cudaEventRecord");
+  check_cuda(cudaEventSynchronize(s.stop), "cudaEventSynchronize");
+  float ms = 0;
+  check_cuda(cudaEventElapsedTime(&ms, s.start, s.stop), "cudaEventElapsedTime");
+  return ms * 1e-3;
+}
+
+double GpuSession::measure_sm_clock_hz() {
+  Impl& s = *impl_;
+  auto* out = s.clock_out.as<std::uint64_t>();
+  sm_clock_kernel<<<1, 1, 0, s.stream>>>(1'000'000, out);  // ~1 ms of globaltimer
+  check_launch("sm_clock_kernel");
+  std::uint64_t host[2] = {0, 0};
+  check_cuda(cudaMemcpyAsync(host, out, sizeof host, cudaMemcpyDeviceToHost, s.stream),
+             "cudaMemcpyAsync");
+  check_cuda(cudaStreamSynchronize(s.stream), "cudaStreamSynchronize");
+  return host[1] ? static_cast<double>(host[0]) / static_cast<double>(host[1]) * 1e9 : 0.0;
+}
+
+void GpuSession::synchronize() {
+  check_cuda(cudaStreamSynchronize(impl_->stream), "cudaStreamSynchronize");
+}
+
+DeviceBuffer::DeviceBuffer(std::size_t bytes) : bytes_(bytes) {
+  check_cuda(cudaMalloc(&ptr_, bytes), "cudaMalloc(" + std::to_string(bytes) + " bytes)");
+}
+
+DeviceBuffer::~DeviceBuffer() {
+  if (ptr_) cudaFree(ptr_);
+}
+
+DeviceBuffer::DeviceBuffer(DeviceBuffer&& o) noexcept : ptr_(o.ptr_), bytes_(o.bytes_) {
+  o.ptr_ = nullptr;
+  o.bytes_ = 0;
+}
+
+DeviceBuffer& DeviceBuffer::operator=(DeviceBuffer&& o) noexcept {
+  if (this != &o) {
+    if (ptr_) cudaFree(ptr_);
+    ptr_ = o.ptr_;
+    bytes_ = o.bytes_;
+    o.ptr_ = nullptr;
+    o.bytes_ = 0;
+  }
+  return *this;
+}
+
+void DeviceBuffer::upload(const void* host, std::size_t bytes) {
+  check_cuda(cudaMemcpy(ptr_, host, bytes, cudaMemcpyHostToDevice), "cudaMemcpy H2D");
+}
+
+void DeviceBuffer::download(void* host, std::size_t bytes) const {
+  check_cuda(cudaMemcpy(host, ptr_, bytes, cudaMemcpyDeviceToHost), "cudaMemcpy D2H");
+}
+
+void DeviceBuffer::fill_bytes(unsigned char value) {
+  check_cuda(cudaMemset(ptr_, value, bytes_), "cudaMemset");
+  check_cuda(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
+}
+
+}  // namespace bb

@@ -1,0 +1,142 @@
+#include "harness/host_info.h"
+
+#include <sched.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <fstream>
+#include <sstream>
+
+namespace bb {
+namespace {
+
+std::string read_first_line(const std::string& path) {
+  std::ifstream in(path);
+  std::string line;
+  std::getline(in, line);
+  return line;
+}
+
+// Value of the first "key : value" line of /proc/cpuinfo or /proc/meminfo with that key.
+std::string proc_field(const std::string& path, const std::string& key) {
+  std::ifstream in(path);
+  for (std::string line; std::getline(in, line);) {
+    const auto colon = line.find(':');
+    if (colon == std::string::npos) continue;
+    std::string k = line.substr(0, colon);
+    k.erase(k.find_last_not_of(" \t") + 1);
+    if (k != key) continue;
+    const auto start = line.find_first_not_of(" \t", colon + 1);
+    return start == std::string::npos ? "" : line.substr(start);
+  }
+  return "";
+}
+
+}  // namespace
+
+int count_cpu_list(const std::string& list) {
+  int count = 0;
+  std::stringstream ss(list);
+  for (std::string part; std::getline(ss, part, ',');) {
+    const auto dash = part.find('-');
+    try {
+      if (dash == std::string::npos) {
+        std::stoi(part);
+        ++count;
+      } else {
+        count += std::stoi(part.substr(dash + 1)) - std::stoi(part.substr(0, dash)) + 1;
+      }
+    } catch (const std::exception&) {
+      return 1;
+    }
+  }
+  return std::max(count, 1);
+}
+
+std::uint64_t parse_cache_size(const std::string& text) {
+  std::size_t pos = 0;
+  std::uint64_t v = 0;
+  try {
+    v = std::stoull(text, &pos);
+  } catch (const std::exception&) {
+    return 0;
+  }
+  const char unit = pos < text.size() ? text[pos] : ' ';
+  if (unit == 'K') return v << 10;
+  if (unit == 'M') return v << 20;
+  if (unit == 'G') return v << 30;
+  return v;
+}
+
+std::uint64_t HostInfo::last_level_cache_bytes() const {
+  const CacheInfo* llc = nullptr;
+  for (const auto& c : caches)
+    if (c.type != "Instruction" && (!llc || c.level > llc->level)) llc = &c;
+  return llc ? llc->size_bytes : 0;
+}
+
+bool HostInfo::has(const std::string& feature) const {
+  return std::find(isa.begin(), isa.end(), feature) != isa.end();
+}
+
+int HostInfo::fp64_simd_lanes() const {
+  if (has("avx512f")) return 8;
+  if (has("avx2")) return 4;
+  return 2;
+}
+
+// peak ≈ lanes × FMA units (2) × 2 flop per FMA × CPUs × clock
+double HostInfo::peak_fp64_flop_per_s_estimate() const {
+  return fp64_simd_lanes() * 2.0 * 2.0 * logical_cpus * cpu_clock_hz;
+}
+
+HostInfo query_host(const std::string& sysfs_cpu_root, const std::string& proc_root) {
+  HostInfo h;
+  const std::string cpuinfo = proc_root + "/cpuinfo";
+  h.cpu_model = proc_field(cpuinfo, "model name");
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  h.logical_cpus = sched_getaffinity(0, sizeof set, &set) == 0
+                       ? CPU_COUNT(&set)
+                       : static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN));
+
+  for (int i = 0;; ++i) {
+    const std::string dir = sysfs_cpu_root + "/cpu0/cache/index" + std::to_string(i);
+    const std::string level = read_first_line(dir + "/level");
+    if (level.empty()) break;
+    CacheInfo c;
+    c.level = std::atoi(level.c_str());
+    c.type = read_first_line(dir + "/type");
+    c.size_bytes = parse_cache_size(read_first_line(dir + "/size"));
+    c.shared_by_cpus = count_cpu_list(read_first_line(dir + "/shared_cpu_list"));
+    h.caches.push_back(c);
+  }
+
+  std::stringstream flags(proc_field(cpuinfo, "flags"));
+  for (const char* wanted : {"sse2", "avx", "avx2", "fma", "avx512f", "avx512_bf16", "avx512_fp16",
+                             "avx512_vnni", "amx_tile", "amx_bf16", "amx_int8", "asimd", "sve"}) {
+    flags.clear();
+    flags.seekg(0);
+    for (std::string f; flags >> f;)
+      if (f == wanted) {
+        h.isa.emplace_back(wanted);
+        break;
+      }
+  }
+
+  const std::string mem_kb = proc_field(proc_root + "/meminfo", "MemTotal");
+  h.memory_bytes = mem_kb.empty() ? 0 : std::stoull(mem_kb) * 1024ull;
+
+  const std::string max_khz = read_first_line(sysfs_cpu_root + "/cpu0/cpufreq/cpuinfo_max_freq");
+  if (!max_khz.empty()) {
+    h.cpu_clock_hz = std::stod(max_khz) * 1e3;
+  } else {
+    const std::string mhz = proc_field(cpuinfo, "cpu MHz");
+    h.cpu_clock_hz = mhz.empty() ? 0.0 : std::stod(mhz) * 1e6;
+  }
+  char name[256] = {};
+  if (gethostname(name, sizeof name - 1) == 0) h.hostname = name;
+  return h;
+}
+
+}  // namespace bb

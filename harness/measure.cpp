@@ -1,0 +1,146 @@
+#include "harness/measure.h"
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+
+#include "theory/roofline.h"
+
+namespace bb {
+namespace {
+
+using clock_type = std::chrono::steady_clock;
+
+double seconds_since(clock_type::time_point t0) {
+  return std::chrono::duration<double>(clock_type::now() - t0).count();
+}
+
+template <class SampleFn>
+Measurement sample_until_stable(const StoppingRule& rule, SampleFn&& sample_s) {
+  for (std::size_t i = 0; i < rule.warmup_samples; ++i) sample_s();
+  Sampler sampler(rule);
+  Measurement m;
+  const auto t0 = clock_type::now();
+  do {
+    sampler.add(sample_s());
+    m.stop = sampler.should_stop(seconds_since(t0));
+  } while (m.stop == StopReason::none);
+  const double wall_s = seconds_since(t0);
+  m.summary = sampler.summary();
+  m.harness_overhead_s = (wall_s - m.summary.total_s) / static_cast<double>(m.summary.samples);
+  return m;
+}
+
+std::string format_g(const char* fmt, double a, double b = 0, double c = 0) {
+  char buf[256];
+  std::snprintf(buf, sizeof buf, fmt, a, b, c);
+  return buf;
+}
+
+}  // namespace
+
+Measurement measure_host(Instance& instance, const StoppingRule& rule) {
+  return sample_until_stable(rule, [&] {
+    const auto t = clock_type::now();
+    instance.run(nullptr);
+    return seconds_since(t);
+  });
+}
+
+Measurement measure_cuda(Instance& instance, const StoppingRule& rule, const GpuDevice& gpu,
+                         bool hot) {
+  GpuSession session(gpu, !hot);
+  const double clock_start_hz = session.measure_sm_clock_hz();
+  Measurement m = sample_until_stable(rule, [&] {
+    return session.time_sample_s([&](gpu_stream s) { instance.run(s); });
+  });
+  m.clock_start_hz = clock_start_hz;
+  m.clock_end_hz = session.measure_sm_clock_hz();
+  return m;
+}
+
+Bounds bounds_for(Backend backend, const Work& work, const GpuDevice* gpu, const HostInfo& host,
+                  std::optional<double> host_peak_bytes_per_s) {
+  Bounds b;
+  const bool dram = work.memory_level == "dram";
+  if (backend == Backend::cuda && gpu) {
+    if (dram) b.bandwidth_bytes_per_s = gpu->peak_dram_bytes_per_s;
+    b.bandwidth_source = "2 x memory clock x bus width / 8 of " + gpu->name;
+    b.peak_flop_per_s = gpu->peak_flop_per_s(work.precision);
+    return b;
+  }
+  if (host_peak_bytes_per_s && dram) {
+    b.bandwidth_bytes_per_s = *host_peak_bytes_per_s;
+    b.bandwidth_source = "--host-peak-bw";
+  }
+  // The host estimate covers fp64 and fp32 (twice the lanes); other precisions stay unknown.
+  const double fp64 = host.peak_fp64_flop_per_s_estimate();
+  if (work.precision == theory::Precision::fp64) b.peak_flop_per_s = fp64;
+  if (work.precision == theory::Precision::fp32) b.peak_flop_per_s = 2 * fp64;
+  return b;
+}
+
+Check validation_check(const std::string& suite, const std::string& name, const Comparison& c) {
+  Check k;
+  k.suite = suite;
+  k.name = name + "/validate";
+  k.law = "|out - ref| <= atol + rtol*|ref| for every element (NaN never matches)";
+  k.predicted = 0;
+  k.measured = static_cast<double>(c.mismatches);
+  k.tolerance = c.tolerance.rtol;
+  k.verdict = c.ok() ? Verdict::pass : Verdict::fail;
+  k.reason = format_g("atol %.3g, rtol %.3g: ", c.tolerance.atol, c.tolerance.rtol) + c.describe();
+  return k;
+}
+
+Check roofline_check(const std::string& suite, const std::string& name, const Work& work,
+                     const Bounds& bounds, const Summary& s, double tolerance) {
+  Check k;
+  k.suite = suite;
+  k.name = name + "/roofline";
+  k.law = "t_min >= max(flop/peak, bytes/BW) * (1 - tolerance)";
+  k.tolerance = tolerance;
+  k.measured = s.min_s;
+  const bool need_bw = work.bytes() > 0, need_peak = work.flop > 0;
+  const bool have_bw = bounds.bandwidth_bytes_per_s > 0, have_peak = bounds.peak_flop_per_s > 0;
+  const double bytes = have_bw ? work.bytes() : 0, flop = have_peak ? work.flop : 0;
+  if (bytes == 0 && flop == 0) {
+    k.verdict = Verdict::skip;
+    k.reason = !need_bw && !need_peak
+                   ? "the case declares no bytes and no flop"
+                   : work.memory_level != "dram"
+                         ? "no bandwidth bound for memory level '" + work.memory_level + "'"
+                         : "peak bandwidth unknown on this backend (host: pass --host-peak-bw "
+                           "BYTES_PER_S, from the memory's datasheet: channels x MT/s x 8)";
+    return k;
+  }
+  const theory::RooflineTime t =
+      theory::roofline_time(flop, bytes, bounds.peak_flop_per_s, bounds.bandwidth_bytes_per_s);
+  k.predicted = t.bound_s;
+  const bool ok = s.min_s >= t.bound_s * (1 - tolerance);
+  k.verdict = ok ? Verdict::pass : Verdict::fail;
+  k.reason = format_g("bound %.4g s, fastest sample %.4g s (%.1f%% of bound speed)", t.bound_s,
+                      s.min_s, 100 * t.bound_s / s.min_s) +
+             (t.memory_bound ? "; memory-bound, BW from " + bounds.bandwidth_source
+                             : "; compute-bound") +
+             (need_bw && !have_bw ? "; bandwidth unknown, compute bound only" : "") +
+             (need_peak && !have_peak ? "; peak FLOP/s unknown, memory bound only" : "") +
+             (ok ? "" : "; faster than physically possible: bytes or flop miscounted");
+  return k;
+}
+
+Check clock_check(const std::string& suite, const std::string& name, const Measurement& m) {
+  Check k;
+  k.suite = suite;
+  k.name = name + "/clock";
+  k.law = "f_sm_end >= 0.9 * f_sm_start (no throttling during the case)";
+  k.predicted = m.clock_start_hz;
+  k.measured = m.clock_end_hz;
+  k.tolerance = 0.1;
+  k.verdict = m.clock_end_hz >= 0.9 * m.clock_start_hz ? Verdict::pass : Verdict::fail;
+  k.reason = format_g("SM clock %.0f MHz before, %.0f MHz after", m.clock_start_hz / 1e6,
+                      m.clock_end_hz / 1e6);
+  return k;
+}
+
+}  // namespace bb

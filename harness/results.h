@@ -1,0 +1,46 @@
+// The results file: Google Benchmark's JSON layout (`context` + `benchmarks`, so that its compare.py
+// reads it unchanged) extended with boundbench's context and a `checks` array. Schema:
+// results/README.md. The file is rewritten atomically after every case, so a run killed at any point
+// leaves a valid file holding everything measured before it.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "harness/case.h"
+#include "harness/gpu.h"
+#include "harness/host_info.h"
+
+namespace bb {
+
+inline constexpr int kResultsSchemaVersion = 1;
+
+nlohmann::json to_json(const HostInfo& h);
+nlohmann::json to_json(const GpuDevice& d);
+nlohmann::json to_json(const GpuStatus& s);
+nlohmann::json to_json(const Check& c);
+
+// Writes `content` to a temporary file beside `path`, flushes it to disk and renames it over `path`.
+// Throws std::runtime_error naming the path on failure.
+void write_file_atomically(const std::string& path, const std::string& content);
+
+// Throws std::invalid_argument when `path` cannot be written (checked before anything is measured).
+void ensure_writable(const std::string& path);
+
+class ResultsFile {
+ public:
+  // Writes the file at once with no benchmarks yet and "complete": false.
+  ResultsFile(std::string path, nlohmann::json context);
+  // Appends one case's benchmark entries and checks, then rewrites the file (one write per case).
+  void add(const std::vector<nlohmann::json>& benchmarks, const std::vector<Check>& checks);
+  void finish();  // marks the run complete
+  const nlohmann::json& document() const { return doc_; }
+
+ private:
+  void write() const;
+  std::string path_;
+  nlohmann::json doc_;
+};
+
+}  // namespace bb

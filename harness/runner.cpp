@@ -1,0 +1,302 @@
+#include "harness/runner.h"
+
+#include <benchmark/benchmark.h>
+
+#include <chrono>
+#include <cstdio>
+#include <deque>
+#include <map>
+#include <regex>
+#include <stdexcept>
+
+#include "harness/host_threads.h"
+#include "harness/measure.h"
+#include "harness/results.h"
+#include "harness/summary.h"
+
+namespace bb {
+namespace {
+
+using json = nlohmann::json;
+
+// One repetition of one case, as the benchmark function leaves it for the reporter.
+struct Record {
+  json params;
+  Work work;
+  Measurement m;
+  Bounds bounds;
+  std::vector<Check> checks;
+  std::string error;
+};
+
+// The state of one run, owned by run_cases and captured by reference by the benchmark functions.
+struct RunState {
+  RunState(const RunOptions& o, const Environment& e) : opts(o), env(e) {}
+  const RunOptions& opts;
+  const Environment& env;
+  std::size_t total = 0, started = 0;
+  std::chrono::steady_clock::time_point t0 = std::chrono::steady_clock::now();
+  std::map<std::string, std::deque<Record>> pending;  // by registered name
+  std::map<std::string, const SelectedCase*> by_name;
+  std::vector<SummaryRow> rows;
+  std::vector<Check> checks;
+  RunOutcome outcome;
+};
+
+double elapsed_s(const RunState& s) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - s.t0).count();
+}
+
+void run_one(benchmark::State& st, RunState& rs, const SelectedCase& sel) {
+  ++rs.started;
+  const double el = elapsed_s(rs);
+  const double eta = rs.started > 1 ? el / static_cast<double>(rs.started - 1) *
+                                          static_cast<double>(rs.total - rs.started + 1)
+                                    : 0.0;
+  std::printf("[%s] case %zu/%zu %s  (elapsed %.1f s, ETA %s)\n", sel.suite->name.c_str(),
+              rs.started, rs.total, sel.item->name.c_str(), el,
+              rs.started > 1 ? (std::to_string(static_cast<int>(eta + 0.5)) + " s").c_str() : "?");
+  std::fflush(stdout);
+
+  Record rec;
+  const std::string& suite = sel.suite->name;
+  const std::string& name = sel.item->name;
+  const GpuDevice* gpu = sel.item->backend == Backend::cuda ? &rs.env.gpus.devices.at(0) : nullptr;
+  try {
+    const CaseContext ctx{rs.env.host, gpu, rs.opts.quick};
+    Prepared p = sel.item->prepare(ctx);
+    rec.params = p.params;
+    rec.work = p.work;
+    const Comparison cmp = p.instance->validate();
+    rec.checks.push_back(validation_check(suite, name, cmp));
+    if (!cmp.ok()) {
+      rec.error = "validation failed: " + cmp.describe();
+      st.SkipWithError(rec.error.c_str());
+    } else {
+      for (auto _ : st) {
+        rec.m = gpu ? measure_cuda(*p.instance, rs.opts.rule, *gpu, rs.opts.hot)
+                    : measure_host(*p.instance, rs.opts.rule);
+        st.SetIterationTime(rec.m.summary.median_s);
+      }
+      rec.bounds = bounds_for(sel.item->backend, p.work, gpu, rs.env.host,
+                              rs.opts.host_peak_bytes_per_s);
+      rec.checks.push_back(roofline_check(suite, name, p.work, rec.bounds, rec.m.summary,
+                                          rs.opts.roofline_tolerance));
+      if (gpu) rec.checks.push_back(clock_check(suite, name, rec.m));
+      if (sel.item->extra_checks)
+        for (auto& c : sel.item->extra_checks(p, rec.m)) rec.checks.push_back(std::move(c));
+    }
+  } catch (const std::exception& e) {
+    rec.error = e.what();
+    Check k;
+    k.suite = suite;
+    k.name = name + "/run";
+    k.law = "the case prepares, validates and runs without error";
+    k.verdict = Verdict::fail;
+    k.reason = e.what();
+    rec.checks.push_back(k);
+    if (!st.error_occurred()) st.SkipWithError(rec.error.c_str());
+  }
+  rs.pending[sel.full_name].push_back(std::move(rec));
+}
+
+json benchmark_entry(const benchmark::BenchmarkReporter::Run& run, const SelectedCase& sel,
+                     const Record* rec) {
+  // Names without Google Benchmark's "/iterations:1/repeats:N/manual_time" suffix, which every case
+  // shares; aggregates keep its "_mean"-style suffix, as compare.py expects.
+  const bool aggregate = run.run_type == benchmark::BenchmarkReporter::Run::RT_Aggregate;
+  json e = {{"name", aggregate ? sel.full_name + "_" + run.aggregate_name : sel.full_name},
+            {"family_index", run.family_index},
+            {"per_family_instance_index", run.per_family_instance_index},
+            {"run_name", sel.full_name},
+            {"run_type", aggregate ? "aggregate" : "iteration"},
+            {"repetitions", run.repetitions},
+            {"repetition_index", run.repetition_index},
+            {"threads", run.threads},
+            {"time_unit", benchmark::GetTimeUnitString(run.time_unit)},
+            {"suite", sel.suite->name},
+            {"case", sel.item->name},
+            {"backend", backend_name(sel.item->backend)}};
+  if (aggregate) {
+    e["aggregate_name"] = run.aggregate_name;
+    e["aggregate_unit"] = run.aggregate_unit == benchmark::kPercentage ? "percentage" : "time";
+  }
+  if (run.error_occurred) {
+    e["error_occurred"] = true;
+    e["error_message"] = run.error_message;
+    return e;
+  }
+  e["iterations"] = run.iterations;
+  e["real_time"] = run.GetAdjustedRealTime();
+  e["cpu_time"] = run.GetAdjustedCPUTime();
+  for (const auto& [k, c] : run.counters) e[k] = c.value;
+  if (!rec) return e;
+  const Summary& s = rec->m.summary;
+  // One sample's CPU time: Google Benchmark timed the whole sampling loop as one iteration.
+  e["cpu_time"] = run.GetAdjustedCPUTime() / static_cast<double>(std::max<std::size_t>(s.samples, 1));
+  e["iterations"] = s.samples;
+  e["params"] = rec->params;
+  e["bytes_read"] = rec->work.bytes_read;
+  e["bytes_written"] = rec->work.bytes_written;
+  e["bytes"] = rec->work.bytes();
+  e["flop"] = rec->work.flop;
+  e["elements"] = rec->work.elements;
+  e["precision"] = theory::precision_name(rec->work.precision);
+  e["samples"] = s.samples;
+  e["min_s"] = s.min_s;
+  e["median_s"] = s.median_s;
+  e["mean_s"] = s.mean_s;
+  e["max_s"] = s.max_s;
+  e["rel_noise"] = s.rel_noise;
+  e["stop_reason"] = stop_reason_name(rec->m.stop);
+  e["harness_overhead_s"] = rec->m.harness_overhead_s;
+  e["bytes_per_s"] = rec->work.bytes() / s.median_s;
+  e["flop_per_s"] = rec->work.flop / s.median_s;
+  if (rec->bounds.bandwidth_bytes_per_s > 0) {
+    e["peak_bytes_per_s"] = rec->bounds.bandwidth_bytes_per_s;
+    e["pct_of_peak_bandwidth"] = 100 * e["bytes_per_s"].get<double>() /
+                                 rec->bounds.bandwidth_bytes_per_s;
+  }
+  for (const auto& c : rec->checks)
+    if (c.name.ends_with("/roofline") && c.verdict != Verdict::skip)
+      e["pct_of_bound"] = 100 * c.predicted / s.median_s;
+  if (rec->m.clock_start_hz > 0) {
+    e["clock_start_hz"] = rec->m.clock_start_hz;
+    e["clock_end_hz"] = rec->m.clock_end_hz;
+    e["throttled"] = rec->m.clock_end_hz < 0.9 * rec->m.clock_start_hz;
+  }
+  return e;
+}
+
+// Google Benchmark display reporter: writes the results file after each case and prints a line.
+class Reporter : public benchmark::BenchmarkReporter {
+ public:
+  Reporter(RunState& rs, ResultsFile& file) : rs_(rs), file_(file) {}
+  bool ReportContext(const Context&) override { return true; }
+
+  void ReportRuns(const std::vector<Run>& runs) override {
+    std::vector<json> entries;
+    std::vector<Check> checks;
+    for (const Run& run : runs) {
+      const std::string key = run.run_name.function_name;
+      const SelectedCase& sel = *rs_.by_name.at(key);
+      std::optional<Record> rec;
+      auto& queue = rs_.pending[key];
+      if (run.run_type == Run::RT_Iteration && !queue.empty()) {
+        rec = std::move(queue.front());
+        queue.pop_front();
+      }
+      entries.push_back(benchmark_entry(run, sel, rec ? &*rec : nullptr));
+      if (!rec) continue;
+      ++rs_.outcome.cases;
+      if (!rec->error.empty()) ++rs_.outcome.case_errors;
+      for (const auto& c : rec->checks) checks.push_back(c);
+      rs_.rows.push_back(summary_row(entries.back(), rec->checks));
+      print_case_line(rs_.rows.back());
+    }
+    for (const auto& c : checks) rs_.checks.push_back(c);
+    file_.add(entries, checks);
+  }
+
+ private:
+  RunState& rs_;
+  ResultsFile& file_;
+};
+
+}  // namespace
+
+Selection select_cases(const std::vector<Suite>& suites, const RunOptions& opts,
+                       const Environment& env) {
+  for (const auto& wanted : opts.suites) {
+    bool found = false;
+    for (const auto& s : suites) found = found || s.name == wanted;
+    if (!found) {
+      std::string known;
+      for (const auto& s : suites) known += (known.empty() ? "" : ", ") + s.name;
+      throw std::invalid_argument("unknown suite '" + wanted + "' (suites: " + known + ")");
+    }
+  }
+  std::regex filter;
+  try {
+    filter = std::regex(opts.filter.empty() ? "." : opts.filter, std::regex::ECMAScript);
+  } catch (const std::regex_error& e) {
+    throw std::invalid_argument("--filter: invalid regular expression '" + opts.filter + "'");
+  }
+  Selection sel;
+  std::size_t cuda_left_out = 0;
+  for (const auto& s : suites) {
+    if (!opts.suites.empty() &&
+        std::find(opts.suites.begin(), opts.suites.end(), s.name) == opts.suites.end())
+      continue;
+    for (const auto& c : s.cases) {
+      const std::string full = s.name + "/" + c.name;
+      if (opts.backend && *opts.backend != c.backend) continue;
+      if (!std::regex_search(full, filter)) continue;
+      if (c.backend == Backend::cuda && !env.gpus.usable) {
+        ++cuda_left_out;
+        continue;
+      }
+      sel.run.push_back({&s, &c, full});
+    }
+  }
+  const bool cuda_wanted = !opts.backend || *opts.backend == Backend::cuda;
+  if (cuda_wanted && !env.gpus.usable) {
+    Check k;
+    k.suite = "harness";
+    k.name = "backend/cuda";
+    k.law = "a usable CUDA device runs the CUDA cases";
+    k.verdict = Verdict::skip;
+    k.reason = "no usable GPU: " + env.gpus.reason + " (" + std::to_string(cuda_left_out) + " CUDA cases skipped)";
+    sel.skipped.push_back(k);
+  }
+  return sel;
+}
+
+RunOutcome run_cases(const Selection& selection, const RunOptions& opts, const Environment& env) {
+  json context = make_context(opts, env);
+  bool any_host = false;
+  for (const auto& c : selection.run) any_host = any_host || c.item->backend == Backend::host;
+  if (any_host) {
+    context["boundbench"]["host_threads"] = pin_openmp_threads();
+    std::printf("host: %s\n", context["boundbench"]["host_threads"].get<std::string>().c_str());
+  }
+  ResultsFile file(opts.out_path, context);
+  file.add({}, selection.skipped);
+
+  RunState rs(opts, env);
+  rs.total = selection.run.size() * static_cast<std::size_t>(std::max(opts.repetitions, 1));
+  rs.checks = selection.skipped;
+  for (const auto& c : selection.run) {
+    rs.by_name[c.full_name] = &c;
+    benchmark::RegisterBenchmark(c.full_name.c_str(),
+                                 [&rs, &c](benchmark::State& st) { run_one(st, rs, c); })
+        ->UseManualTime()
+        ->Iterations(1)
+        ->Repetitions(std::max(opts.repetitions, 1))
+        ->Unit(benchmark::kMillisecond);
+  }
+  std::vector<std::string> args = {"boundbench"};
+  for (const auto& a : opts.benchmark_args) args.push_back(a);
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  int argc = static_cast<int>(argv.size());
+  benchmark::Initialize(&argc, argv.data());
+  if (benchmark::ReportUnrecognizedArguments(argc, argv.data()))
+    throw std::invalid_argument("unrecognised Google Benchmark argument");
+  Reporter reporter(rs, file);
+  if (!selection.run.empty()) benchmark::RunSpecifiedBenchmarks(&reporter);
+  benchmark::ClearRegisteredBenchmarks();
+
+  for (const auto& c : rs.checks) {
+    rs.outcome.checks_pass += c.verdict == Verdict::pass;
+    rs.outcome.checks_fail += c.verdict == Verdict::fail;
+    rs.outcome.checks_skip += c.verdict == Verdict::skip;
+  }
+  file.finish();
+  print_summary(rs.rows, rs.checks, elapsed_s(rs));
+  if (!opts.summary_path.empty())
+    write_file_atomically(opts.summary_path, markdown_summary(rs.rows, rs.checks, file.document()));
+  return rs.outcome;
+}
+
+}  // namespace bb

@@ -1,0 +1,62 @@
+// Selects cases, registers them with Google Benchmark (manual time, one iteration per repetition),
+// samples them with the harness's stopping rule, derives rates, checks and results.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "harness/case.h"
+#include "harness/gpu.h"
+#include "harness/host_info.h"
+#include "harness/stats.h"
+
+namespace bb {
+
+struct Environment {
+  HostInfo host;
+  GpuStatus gpus;
+};
+
+struct RunOptions {
+  std::vector<std::string> suites;  // empty: all
+  std::optional<Backend> backend;   // empty: every backend
+  std::string filter;               // ECMAScript regex searched in "suite/case"
+  bool quick = false;
+  bool hot = false;                 // do not flush L2 before GPU samples
+  StoppingRule rule;
+  int repetitions = 1;
+  std::optional<double> host_peak_bytes_per_s;  // host DRAM peak, when the user knows it
+  double roofline_tolerance = 0.05;
+  std::string out_path;
+  std::string summary_path;         // markdown summary; empty: none
+  std::string command_line;
+  std::vector<std::string> benchmark_args;  // passed on to Google Benchmark
+};
+
+struct SelectedCase {
+  const Suite* suite = nullptr;
+  const Case* item = nullptr;
+  std::string full_name;  // "suite/case"
+};
+
+struct Selection {
+  std::vector<SelectedCase> run;
+  std::vector<Check> skipped;  // one SKIP per backend or case left out, with the reason
+};
+
+// Throws std::invalid_argument for an unknown suite or an invalid regex.
+Selection select_cases(const std::vector<Suite>& suites, const RunOptions& opts,
+                       const Environment& env);
+
+struct RunOutcome {
+  int cases = 0, case_errors = 0;
+  int checks_pass = 0, checks_fail = 0, checks_skip = 0;
+  bool failed() const { return checks_fail > 0 || case_errors > 0; }
+};
+
+// Runs the selection, writing opts.out_path after every case. Throws only for problems that stop the
+// whole run (e.g. the results file became unwritable); a case's own failure becomes a FAIL check.
+RunOutcome run_cases(const Selection& selection, const RunOptions& opts, const Environment& env);
+
+}  // namespace bb

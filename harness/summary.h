@@ -1,0 +1,36 @@
+// What a person reads: one line per case as it finishes, a table at the end, a markdown summary
+// for CI job pages, and the results file's context.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "harness/case.h"
+
+namespace bb {
+
+struct RunOptions;
+struct Environment;
+
+struct SummaryRow {
+  std::string name;  // "suite/case"
+  std::string error;
+  double median_s = 0, bytes_per_s = 0, flop_per_s = 0, rel_noise = 0;
+  double pct_of_peak_bandwidth = -1, pct_of_bound = -1;  // -1: unknown
+  std::size_t samples = 0;
+  std::string verdicts;  // "validate PASS, roofline SKIP"
+};
+
+SummaryRow summary_row(const nlohmann::json& entry, const std::vector<Check>& checks);
+void print_case_line(const SummaryRow& row);
+void print_summary(const std::vector<SummaryRow>& rows, const std::vector<Check>& checks,
+                   double elapsed_s);
+std::string markdown_summary(const std::vector<SummaryRow>& rows, const std::vector<Check>& checks,
+                             const nlohmann::json& results);
+
+// The `context` object: Google Benchmark's fields plus a `boundbench` object (schema version, git
+// commit, build, command line, date, host, GPUs, options).
+nlohmann::json make_context(const RunOptions& opts, const Environment& env);
+
+}  // namespace bb

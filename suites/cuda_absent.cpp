@@ -1,0 +1,8 @@
+// Built instead of the *_cuda.cpp case lists when boundbench has no CUDA backend.
+#include "suites/suites.h"
+
+namespace bb::suites {
+
+std::vector<Case> stream_cuda_cases() { return {}; }
+
+}  // namespace bb::suites

@@ -1,0 +1,73 @@
+// The harness measuring itself: a tiny L1-resident host triad whose samples are far shorter than the
+// harness's bookkeeping, so (wall time − sum of samples) / samples is the per-sample overhead.
+#include <cstdio>
+#include <limits>
+#include <vector>
+
+#include "kernels/stream.h"
+#include "reference/random.h"
+#include "reference/stream.h"
+#include "suites/bandwidth/stream_sizes.h"
+#include "suites/suites.h"
+
+namespace bb::suites {
+namespace {
+
+constexpr std::size_t kElements = 256;
+constexpr double kMaxOverheadS = 5e-6;  // the foundation's target: ≤ 5 µs per sample
+
+class SmallTriad final : public Instance {
+ public:
+  SmallTriad() : a_(kElements), b_(kElements), c_(kElements) {
+    for (std::size_t i = 0; i < kElements; ++i) {
+      b_[i] = reference::positive_test_value(3, i);
+      c_[i] = reference::positive_test_value(4, i);
+    }
+  }
+  Comparison validate() override {
+    std::fill(a_.begin(), a_.end(), std::numeric_limits<double>::quiet_NaN());
+    run(nullptr);
+    std::vector<double> ref(kElements);
+    reference::triad<double>(ref, b_, c_, 0.4);
+    return compare<double, double>(a_, ref, {0.0, reference::triad_rtol<double>()});
+  }
+  void run(gpu_stream) override {
+    kernels::triad_host(a_.data(), b_.data(), c_.data(), 0.4, kElements);
+  }
+
+ private:
+  std::vector<double> a_, b_, c_;
+};
+
+std::vector<Check> overhead_check(const Prepared&, const Measurement& m) {
+  Check k;
+  k.suite = "harness";
+  k.name = "overhead/host/per_sample";
+  k.law = "(wall time - sum of samples) / samples <= 5 us";
+  k.predicted = kMaxOverheadS;
+  k.measured = m.harness_overhead_s;
+  k.tolerance = 0;
+  k.verdict = m.harness_overhead_s <= kMaxOverheadS ? Verdict::pass : Verdict::fail;
+  char buf[128];
+  std::snprintf(buf, sizeof buf, "%.3f us per sample over %zu samples (samples: median %.3f us)",
+                m.harness_overhead_s * 1e6, m.summary.samples, m.summary.median_s * 1e6);
+  k.reason = buf;
+  return {k};
+}
+
+}  // namespace
+
+std::vector<Case> harness_host_cases() {
+  return {{"overhead/host", Backend::host,
+           [](const CaseContext&) {
+             Prepared p;
+             p.instance = std::make_unique<SmallTriad>();
+             p.work = stream_work<double>(*theory::find_stream_kernel("triad"), kElements);
+             p.work.memory_level = "l1";
+             p.params = {{"kernel", "triad"}, {"dtype", "fp64"}, {"elements", kElements}};
+             return p;
+           },
+           overhead_check}};
+}
+
+}  // namespace bb::suites

@@ -1,0 +1,21 @@
+#include "suites/suites.h"
+
+namespace bb::suites {
+namespace {
+
+std::vector<Case> join(std::vector<Case> a, std::vector<Case> b) {
+  for (auto& c : b) a.push_back(std::move(c));
+  return a;
+}
+
+}  // namespace
+
+std::vector<Suite> all_suites() {
+  return {
+      {"bandwidth", "memory hierarchy: STREAM kernels against the DRAM roofline",
+       join(stream_host_cases(), stream_cuda_cases())},
+      {"harness", "the measurement engine itself: per-sample overhead", harness_host_cases()},
+  };
+}
+
+}  // namespace bb::suites

@@ -1,0 +1,52 @@
+// Every formula of theory/ reachable by name with named parameters, for `boundbench theory`.
+// Parameters and outputs are SI, with the unit in the name (_bytes, _flop, _s, _per_s, _hz).
+#pragma once
+
+#include <functional>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace bb::theory {
+
+struct ParamSpec {
+  std::string name;                  // snake_case; on the command line as --name or --name-with-dashes
+  std::string help;
+  std::vector<std::string> choices;  // empty: a finite number ≥ 0
+  bool positive = false;             // a number that must be > 0 (a divisor)
+};
+
+struct FormulaOutput {
+  std::string name;  // carries its unit: "bound_time_s"
+  double value = 0;
+};
+
+// Named, validated arguments: numbers for numeric parameters, the text for choice parameters.
+struct FormulaArgs {
+  std::map<std::string, double> numbers;
+  std::map<std::string, std::string> choices;
+  double number(const std::string& name) const { return numbers.at(name); }
+  const std::string& choice(const std::string& name) const { return choices.at(name); }
+};
+
+struct Formula {
+  std::string name;    // "roofline-time"
+  std::string law;     // the formula as text
+  std::string source;  // paper / document it comes from
+  std::vector<ParamSpec> params;
+  std::function<std::vector<FormulaOutput>(const FormulaArgs&)> evaluate;
+};
+
+std::vector<Formula> all_formulas();
+
+// Finds a formula by name; throws std::invalid_argument naming the known ones when absent.
+Formula find_formula(std::string_view name);
+
+// Validates raw "name → text" arguments against the formula's parameters (unknown, missing,
+// malformed, negative or non-finite values, invalid choices) and evaluates it. Throws
+// std::invalid_argument with a one-line message naming the problem.
+std::vector<FormulaOutput> evaluate_formula(const Formula& f,
+                                            const std::map<std::string, std::string>& raw_args);
+
+}  // namespace bb::theory
