@@ -49,7 +49,11 @@ Comparison compare(std::span<const Out> out, std::span<const Ref> ref, Tolerance
     const double o = static_cast<double>(out[i]), r = static_cast<double>(ref[i]);
     if (r != first) c.reference_trivial = false;
     const double err = std::fabs(o - r);
-    const bool bad = std::isnan(o) || std::isnan(r) || !(err <= tol.atol + tol.rtol * std::fabs(r));
+    // NaN never matches; an infinity matches only the same infinity (a tolerance relative to an
+    // infinite reference would accept anything).
+    const bool finite = std::isfinite(o) && std::isfinite(r);
+    const bool bad = std::isnan(o) || std::isnan(r) ||
+                     (finite ? !(err <= tol.atol + tol.rtol * std::fabs(r)) : o != r);
     if (!std::isnan(err)) {
       c.max_abs_error = std::max(c.max_abs_error, err);
       if (r != 0) c.max_rel_error = std::max(c.max_rel_error, err / std::fabs(r));

@@ -32,6 +32,15 @@ std::string proc_field(const std::string& path, const std::string& key) {
   return "";
 }
 
+// Leading number of `text` ("16384 kB" → 16384); 0 when there is none.
+double parse_number(const std::string& text) {
+  try {
+    return std::stod(text);
+  } catch (const std::exception&) {
+    return 0;
+  }
+}
+
 }  // namespace
 
 int count_cpu_list(const std::string& list) {
@@ -124,16 +133,11 @@ HostInfo query_host(const std::string& sysfs_cpu_root, const std::string& proc_r
       }
   }
 
-  const std::string mem_kb = proc_field(proc_root + "/meminfo", "MemTotal");
-  h.memory_bytes = mem_kb.empty() ? 0 : std::stoull(mem_kb) * 1024ull;
-
-  const std::string max_khz = read_first_line(sysfs_cpu_root + "/cpu0/cpufreq/cpuinfo_max_freq");
-  if (!max_khz.empty()) {
-    h.cpu_clock_hz = std::stod(max_khz) * 1e3;
-  } else {
-    const std::string mhz = proc_field(cpuinfo, "cpu MHz");
-    h.cpu_clock_hz = mhz.empty() ? 0.0 : std::stod(mhz) * 1e6;
-  }
+  h.memory_bytes = static_cast<std::uint64_t>(
+      parse_number(proc_field(proc_root + "/meminfo", "MemTotal")) * 1024);
+  const double max_khz =
+      parse_number(read_first_line(sysfs_cpu_root + "/cpu0/cpufreq/cpuinfo_max_freq"));
+  h.cpu_clock_hz = max_khz > 0 ? max_khz * 1e3 : parse_number(proc_field(cpuinfo, "cpu MHz")) * 1e6;
   char name[256] = {};
   if (gethostname(name, sizeof name - 1) == 0) h.hostname = name;
   return h;

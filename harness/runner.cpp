@@ -40,6 +40,7 @@ struct RunState {
   std::map<std::string, const SelectedCase*> by_name;
   std::vector<SummaryRow> rows;
   std::vector<Check> checks;
+  std::map<std::string, std::vector<double>> cpu_per_sample;  // by case, one per repetition
   RunOutcome outcome;
 };
 
@@ -111,7 +112,6 @@ json benchmark_entry(const benchmark::BenchmarkReporter::Run& run, const Selecte
             {"run_name", sel.full_name},
             {"run_type", aggregate ? "aggregate" : "iteration"},
             {"repetitions", run.repetitions},
-            {"repetition_index", run.repetition_index},
             {"threads", run.threads},
             {"time_unit", benchmark::GetTimeUnitString(run.time_unit)},
             {"suite", sel.suite->name},
@@ -120,6 +120,8 @@ json benchmark_entry(const benchmark::BenchmarkReporter::Run& run, const Selecte
   if (aggregate) {
     e["aggregate_name"] = run.aggregate_name;
     e["aggregate_unit"] = run.aggregate_unit == benchmark::kPercentage ? "percentage" : "time";
+  } else {
+    e["repetition_index"] = run.repetition_index;
   }
   if (run.error_occurred) {
     e["error_occurred"] = true;
@@ -127,8 +129,10 @@ json benchmark_entry(const benchmark::BenchmarkReporter::Run& run, const Selecte
     return e;
   }
   e["iterations"] = run.iterations;
-  e["real_time"] = run.GetAdjustedRealTime();
-  e["cpu_time"] = run.GetAdjustedCPUTime();
+  // As Google Benchmark's JSON reporter: percentages (the _cv aggregate) are raw fractions.
+  const bool percentage = aggregate && run.aggregate_unit == benchmark::kPercentage;
+  e["real_time"] = percentage ? run.real_accumulated_time : run.GetAdjustedRealTime();
+  e["cpu_time"] = percentage ? run.cpu_accumulated_time : run.GetAdjustedCPUTime();
   for (const auto& [k, c] : run.counters) e[k] = c.value;
   if (!rec) return e;
   const Summary& s = rec->m.summary;
@@ -168,6 +172,26 @@ json benchmark_entry(const benchmark::BenchmarkReporter::Run& run, const Selecte
   return e;
 }
 
+// Iteration entries give cpu_time per sample; Google Benchmark's aggregates were computed from its
+// whole-loop CPU times, so their cpu_time is recomputed from the per-sample values.
+// Google Benchmark reports a case's repetitions and its aggregates in separate calls, so the
+// per-sample values are kept per case name.
+void per_sample_cpu_aggregates(std::vector<json>& entries,
+                               std::map<std::string, std::vector<double>>& cpu_by_case) {
+  for (const auto& e : entries)
+    if (e["run_type"] == "iteration" && e.contains("cpu_time"))
+      cpu_by_case[e["run_name"]].push_back(e["cpu_time"]);
+  for (auto& e : entries) {
+    if (e["run_type"] != "aggregate" || !e.contains("cpu_time")) continue;
+    const Summary s = summarize(cpu_by_case[e["run_name"]]);
+    const std::string agg = e["aggregate_name"];
+    if (agg == "mean") e["cpu_time"] = s.mean_s;
+    if (agg == "median") e["cpu_time"] = s.median_s;
+    if (agg == "stddev") e["cpu_time"] = s.stddev_s;
+    if (agg == "cv") e["cpu_time"] = s.rel_noise;
+  }
+}
+
 // Google Benchmark display reporter: writes the results file after each case and prints a line.
 class Reporter : public benchmark::BenchmarkReporter {
  public:
@@ -194,6 +218,7 @@ class Reporter : public benchmark::BenchmarkReporter {
       rs_.rows.push_back(summary_row(entries.back(), rec->checks));
       print_case_line(rs_.rows.back());
     }
+    per_sample_cpu_aggregates(entries, rs_.cpu_per_sample);
     for (const auto& c : checks) rs_.checks.push_back(c);
     file_.add(entries, checks);
   }
@@ -273,7 +298,7 @@ RunOutcome run_cases(const Selection& selection, const RunOptions& opts, const E
         ->UseManualTime()
         ->Iterations(1)
         ->Repetitions(std::max(opts.repetitions, 1))
-        ->Unit(benchmark::kMillisecond);
+        ->Unit(benchmark::kNanosecond);
   }
   std::vector<std::string> args = {"boundbench"};
   for (const auto& a : opts.benchmark_args) args.push_back(a);

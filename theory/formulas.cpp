@@ -56,15 +56,14 @@ std::vector<FormulaOutput> roofline_outputs(const FormulaArgs& a) {
 
 std::vector<Formula> all_formulas() {
   const ParamSpec flop{"flop", "floating-point operations (an FMA is 2)", {}};
-  const ParamSpec bytes{"bytes", "bytes moved to and from the memory level", {}};
-  const ParamSpec positive_bytes{"bytes", "bytes moved to and from the memory level", {}, true};
+  const ParamSpec bytes{"bytes", "bytes moved to and from the memory level", {}, true};
   const ParamSpec peak{"peak_flop_per_s", "peak compute rate, flop/s", {}, true};
   const ParamSpec bw{"bandwidth_bytes_per_s", "memory bandwidth, bytes/s", {}, true};
   const char* roofline_src = "Williams, Waterman & Patterson, Roofline, CACM 52(4), 2009";
   return {
       {"roofline-time", "t >= max(flop / peak, bytes / BW)", roofline_src,
        {flop, bytes, peak, bw}, roofline_outputs},
-      {"arithmetic-intensity", "I = flop / bytes", roofline_src, {flop, positive_bytes},
+      {"arithmetic-intensity", "I = flop / bytes", roofline_src, {flop, bytes},
        [](const FormulaArgs& a) {
          return std::vector<FormulaOutput>{
              {"intensity_flop_per_byte",

@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Builds boundbench for the GPU (sm_90 machine code + PTX, release) on a CPU machine that has the CUDA
+# toolkit, and packs a self-contained bundle for a GPU machine that has the CUDA driver and toolkit
+# but no package registry:
+#   bundle/bin/  boundbench, gpu_test, theory_test, harness_test (RUNPATH $ORIGIN/../lib)
+#   bundle/lib/  the non-CUDA, non-glibc shared libraries they need (libstdc++, libgomp, libbenchmark…)
+#   bundle/ci/   gpu_run.sh, validate_results.py, torch_peer.py;  bundle/results/schema.json
+# CUDA's own libraries (cudart, cuBLAS, NCCL) are not carried: they come from the GPU machine.
+# Usage: ci/bundle.sh [BUNDLE_DIR]   (default: bundle/)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bundle=${1:-bundle}
+bash ci/setup.sh
+cmake --preset default -DBOUNDBENCH_CUDA=ON >/dev/null
+cmake --build --preset default -j"$(nproc)" --target boundbench gpu_test theory_test harness_test
+
+rm -rf "$bundle"
+mkdir -p "$bundle/bin" "$bundle/lib" "$bundle/ci" "$bundle/results" "$bundle/tests"
+for exe in build/default/boundbench build/default/tests/gpu_test build/default/tests/theory_test \
+           build/default/tests/harness_test; do
+  cp "$exe" "$bundle/bin/"
+done
+
+# Every resolved library that is neither glibc's nor CUDA's (the GPU machine brings its own).
+skip='^(linux-vdso|ld-linux|libc\.so|libm\.so|libdl\.so|librt\.so|libpthread\.so|libcuda|libcudart|libcublas|libnccl|libnvidia)'
+for exe in "$bundle"/bin/*; do
+  ldd "$exe" | awk '$3 ~ /^\// {print $1, $3}'
+done | sort -u | while read -r name path; do
+  [[ $name =~ $skip ]] && continue
+  cp -L "$path" "$bundle/lib/$name"
+done
+for f in "$bundle"/bin/* "$bundle"/lib/*; do
+  patchelf --set-rpath '$ORIGIN/../lib' "$f"
+done
+
+cp ci/gpu_run.sh ci/validate_results.py ci/torch_peer.py "$bundle/ci/"
+cp results/schema.json "$bundle/results/"
+cp tests/cli_test.py "$bundle/tests/"
+git rev-parse HEAD >"$bundle/COMMIT" 2>/dev/null || echo unknown >"$bundle/COMMIT"
+git status --porcelain --untracked-files=no | grep -q . && echo "dirty" >>"$bundle/COMMIT" || true
+du -sh "$bundle"
+ls -l "$bundle/bin" "$bundle/lib"

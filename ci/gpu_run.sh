@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# The GPU side of CI. On a machine with a GPU: every GPU test, the GPU tests under compute-sanitizer
+# (memcheck, racecheck), the CPU unit tests, `boundbench run` over every suite, and a PyTorch peer
+# measurement, with logs and JSON in one output folder (at most 8 files, for the device tool).
+#   ci/gpu_run.sh [BIN_DIR] [OUT_DIR]
+# BIN_DIR holds boundbench, gpu_test, theory_test, harness_test: bundle/bin (from ci/bundle.sh,
+# default) or build/default after a local build; OUT_DIR defaults to $OUT, else ./gpu-results.
+# Exit status: non-zero when any step failed; every step runs regardless.
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+bin=$(cd "${1:-bundle/bin}" && pwd)
+tests=$bin
+[[ -x $bin/gpu_test ]] || tests=$bin/tests  # a build tree keeps the tests in tests/
+out=${2:-${OUT:-gpu-results}}
+mkdir -p "$out"
+log=$out/gpu_run.log
+: >"$log"
+
+# CUDA's libraries come from this machine: the toolkit, else the Python wheels (nvidia-nccl-cu13…).
+libs=/usr/local/cuda/lib64
+for mod in nvidia.nccl nvidia.cublas nvidia.cuda_runtime; do
+  d=$(python3 -c "import $mod, os; print(os.path.join(list($mod.__path__)[0], 'lib'))" 2>/dev/null) &&
+    libs=$libs:$d
+done
+export LD_LIBRARY_PATH=$libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+
+failed=()
+step() {  # step NAME COMMAND...: runs it, logs it, records failure
+  local name=$1
+  shift
+  echo "=== $name: $*" | tee -a "$log"
+  local t0=$SECONDS
+  "$@" >>"$log" 2>&1
+  local rc=$?
+  echo "=== $name: exit $rc in $((SECONDS - t0)) s" | tee -a "$log"
+  ((rc == 0)) || failed+=("$name")
+}
+
+{
+  date -u +%Y-%m-%dT%H:%M:%SZ
+  cat "$bin/../COMMIT" 2>/dev/null || git -C "$here/.." rev-parse HEAD 2>/dev/null
+  nvidia-smi --query-gpu=name,driver_version,pci.bus_id,clocks.sm,clocks.max.sm,clocks.mem,temperature.gpu,power.draw --format=csv
+  nvidia-smi
+} >"$out/nvidia-smi.txt" 2>&1
+
+step info "$bin/boundbench" info
+"$bin/boundbench" info --json >"$out/info.json" 2>>"$log"
+step gpu_test "$tests/gpu_test" --gtest_output=xml:"$out/gpu_test.xml"
+step unit_tests sh -c "'$tests/theory_test' && '$tests/harness_test'"
+if command -v compute-sanitizer >/dev/null; then
+  step memcheck compute-sanitizer --tool memcheck --error-exitcode 97 "$tests/gpu_test"
+  step racecheck compute-sanitizer --tool racecheck --error-exitcode 97 "$tests/gpu_test"
+else
+  echo "=== compute-sanitizer not found: memcheck/racecheck skipped" | tee -a "$log"
+fi
+step run "$bin/boundbench" run --out "$out/run.json" --summary "$out/run.md"
+if python3 -c "import torch; assert torch.cuda.is_available()" 2>/dev/null; then
+  step torch_peer python3 "$here/torch_peer.py" "$out/torch_peer.json"
+fi
+if [[ -f $here/validate_results.py ]]; then
+  step validate python3 "$here/validate_results.py" "$out/run.json" --require-complete --min-benchmarks 1
+fi
+
+echo "gpu_run: ${#failed[@]} failed${failed:+: ${failed[*]}}" | tee -a "$log"
+((${#failed[@]} == 0))

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Installs the Debian packages boundbench needs. Idempotent; prints nothing when nothing is missing.
+# The CUDA toolkit (with cuBLAS and NCCL) is expected at /usr/local/cuda; without it the build is
+# host-only (BOUNDBENCH_CUDA=AUTO).
+set -euo pipefail
+
+packages=(
+  cmake g++ make pkg-config git
+  libgtest-dev googletest          # GoogleTest
+  libbenchmark-dev                 # Google Benchmark (runs every case)
+  libbenchmark-tools               # its compare.py
+  nlohmann-json3-dev               # results files
+  libcli11-dev                     # command line
+  python3 python3-jsonschema python3-scipy  # results validation; compare.py needs scipy
+  likwid                           # likwid-bench: the host STREAM reference measurement
+  patchelf                         # GPU bundles: rpath $ORIGIN
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  [[ "$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null)" == "install ok installed" ]] || missing+=("$p")
+done
+((${#missing[@]} == 0)) && exit 0
+
+echo "setup: installing ${missing[*]}"
+sudo=""
+[[ $(id -u) -eq 0 ]] || sudo="sudo"
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -qq >/dev/null
+$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# The test command: set up, configure, build everything (CUDA code must compile and link wherever
+# the toolkit is installed, GPU or not), and run every test with ctest: unit tests, CLI tests, GPU
+# tests (they skip, with the reason, without a GPU) and a validated `run --quick` smoke test.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash ci/setup.sh
+preset=host
+if [[ -x /usr/local/cuda/bin/nvcc ]] || command -v nvcc >/dev/null; then preset=ci; fi
+preset=${BOUNDBENCH_PRESET:-$preset}
+echo "test: preset $preset"
+cmake --preset "$preset" >/dev/null
+cmake --build --preset "$preset" -j"$(nproc)"
+ctest --preset "$preset" -j"$(nproc)" ${BOUNDBENCH_CTEST_ARGS:-}

@@ -1,0 +1,218 @@
+#!/usr/bin/python3
+"""Validate a boundbench results file against results/schema.json and the rules JSON Schema cannot
+express (see results/README.md).
+
+    python3 ci/validate_results.py FILE.json [--require-complete] [--min-benchmarks N] [--no-fail-checks]
+
+Prints one line per problem, then `validate_results: N passed, M failed` (N assertions held, M
+problems). Exit status: 0 valid, 1 invalid, 2 usage error or unreadable file/schema.
+Needs the `jsonschema` package (Debian: apt-get install -y python3-jsonschema).
+"""
+
+import argparse
+import json
+import math
+import os
+import sys
+
+SCHEMA_PATH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "results", "schema.json")
+SCHEMA_VERSION = 1
+REL_TOL = 1e-9
+TIME_UNIT_PER_S = {"ns": 1e9, "us": 1e6, "ms": 1e3, "s": 1.0}
+
+
+def is_num(v):
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+
+
+def close(a, b, rel=REL_TOL):
+    return abs(a - b) <= rel * max(abs(a), abs(b)) or a == b
+
+
+class Tally:
+    def __init__(self, path):
+        self.path = path
+        self.passed = 0
+        self.failed = 0
+
+    def problem(self, where, msg):
+        self.failed += 1
+        print(f"{self.path}: {where}: {msg}")
+
+    def check(self, ok, where, msg):
+        if ok:
+            self.passed += 1
+        else:
+            self.problem(where, msg)
+        return ok
+
+
+def json_path(error):
+    parts = ["$"]
+    for p in error.absolute_path:
+        parts.append(f"[{p}]" if isinstance(p, int) else f".{p}")
+    return "".join(parts)
+
+
+def validate_schema(doc, schema, t):
+    import jsonschema  # imported here so that a missing package is reported by main()
+
+    validator = jsonschema.Draft202012Validator(schema)
+    errors = sorted(validator.iter_errors(doc), key=lambda e: (list(map(str, e.absolute_path)), e.message))
+    for e in errors:
+        t.problem(f"schema {json_path(e)}", e.message)
+    if not errors:
+        t.passed += 1
+
+
+def entry_label(i, b):
+    name = b.get("name") if isinstance(b, dict) else None
+    return f"benchmarks[{i}] ({name})" if isinstance(name, str) else f"benchmarks[{i}]"
+
+
+def measured(b):
+    return (isinstance(b, dict) and b.get("run_type") == "iteration"
+            and b.get("error_occurred") is not True)
+
+
+def validate_benchmark(i, b, t):
+    if not measured(b):
+        return
+    where = entry_label(i, b)
+    mn, med, mean, mx = (b.get(k) for k in ("min_s", "median_s", "mean_s", "max_s"))
+    if all(is_num(v) for v in (mn, med, mx)):
+        t.check(mn <= med <= mx, where, f"min_s {mn!r} <= median_s {med!r} <= max_s {mx!r} does not hold")
+        if is_num(mean):
+            # The mean of samples lies in [min, max] (up to rounding in the running mean).
+            t.check(mn * (1 - 1e-12) <= mean <= mx * (1 + 1e-12), where,
+                    f"mean_s {mean!r} outside [min_s {mn!r}, max_s {mx!r}]")
+    br, bw, by = b.get("bytes_read"), b.get("bytes_written"), b.get("bytes")
+    if all(is_num(v) for v in (br, bw, by)):
+        t.check(close(by, br + bw), where, f"bytes {by!r} != bytes_read {br!r} + bytes_written {bw!r}")
+    if is_num(med) and med > 0:
+        for rate, work in (("bytes_per_s", "bytes"), ("flop_per_s", "flop")):
+            r, w = b.get(rate), b.get(work)
+            if is_num(r) and is_num(w):
+                t.check(close(r, w / med), where,
+                        f"{rate} {r!r} != {work}/median_s = {w / med!r} (rel tol {REL_TOL:g})")
+        rt, unit = b.get("real_time"), b.get("time_unit")
+        if is_num(rt) and unit in TIME_UNIT_PER_S:
+            t.check(close(rt, med * TIME_UNIT_PER_S[unit], 1e-6), where,
+                    f"real_time {rt!r} {unit} != median_s {med!r} s")
+    peak, pct, bps = b.get("peak_bytes_per_s"), b.get("pct_of_peak_bandwidth"), b.get("bytes_per_s")
+    if all(is_num(v) for v in (peak, pct, bps)) and peak > 0:
+        t.check(close(pct, 100 * bps / peak, 1e-6), where,
+                f"pct_of_peak_bandwidth {pct!r} != 100*bytes_per_s/peak_bytes_per_s = {100 * bps / peak!r}")
+    c0, c1, thr = b.get("clock_start_hz"), b.get("clock_end_hz"), b.get("throttled")
+    if is_num(c0) and is_num(c1) and isinstance(thr, bool):
+        t.check(thr == (c1 < 0.9 * c0), where,
+                f"throttled {thr} disagrees with clock_end_hz {c1!r} < 0.9 * clock_start_hz {c0!r}")
+    samples, iters = b.get("samples"), b.get("iterations")
+    if isinstance(samples, int) and isinstance(iters, int):
+        t.check(samples == iters, where, f"iterations {iters} != samples {samples}")
+
+
+def validate_document(doc, args, t):
+    benchmarks = doc.get("benchmarks") if isinstance(doc.get("benchmarks"), list) else []
+    checks = doc.get("checks") if isinstance(doc.get("checks"), list) else []
+    ctx = doc.get("context") if isinstance(doc.get("context"), dict) else {}
+    bb = ctx.get("boundbench") if isinstance(ctx.get("boundbench"), dict) else {}
+
+    for i, b in enumerate(benchmarks):
+        validate_benchmark(i, b, t)
+
+    seen = {}
+    for i, b in enumerate(benchmarks):
+        if not isinstance(b, dict) or not isinstance(b.get("name"), str):
+            continue
+        key = (b["name"], b.get("repetition_index"))
+        if key in seen:
+            t.problem(entry_label(i, b),
+                      f"duplicate of benchmarks[{seen[key]}] (name {key[0]!r}, repetition_index {key[1]!r})")
+        else:
+            seen[key] = i
+    t.passed += 1  # uniqueness, counted once; duplicates were counted as problems above
+
+    counts = {"PASS": 0, "FAIL": 0, "SKIP": 0}
+    for i, c in enumerate(checks):
+        if not isinstance(c, dict):
+            continue
+        where = f"checks[{i}]"
+        v = c.get("verdict")
+        if t.check(v in counts, where, f"verdict {v!r} is not PASS, FAIL or SKIP"):
+            counts[v] += 1
+        for k in ("suite", "name"):
+            s = c.get(k)
+            t.check(isinstance(s, str) and s.strip() != "", where, f"{k} is empty or missing")
+        if args.no_fail_checks and v == "FAIL":
+            t.problem(f"{where} ({c.get('suite')}/{c.get('name')})",
+                      f"check FAILED (--no-fail-checks): {c.get('reason', '')}")
+
+    complete = bb.get("complete")
+    if args.require_complete:
+        t.check(complete is True, "context.boundbench.complete",
+                "run is not complete (--require-complete): the file was left by an unfinished or killed run")
+    n_measured = sum(1 for b in benchmarks if measured(b))
+    if args.min_benchmarks is not None:
+        t.check(n_measured >= args.min_benchmarks, "benchmarks",
+                f"{n_measured} measured iteration entries, fewer than --min-benchmarks {args.min_benchmarks}")
+    n_agg = sum(1 for b in benchmarks if isinstance(b, dict) and b.get("run_type") == "aggregate")
+    n_err = sum(1 for b in benchmarks if isinstance(b, dict) and b.get("error_occurred") is True)
+    print(f"{t.path}: {len(benchmarks)} benchmark entries ({n_measured} measured, {n_agg} aggregate, "
+          f"{n_err} error); checks {counts['PASS']} PASS, {counts['FAIL']} FAIL, {counts['SKIP']} SKIP; "
+          f"complete {str(complete).lower()}")
+
+
+def main(argv):
+    ap = argparse.ArgumentParser(description="Validate a boundbench results JSON file (schema_version 1).")
+    ap.add_argument("file", metavar="FILE.json")
+    ap.add_argument("--require-complete", action="store_true",
+                    help="fail unless context.boundbench.complete is true")
+    ap.add_argument("--min-benchmarks", type=int, metavar="N",
+                    help="fail unless at least N measured iteration entries (not aggregates or errors)")
+    ap.add_argument("--no-fail-checks", action="store_true", help="fail if any check has verdict FAIL")
+    args = ap.parse_args(argv)  # exits 2 on a usage error
+    if args.min_benchmarks is not None and args.min_benchmarks < 0:
+        ap.error("--min-benchmarks must be >= 0")
+
+    try:
+        import jsonschema  # noqa: F401
+    except ImportError:
+        print("validate_results: the jsonschema package is missing "
+              "(apt-get install -y python3-jsonschema; run with /usr/bin/python3)", file=sys.stderr)
+        return 2
+    try:
+        with open(SCHEMA_PATH, encoding="utf-8") as f:
+            schema = json.load(f)
+    except (OSError, ValueError) as e:
+        print(f"validate_results: cannot read schema {SCHEMA_PATH}: {e}", file=sys.stderr)
+        return 2
+    try:
+        with open(args.file, "rb") as f:
+            raw = f.read()
+    except OSError as e:
+        print(f"validate_results: cannot read {args.file}: {e.strerror or e}", file=sys.stderr)
+        return 2
+
+    t = Tally(args.file)
+    try:
+        # JSON has no NaN or Infinity; Python's parser would accept them, so refuse them here.
+        def no_constant(name):
+            raise ValueError(f"{name} is not valid JSON")
+
+        doc = json.loads(raw.decode("utf-8"), parse_constant=no_constant)
+    except (UnicodeDecodeError, ValueError) as e:
+        t.problem("json", f"not valid JSON: {e}")
+        doc = None
+
+    if doc is not None:
+        if t.check(isinstance(doc, dict), "$", "top level is not an object"):
+            validate_schema(doc, schema, t)
+            validate_document(doc, args, t)
+
+    print(f"validate_results: {t.passed} passed, {t.failed} failed")
+    return 0 if t.failed == 0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

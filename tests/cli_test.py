@@ -1,0 +1,172 @@
+#!/usr/bin/env python3
+"""Tests of the boundbench binary: CLI error paths, theory output, the no-GPU path, an interrupted run.
+
+Usage: cli_test.py BOUNDBENCH [unittest args...]  (ctest runs one test method per ctest test)
+"""
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+
+BOUNDBENCH = None
+
+
+def bb(*args, timeout=300):
+    return subprocess.run([BOUNDBENCH, *args], capture_output=True, text=True, timeout=timeout)
+
+
+class UsageErrors(unittest.TestCase):
+    """Bad input: one line naming the problem, a usage hint, exit 2, nothing measured."""
+
+    def assert_usage_error(self, args, needle):
+        r = bb(*args)
+        self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
+        first = r.stderr.splitlines()[0]
+        self.assertIn("boundbench: error:", first)
+        self.assertIn(needle, first)
+        self.assertIn("--help", r.stderr)
+        self.assertNotIn("case 1/", r.stdout)  # nothing was measured
+
+    def test_unknown_suite(self):
+        self.assert_usage_error(["run", "--suite", "nope"], "unknown suite 'nope'")
+
+    def test_unknown_backend(self):
+        self.assert_usage_error(["run", "--backend", "gpu"], "--backend")
+
+    def test_negative_repetitions(self):
+        self.assert_usage_error(["run", "--repetitions", "-3"], "--repetitions")
+
+    def test_malformed_number(self):
+        self.assert_usage_error(["run", "--timeout", "soon"], "--timeout")
+
+    def test_bad_regex(self):
+        self.assert_usage_error(["run", "--filter", "("], "--filter")
+
+    def test_filter_matches_nothing(self):
+        self.assert_usage_error(["run", "--backend", "host", "--filter", "^no-such-case$"],
+                                "no case matches")
+
+    def test_unwritable_out(self):
+        self.assert_usage_error(["run", "--out", "/nonexistent-dir/x.json"], "does not exist")
+
+    def test_out_is_directory(self):
+        with tempfile.TemporaryDirectory() as d:
+            self.assert_usage_error(["run", "--out", d], "is a directory")
+
+    def test_unknown_subcommand(self):
+        r = bb("frobnicate")
+        self.assertEqual(r.returncode, 2)
+
+    def test_unknown_formula(self):
+        self.assert_usage_error(["theory", "nope"], "unknown formula 'nope'")
+
+    def test_theory_malformed_value(self):
+        self.assert_usage_error(["theory", "ridge-point", "--peak-flop-per-s", "abc",
+                                 "--bandwidth-bytes-per-s", "1e12"], "'abc' is not a number")
+
+    def test_theory_negative_value(self):
+        self.assert_usage_error(["theory", "stream-bytes", "--kernel", "triad", "--elements",
+                                 "-5", "--element-bytes", "8"], "--elements")
+
+    def test_theory_missing_value(self):
+        self.assert_usage_error(["theory", "ridge-point", "--peak-flop-per-s", "1e15"],
+                                "missing --bandwidth_bytes_per_s")
+
+    def test_theory_unknown_parameter(self):
+        self.assert_usage_error(["theory", "ridge-point", "--peak-flop-per-s", "1e15",
+                                 "--bandwidth-bytes-per-s", "1e12", "--colour", "red"],
+                                "unknown parameter --colour")
+
+
+class Theory(unittest.TestCase):
+    def test_roofline_json(self):
+        r = bb("theory", "roofline-time", "--flop", "1e12", "--bytes", "8e9",
+               "--peak-flop-per-s", "1e15", "--bandwidth-bytes-per-s", "4e12", "--json")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        out = json.loads(r.stdout)["outputs"]
+        self.assertAlmostEqual(out["compute_time_s"], 1e-3)
+        self.assertAlmostEqual(out["memory_time_s"], 2e-3)
+        self.assertAlmostEqual(out["bound_time_s"], 2e-3)
+        self.assertEqual(out["is_memory_bound"], 1)
+        self.assertAlmostEqual(out["ridge_point_flop_per_byte"], 250)
+
+    def test_list_formulas(self):
+        r = bb("theory")
+        self.assertEqual(r.returncode, 0)
+        for name in ["roofline-time", "arithmetic-intensity", "ridge-point", "attainable-flops",
+                     "stream-bytes", "peak-dram-bandwidth", "peak-flops"]:
+            self.assertIn(name, r.stdout)
+
+    def test_peak_flops_h100(self):
+        r = bb("theory", "peak-flops", "--arch", "sm_90", "--precision", "bf16", "--unit",
+               "tensor_core", "--sms", "132", "--sm-clock-hz", "1.83e9", "--json")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        peak = json.loads(r.stdout)["outputs"]["peak_flop_per_s"]
+        self.assertLess(abs(peak - 989.4e12) / 989.4e12, 0.01)
+
+
+def gpu_usable():
+    r = bb("info", "--json")
+    assert r.returncode == 0, r.stderr
+    return json.loads(r.stdout)["gpus"]["usable"], json.loads(r.stdout)["gpus"]["reason"]
+
+
+class NoGpuPath(unittest.TestCase):
+    def test_info_says_why(self):
+        usable, reason = gpu_usable()
+        r = bb("info")
+        self.assertEqual(r.returncode, 0)
+        if not usable:
+            self.assertIn("GPU: none usable", r.stdout)
+            self.assertTrue(reason)
+
+    def test_cuda_backend_skips_with_reason(self):
+        usable, reason = gpu_usable()
+        if usable:
+            self.skipTest("a GPU is usable here: the CUDA cases run instead")
+        with tempfile.TemporaryDirectory() as d:
+            out = os.path.join(d, "r.json")
+            r = bb("run", "--backend", "cuda", "--quick", "--out", out)
+            self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+            doc = json.load(open(out))
+            self.assertTrue(doc["context"]["boundbench"]["complete"])
+            self.assertEqual(doc["benchmarks"], [])
+            skips = [c for c in doc["checks"] if c["name"] == "backend/cuda"]
+            self.assertEqual(len(skips), 1)
+            self.assertEqual(skips[0]["verdict"], "SKIP")
+            self.assertIn(reason, skips[0]["reason"])
+
+
+class Interrupted(unittest.TestCase):
+    def test_sigterm_leaves_valid_file(self):
+        """SIGTERM during the second case: the file holds the first case and says incomplete."""
+        with tempfile.TemporaryDirectory() as d:
+            out = os.path.join(d, "r.json")
+            p = subprocess.Popen([BOUNDBENCH, "run", "--backend", "host", "--quick", "--out", out],
+                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            deadline = time.time() + 240
+            while time.time() < deadline and p.poll() is None:
+                try:
+                    if json.load(open(out))["benchmarks"]:
+                        break
+                except (OSError, ValueError):
+                    pass  # not written yet (never half-written: the write is atomic)
+                time.sleep(0.05)
+            self.assertIsNone(p.poll(), "the run ended before it could be interrupted")
+            p.send_signal(signal.SIGTERM)
+            p.wait(timeout=60)
+            self.assertEqual(p.returncode, -signal.SIGTERM)
+            doc = json.load(open(out))
+            self.assertFalse(doc["context"]["boundbench"]["complete"])
+            self.assertGreaterEqual(len(doc["benchmarks"]), 1)
+            self.assertGreater(doc["benchmarks"][0]["samples"], 0)
+            self.assertEqual([f for f in os.listdir(d) if ".tmp." in f], [])
+
+
+if __name__ == "__main__":
+    BOUNDBENCH = os.path.abspath(sys.argv.pop(1))
+    unittest.main()

@@ -1,0 +1,25 @@
+# Each Python test method is its own ctest test, run against the built binary.
+find_package(Python3 REQUIRED COMPONENTS Interpreter)
+set(_cli_tests
+  UsageErrors.test_unknown_suite UsageErrors.test_unknown_backend
+  UsageErrors.test_negative_repetitions UsageErrors.test_malformed_number UsageErrors.test_bad_regex
+  UsageErrors.test_filter_matches_nothing UsageErrors.test_unwritable_out
+  UsageErrors.test_out_is_directory UsageErrors.test_unknown_subcommand
+  UsageErrors.test_unknown_formula UsageErrors.test_theory_malformed_value
+  UsageErrors.test_theory_negative_value UsageErrors.test_theory_missing_value
+  UsageErrors.test_theory_unknown_parameter
+  Theory.test_roofline_json Theory.test_list_formulas Theory.test_peak_flops_h100
+  NoGpuPath.test_info_says_why NoGpuPath.test_cuda_backend_skips_with_reason
+  Interrupted.test_sigterm_leaves_valid_file)
+foreach(t IN LISTS _cli_tests)
+  add_test(NAME cli.${t}
+           COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/cli_test.py
+                   $<TARGET_FILE:boundbench> ${t})
+  set_tests_properties(cli.${t} PROPERTIES LABELS "cpu;cli" TIMEOUT 300)
+endforeach()
+
+# The quick run of every suite, validated; serial so that its measurements see a quiet machine.
+add_test(NAME smoke.run_quick
+         COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/smoke_run.sh $<TARGET_FILE:boundbench>
+                 ${PROJECT_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR}/smoke)
+set_tests_properties(smoke.run_quick PROPERTIES LABELS "cpu;smoke" TIMEOUT 600 RUN_SERIAL TRUE)
