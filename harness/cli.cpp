@@ -61,7 +61,8 @@ int cmd_theory(const std::string& formula_name, const std::vector<std::string>& 
   if (formula_name.empty()) {
     for (const auto& f : theory::all_formulas()) {
       std::string params;
-      for (const auto& p : f.params) params += " --" + p.name + (p.choices.empty() ? " X" : " NAME");
+      for (const auto& p : f.params)
+        params += " --" + p.name + (p.choices.empty() ? " X" : " NAME");
       std::printf("%-22s %s\n%-22s   boundbench theory %s%s\n%-22s   source: %s\n", f.name.c_str(),
                   f.law.c_str(), "", f.name.c_str(), params.c_str(), "", f.source.c_str());
     }
@@ -99,9 +100,10 @@ int cmd_info(bool json) {
                 static_cast<double>(c.size_bytes) / 1024, c.shared_by_cpus);
   std::string isa;
   for (const auto& f : h.isa) isa += " " + f;
-  std::printf("  ISA:%s\n  peak fp64 (estimate: %d lanes x 2 FMA units x 2 flop x CPUs x clock): "
-              "%.1f GFLOP/s\n",
-              isa.c_str(), h.fp64_simd_lanes(), h.peak_fp64_flop_per_s_estimate() / 1e9);
+  std::printf(
+      "  ISA:%s\n  peak fp64 (estimate: %d lanes x 2 FMA units x 2 flop x CPUs x clock): "
+      "%.1f GFLOP/s\n",
+      isa.c_str(), h.fp64_simd_lanes(), h.peak_fp64_flop_per_s_estimate() / 1e9);
   const GpuStatus& g = env.gpus;
   std::printf("CUDA: runtime %d, driver %d, cuBLAS %s, NCCL %s\n", g.runtime_version,
               g.driver_version, g.cublas_version.empty() ? "-" : g.cublas_version.c_str(),
@@ -131,9 +133,8 @@ int cmd_list(const std::vector<Suite>& suites) {
   for (const auto& s : suites) {
     std::printf("%s: %s\n", s.name.c_str(), s.description.c_str());
     for (const auto& c : s.cases)
-      std::printf("  %s/%s  [%s]  checks: validate, roofline%s%s\n", s.name.c_str(),
-                  c.name.c_str(), backend_name(c.backend).c_str(),
-                  c.backend == Backend::cuda ? ", clock" : "",
+      std::printf("  %s/%s  [%s]  checks: validate, roofline%s%s\n", s.name.c_str(), c.name.c_str(),
+                  backend_name(c.backend).c_str(), c.backend == Backend::cuda ? ", clock" : "",
                   c.extra_checks ? ", case-specific" : "");
   }
   return kExitOk;
@@ -159,7 +160,10 @@ int cli_main(int argc, char** argv) {
   run->add_option("--filter", opts.filter, "ECMAScript regex searched in suite/case names");
   run->add_flag("--quick", opts.quick, "fewer samples and shorter timeouts (smoke test)");
   run->add_flag("--hot", opts.hot, "do not flush the GPU L2 before each sample");
-  run->add_option("--out", opts.out_path, "results JSON file")->default_val("boundbench-results.json");
+  run->add_option("--device", opts.device, "CUDA device index (default 0)")
+      ->check(CLI::NonNegativeNumber);
+  run->add_option("--out", opts.out_path, "results JSON file")
+      ->default_val("boundbench-results.json");
   run->add_option("--summary", opts.summary_path, "markdown summary (default: OUT with .md)");
   run->add_flag("--no-fail", no_fail, "exit 0 even when a check fails");
   run->add_option("--repetitions", opts.repetitions, "repetitions per case")
@@ -227,7 +231,8 @@ int cli_main(int argc, char** argv) {
     ensure_writable(opts.summary_path);
     const Environment env = discover();
     const Selection selection = select_cases(suites, opts, env);
-    if (!env.gpus.usable) std::printf("GPU: none usable (%s); the CUDA backend is skipped\n", env.gpus.reason.c_str());
+    if (!env.gpus.usable)
+      std::printf("GPU: none usable (%s); the CUDA backend is skipped\n", env.gpus.reason.c_str());
     if (selection.run.empty() && selection.skipped.empty())
       return usage_error("no case matches the selection", "run");
     const RunOutcome out = run_cases(selection, opts, env);

@@ -21,8 +21,8 @@ struct Comparison {
   std::size_t checked = 0;
   std::size_t mismatches = 0;
   double max_abs_error = 0;
-  double max_rel_error = 0;      // over elements with ref ≠ 0
-  bool reference_trivial = true; // every reference value equal: a test on it proves little
+  double max_rel_error = 0;       // over elements with ref ≠ 0
+  bool reference_trivial = true;  // every reference value equal: a test on it proves little
   std::vector<std::string> first_mismatches;  // "i=12: out=… ref=…", at most 10
 
   bool ok() const { return mismatches == 0 && !reference_trivial && checked > 0; }

@@ -20,8 +20,8 @@ inline std::string where(const std::source_location& loc) {
 inline void check_cuda(cudaError_t status, std::string_view call,
                        std::source_location loc = std::source_location::current()) {
   if (status == cudaSuccess) return;
-  throw std::runtime_error(where(loc) + ": " + std::string(call) + ": " +
-                           cudaGetErrorName(status) + ": " + cudaGetErrorString(status));
+  throw std::runtime_error(where(loc) + ": " + std::string(call) + ": " + cudaGetErrorName(status) +
+                           ": " + cudaGetErrorString(status));
 }
 
 // After every kernel launch: launch-configuration errors appear here, not at the launch.

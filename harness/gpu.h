@@ -94,7 +94,10 @@ class DeviceBuffer {
   DeviceBuffer& operator=(const DeviceBuffer&) = delete;
 
   void* get() const { return ptr_; }
-  template <class T> T* as() const { return static_cast<T*>(ptr_); }
+  template <class T>
+  T* as() const {
+    return static_cast<T*>(ptr_);
+  }
   std::size_t bytes() const { return bytes_; }
   void upload(const void* host, std::size_t bytes);
   void download(void* host, std::size_t bytes) const;

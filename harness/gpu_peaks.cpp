@@ -16,8 +16,8 @@ void fill_gpu_peaks(GpuDevice& d) {
   d.arch_in_table = arch != nullptr;
   if (!arch) return;
   for (std::size_t i = 0; i < theory::kPrecisionCount; ++i) {
-    d.peak_cuda_core_flop_per_s[i] =
-        theory::peak_flop_per_s(arch->cuda_core_flop_per_clock_per_sm[i], d.sm_count, d.sm_clock_hz);
+    d.peak_cuda_core_flop_per_s[i] = theory::peak_flop_per_s(
+        arch->cuda_core_flop_per_clock_per_sm[i], d.sm_count, d.sm_clock_hz);
     d.peak_tensor_flop_per_s[i] =
         theory::peak_flop_per_s(arch->tensor_flop_per_clock_per_sm[i], d.sm_count, d.sm_clock_hz);
   }

@@ -9,23 +9,23 @@ namespace bb {
 
 struct CacheInfo {
   int level = 0;
-  std::string type;          // "Data", "Instruction", "Unified"
+  std::string type;  // "Data", "Instruction", "Unified"
   std::uint64_t size_bytes = 0;
-  int shared_by_cpus = 1;    // CPUs in shared_cpu_list
+  int shared_by_cpus = 1;  // CPUs in shared_cpu_list
 };
 
 struct HostInfo {
   std::string cpu_model;
-  int logical_cpus = 0;      // CPUs this process may run on
+  int logical_cpus = 0;           // CPUs this process may run on
   std::vector<CacheInfo> caches;  // as cpu0 sees them
   std::vector<std::string> isa;   // "avx2", "avx512f", "avx512_bf16", "amx_tile", …
   std::uint64_t memory_bytes = 0;
-  double cpu_clock_hz = 0;        // max frequency (cpufreq), else the current "cpu MHz"
+  double cpu_clock_hz = 0;  // max frequency (cpufreq), else the current "cpu MHz"
   std::string hostname;
 
   std::uint64_t last_level_cache_bytes() const;  // largest data/unified cache, 0 if unknown
   bool has(const std::string& feature) const;
-  int fp64_simd_lanes() const;    // 8 with AVX-512, 4 with AVX2, 2 with SSE2
+  int fp64_simd_lanes() const;  // 8 with AVX-512, 4 with AVX2, 2 with SSE2
   // Estimate: lanes × 2 FMA units × 2 flop × CPUs × clock. The FMA-unit count is an assumption
   // (two on server cores since Skylake-SP and on Zen 4/5); stated as an estimate wherever shown.
   double peak_fp64_flop_per_s_estimate() const;

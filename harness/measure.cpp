@@ -50,10 +50,15 @@ Measurement measure_host(Instance& instance, const StoppingRule& rule) {
 Measurement measure_cuda(Instance& instance, const StoppingRule& rule, const GpuDevice& gpu,
                          bool hot) {
   GpuSession session(gpu, !hot);
-  const double clock_start_hz = session.measure_sm_clock_hz();
-  Measurement m = sample_until_stable(rule, [&] {
+  const auto sample_s = [&] {
     return session.time_sample_s([&](gpu_stream s) { instance.run(s); });
-  });
+  };
+  // Warm up first, so that the starting clock is the loaded clock, not the idle one.
+  for (std::size_t i = 0; i < rule.warmup_samples; ++i) sample_s();
+  const double clock_start_hz = session.measure_sm_clock_hz();
+  StoppingRule measured = rule;
+  measured.warmup_samples = 0;
+  Measurement m = sample_until_stable(measured, sample_s);
   m.clock_start_hz = clock_start_hz;
   m.clock_end_hz = session.measure_sm_clock_hz();
   return m;
@@ -106,12 +111,11 @@ Check roofline_check(const std::string& suite, const std::string& name, const Wo
   const double bytes = have_bw ? work.bytes() : 0, flop = have_peak ? work.flop : 0;
   if (bytes == 0 && flop == 0) {
     k.verdict = Verdict::skip;
-    k.reason = !need_bw && !need_peak
-                   ? "the case declares no bytes and no flop"
-                   : work.memory_level != "dram"
-                         ? "no bandwidth bound for memory level '" + work.memory_level + "'"
-                         : "peak bandwidth unknown on this backend (host: pass --host-peak-bw "
-                           "BYTES_PER_S, from the memory's datasheet: channels x MT/s x 8)";
+    k.reason = !need_bw && !need_peak ? "the case declares no bytes and no flop"
+               : work.memory_level != "dram"
+                   ? "no bandwidth bound for memory level '" + work.memory_level + "'"
+                   : "peak bandwidth unknown on this backend (host: pass --host-peak-bw "
+                     "BYTES_PER_S, from the memory's datasheet: channels x MT/s x 8)";
     return k;
   }
   const theory::RooflineTime t =
@@ -119,13 +123,13 @@ Check roofline_check(const std::string& suite, const std::string& name, const Wo
   k.predicted = t.bound_s;
   const bool ok = s.min_s >= t.bound_s * (1 - tolerance);
   k.verdict = ok ? Verdict::pass : Verdict::fail;
-  k.reason = format_g("bound %.4g s, fastest sample %.4g s (%.1f%% of bound speed)", t.bound_s,
-                      s.min_s, 100 * t.bound_s / s.min_s) +
-             (t.memory_bound ? "; memory-bound, BW from " + bounds.bandwidth_source
-                             : "; compute-bound") +
-             (need_bw && !have_bw ? "; bandwidth unknown, compute bound only" : "") +
-             (need_peak && !have_peak ? "; peak FLOP/s unknown, memory bound only" : "") +
-             (ok ? "" : "; faster than physically possible: bytes or flop miscounted");
+  k.reason =
+      format_g("bound %.4g s, fastest sample %.4g s (%.1f%% of bound speed)", t.bound_s, s.min_s,
+               100 * t.bound_s / s.min_s) +
+      (t.memory_bound ? "; memory-bound, BW from " + bounds.bandwidth_source : "; compute-bound") +
+      (need_bw && !have_bw ? "; bandwidth unknown, compute bound only" : "") +
+      (need_peak && !have_peak ? "; peak FLOP/s unknown, memory bound only" : "") +
+      (ok ? "" : "; faster than physically possible: bytes or flop miscounted");
   return k;
 }
 

@@ -35,18 +35,18 @@ nlohmann::json to_json(const HostInfo& h) {
                       {"type", c.type},
                       {"size_bytes", c.size_bytes},
                       {"shared_by_cpus", c.shared_by_cpus}});
-  return {{"cpu_model", h.cpu_model},
-          {"logical_cpus", h.logical_cpus},
-          {"caches", caches},
-          {"last_level_cache_bytes", h.last_level_cache_bytes()},
-          {"isa", h.isa},
-          {"memory_bytes", h.memory_bytes},
-          {"cpu_clock_hz", h.cpu_clock_hz},
-          {"hostname", h.hostname},
-          {"peak_fp64_flop_per_s_estimate", h.peak_fp64_flop_per_s_estimate()},
-          {"peak_estimate_basis",
-           std::to_string(h.fp64_simd_lanes()) +
-               " fp64 lanes x 2 FMA units (assumed) x 2 flop x CPUs x clock"}};
+  return {
+      {"cpu_model", h.cpu_model},
+      {"logical_cpus", h.logical_cpus},
+      {"caches", caches},
+      {"last_level_cache_bytes", h.last_level_cache_bytes()},
+      {"isa", h.isa},
+      {"memory_bytes", h.memory_bytes},
+      {"cpu_clock_hz", h.cpu_clock_hz},
+      {"hostname", h.hostname},
+      {"peak_fp64_flop_per_s_estimate", h.peak_fp64_flop_per_s_estimate()},
+      {"peak_estimate_basis", std::to_string(h.fp64_simd_lanes()) +
+                                  " fp64 lanes x 2 FMA units (assumed) x 2 flop x CPUs x clock"}};
 }
 
 nlohmann::json to_json(const GpuDevice& d) {
@@ -131,7 +131,7 @@ void ensure_writable(const std::string& path) {
   const fs::path dir = p.has_parent_path() ? p.parent_path() : fs::path(".");
   if (!fs::is_directory(dir))
     throw std::invalid_argument("cannot write " + path + ": directory " + dir.string() +
-                             " does not exist");
+                                " does not exist");
   if (::access(dir.c_str(), W_OK) != 0)
     throw std::invalid_argument("cannot write " + path + ": " + std::strerror(errno));
 }

@@ -1,7 +1,7 @@
-// The results file: Google Benchmark's JSON layout (`context` + `benchmarks`, so that its compare.py
-// reads it unchanged) extended with boundbench's context and a `checks` array. Schema:
-// results/README.md. The file is rewritten atomically after every case, so a run killed at any point
-// leaves a valid file holding everything measured before it.
+// The results file: Google Benchmark's JSON layout (`context` + `benchmarks`, so that its
+// compare.py reads it unchanged) extended with boundbench's context and a `checks` array. Schema:
+// results/README.md. The file is rewritten atomically after every case, so a run killed at any
+// point leaves a valid file holding everything measured before it.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -21,8 +21,8 @@ nlohmann::json to_json(const GpuDevice& d);
 nlohmann::json to_json(const GpuStatus& s);
 nlohmann::json to_json(const Check& c);
 
-// Writes `content` to a temporary file beside `path`, flushes it to disk and renames it over `path`.
-// Throws std::runtime_error naming the path on failure.
+// Writes `content` to a temporary file beside `path`, flushes it to disk and renames it over
+// `path`. Throws std::runtime_error naming the path on failure.
 void write_file_atomically(const std::string& path, const std::string& content);
 
 // Throws std::invalid_argument when `path` cannot be written (checked before anything is measured).

@@ -62,7 +62,8 @@ void run_one(benchmark::State& st, RunState& rs, const SelectedCase& sel) {
   Record rec;
   const std::string& suite = sel.suite->name;
   const std::string& name = sel.item->name;
-  const GpuDevice* gpu = sel.item->backend == Backend::cuda ? &rs.env.gpus.devices.at(0) : nullptr;
+  const GpuDevice* gpu =
+      sel.item->backend == Backend::cuda ? &rs.env.gpus.devices.at(rs.opts.device) : nullptr;
   try {
     const CaseContext ctx{rs.env.host, gpu, rs.opts.quick};
     Prepared p = sel.item->prepare(ctx);
@@ -79,8 +80,8 @@ void run_one(benchmark::State& st, RunState& rs, const SelectedCase& sel) {
                     : measure_host(*p.instance, rs.opts.rule);
         st.SetIterationTime(rec.m.summary.median_s);
       }
-      rec.bounds = bounds_for(sel.item->backend, p.work, gpu, rs.env.host,
-                              rs.opts.host_peak_bytes_per_s);
+      rec.bounds =
+          bounds_for(sel.item->backend, p.work, gpu, rs.env.host, rs.opts.host_peak_bytes_per_s);
       rec.checks.push_back(roofline_check(suite, name, p.work, rec.bounds, rec.m.summary,
                                           rs.opts.roofline_tolerance));
       if (gpu) rec.checks.push_back(clock_check(suite, name, rec.m));
@@ -137,7 +138,8 @@ json benchmark_entry(const benchmark::BenchmarkReporter::Run& run, const Selecte
   if (!rec) return e;
   const Summary& s = rec->m.summary;
   // One sample's CPU time: Google Benchmark timed the whole sampling loop as one iteration.
-  e["cpu_time"] = run.GetAdjustedCPUTime() / static_cast<double>(std::max<std::size_t>(s.samples, 1));
+  e["cpu_time"] =
+      run.GetAdjustedCPUTime() / static_cast<double>(std::max<std::size_t>(s.samples, 1));
   e["iterations"] = s.samples;
   e["params"] = rec->params;
   e["bytes_read"] = rec->work.bytes_read;
@@ -158,8 +160,8 @@ json benchmark_entry(const benchmark::BenchmarkReporter::Run& run, const Selecte
   e["flop_per_s"] = rec->work.flop / s.median_s;
   if (rec->bounds.bandwidth_bytes_per_s > 0) {
     e["peak_bytes_per_s"] = rec->bounds.bandwidth_bytes_per_s;
-    e["pct_of_peak_bandwidth"] = 100 * e["bytes_per_s"].get<double>() /
-                                 rec->bounds.bandwidth_bytes_per_s;
+    e["pct_of_peak_bandwidth"] =
+        100 * e["bytes_per_s"].get<double>() / rec->bounds.bandwidth_bytes_per_s;
   }
   for (const auto& c : rec->checks)
     if (c.name.ends_with("/roofline") && c.verdict != Verdict::skip)
@@ -241,6 +243,10 @@ Selection select_cases(const std::vector<Suite>& suites, const RunOptions& opts,
       throw std::invalid_argument("unknown suite '" + wanted + "' (suites: " + known + ")");
     }
   }
+  if (env.gpus.usable &&
+      (opts.device < 0 || opts.device >= static_cast<int>(env.gpus.devices.size())))
+    throw std::invalid_argument("--device " + std::to_string(opts.device) + ": there are " +
+                                std::to_string(env.gpus.devices.size()) + " CUDA devices");
   std::regex filter;
   try {
     filter = std::regex(opts.filter.empty() ? "." : opts.filter, std::regex::ECMAScript);
@@ -271,7 +277,8 @@ Selection select_cases(const std::vector<Suite>& suites, const RunOptions& opts,
     k.name = "backend/cuda";
     k.law = "a usable CUDA device runs the CUDA cases";
     k.verdict = Verdict::skip;
-    k.reason = "no usable GPU: " + env.gpus.reason + " (" + std::to_string(cuda_left_out) + " CUDA cases skipped)";
+    k.reason = "no usable GPU: " + env.gpus.reason + " (" + std::to_string(cuda_left_out) +
+               " CUDA cases skipped)";
     sel.skipped.push_back(k);
   }
   return sel;

@@ -23,13 +23,14 @@ struct RunOptions {
   std::optional<Backend> backend;   // empty: every backend
   std::string filter;               // ECMAScript regex searched in "suite/case"
   bool quick = false;
-  bool hot = false;                 // do not flush L2 before GPU samples
+  bool hot = false;  // do not flush L2 before GPU samples
+  int device = 0;    // CUDA device the CUDA cases run on
   StoppingRule rule;
   int repetitions = 1;
   std::optional<double> host_peak_bytes_per_s;  // host DRAM peak, when the user knows it
   double roofline_tolerance = 0.05;
   std::string out_path;
-  std::string summary_path;         // markdown summary; empty: none
+  std::string summary_path;  // markdown summary; empty: none
   std::string command_line;
   std::vector<std::string> benchmark_args;  // passed on to Google Benchmark
 };
@@ -55,8 +56,9 @@ struct RunOutcome {
   bool failed() const { return checks_fail > 0 || case_errors > 0; }
 };
 
-// Runs the selection, writing opts.out_path after every case. Throws only for problems that stop the
-// whole run (e.g. the results file became unwritable); a case's own failure becomes a FAIL check.
+// Runs the selection, writing opts.out_path after every case. Throws only for problems that stop
+// the whole run (e.g. the results file became unwritable); a case's own failure becomes a FAIL
+// check.
 RunOutcome run_cases(const Selection& selection, const RunOptions& opts, const Environment& env);
 
 }  // namespace bb

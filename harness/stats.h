@@ -11,9 +11,9 @@ namespace bb {
 struct Summary {
   std::size_t samples = 0;
   double min_s = 0, median_s = 0, mean_s = 0, max_s = 0;
-  double stddev_s = 0;     // sample standard deviation (n − 1)
-  double rel_noise = 0;    // stddev / mean
-  double total_s = 0;      // sum of the samples
+  double stddev_s = 0;   // sample standard deviation (n − 1)
+  double rel_noise = 0;  // stddev / mean
+  double total_s = 0;    // sum of the samples
 };
 
 Summary summarize(std::span<const double> samples_s);

@@ -50,8 +50,8 @@ SummaryRow summary_row(const nlohmann::json& e, const std::vector<Check>& checks
   r.samples = e.value("samples", std::size_t{0});
   for (const auto& c : checks) {
     const auto slash = c.name.rfind('/');
-    r.verdicts += (r.verdicts.empty() ? "" : ", ") + c.name.substr(slash + 1) + " " +
-                  verdict_name(c.verdict);
+    r.verdicts +=
+        (r.verdicts.empty() ? "" : ", ") + c.name.substr(slash + 1) + " " + verdict_name(c.verdict);
   }
   return r;
 }
@@ -60,11 +60,12 @@ void print_case_line(const SummaryRow& r) {
   if (!r.error.empty()) {
     std::printf("  %s: ERROR %s\n", r.name.c_str(), r.error.c_str());
   } else {
-    std::printf("  %s: median %s, %.2f GB/s (%s of peak BW, %s of bound), noise %.2f%%, %zu samples"
-                " [%s]\n",
-                r.name.c_str(), human_time(r.median_s).c_str(), r.bytes_per_s / 1e9,
-                pct_or_dash(r.pct_of_peak_bandwidth).c_str(), pct_or_dash(r.pct_of_bound).c_str(),
-                100 * r.rel_noise, r.samples, r.verdicts.c_str());
+    std::printf(
+        "  %s: median %s, %.2f GB/s (%s of peak BW, %s of bound), noise %.2f%%, %zu samples"
+        " [%s]\n",
+        r.name.c_str(), human_time(r.median_s).c_str(), r.bytes_per_s / 1e9,
+        pct_or_dash(r.pct_of_peak_bandwidth).c_str(), pct_or_dash(r.pct_of_bound).c_str(),
+        100 * r.rel_noise, r.samples, r.verdicts.c_str());
   }
   std::fflush(stdout);
 }
@@ -115,10 +116,10 @@ std::string markdown_summary(const std::vector<SummaryRow>& rows, const std::vec
       md += "| " + r.name + " | error: " + r.error + " | | | | | | |\n";
       continue;
     }
-    md += "| " + r.name + " | " + human_time(r.median_s) + " | " + fmt("%.2f", r.bytes_per_s / 1e9) +
-          " | " + pct_or_dash(r.pct_of_peak_bandwidth) + " | " + pct_or_dash(r.pct_of_bound) +
-          " | " + fmt("%.2f%%", 100 * r.rel_noise) + " | " + std::to_string(r.samples) + " | " +
-          r.verdicts + " |\n";
+    md += "| " + r.name + " | " + human_time(r.median_s) + " | " +
+          fmt("%.2f", r.bytes_per_s / 1e9) + " | " + pct_or_dash(r.pct_of_peak_bandwidth) + " | " +
+          pct_or_dash(r.pct_of_bound) + " | " + fmt("%.2f%%", 100 * r.rel_noise) + " | " +
+          std::to_string(r.samples) + " | " + r.verdicts + " |\n";
   }
   md += "\n| verdict | check | law | reason |\n|---|---|---|---|\n";
   for (Verdict v : {Verdict::fail, Verdict::skip, Verdict::pass})
@@ -141,39 +142,40 @@ nlohmann::json make_context(const RunOptions& opts, const Environment& env) {
   double load[3] = {0, 0, 0};
   const int loads = getloadavg(load, 3);
   const std::string date = iso_date_utc();
-  return {
-      {"date", date},
-      {"host_name", env.host.hostname},
-      {"executable", n > 0 ? std::string(exe, static_cast<std::size_t>(n)) : "boundbench"},
-      {"num_cpus", env.host.logical_cpus},
-      {"mhz_per_cpu", static_cast<int>(env.host.cpu_clock_hz / 1e6)},
-      {"cpu_scaling_enabled", false},
-      {"caches", caches},
-      {"load_avg", loads == 3 ? nlohmann::json{load[0], load[1], load[2]} : nlohmann::json::array()},
-      {"library_build_type", kBuildType == std::string("Debug") ? "debug" : "release"},
-      {"boundbench",
-       {{"schema_version", kResultsSchemaVersion},
-        {"version", kVersion},
-        {"git_commit", kGitCommit},
-        {"build_type", kBuildType},
-        {"cuda_built", kWithCuda},
-        {"compiler", kCompiler},
-        {"command_line", opts.command_line},
-        {"date", date},
-        {"options",
-         {{"quick", opts.quick},
-          {"hot", opts.hot},
-          {"repetitions", opts.repetitions},
-          {"filter", opts.filter},
-          {"roofline_tolerance", opts.roofline_tolerance},
-          {"stopping_rule",
-           {{"warmup_samples", opts.rule.warmup_samples},
-            {"min_samples", opts.rule.min_samples},
-            {"min_time_s", opts.rule.min_time_s},
-            {"max_rel_noise", opts.rule.max_rel_noise},
-            {"timeout_s", opts.rule.timeout_s}}}}},
-        {"host", to_json(env.host)},
-        {"gpus", to_json(env.gpus)}}}};
+  return {{"date", date},
+          {"host_name", env.host.hostname},
+          {"executable", n > 0 ? std::string(exe, static_cast<std::size_t>(n)) : "boundbench"},
+          {"num_cpus", env.host.logical_cpus},
+          {"mhz_per_cpu", static_cast<int>(env.host.cpu_clock_hz / 1e6)},
+          {"cpu_scaling_enabled", false},
+          {"caches", caches},
+          {"load_avg",
+           loads == 3 ? nlohmann::json{load[0], load[1], load[2]} : nlohmann::json::array()},
+          {"library_build_type", kBuildType == std::string("Debug") ? "debug" : "release"},
+          {"boundbench",
+           {{"schema_version", kResultsSchemaVersion},
+            {"version", kVersion},
+            {"git_commit", kGitCommit},
+            {"build_type", kBuildType},
+            {"cuda_built", kWithCuda},
+            {"compiler", kCompiler},
+            {"command_line", opts.command_line},
+            {"date", date},
+            {"options",
+             {{"quick", opts.quick},
+              {"hot", opts.hot},
+              {"device", opts.device},
+              {"repetitions", opts.repetitions},
+              {"filter", opts.filter},
+              {"roofline_tolerance", opts.roofline_tolerance},
+              {"stopping_rule",
+               {{"warmup_samples", opts.rule.warmup_samples},
+                {"min_samples", opts.rule.min_samples},
+                {"min_time_s", opts.rule.min_time_s},
+                {"max_rel_noise", opts.rule.max_rel_noise},
+                {"timeout_s", opts.rule.timeout_s}}}}},
+            {"host", to_json(env.host)},
+            {"gpus", to_json(env.gpus)}}}};
 }
 
 }  // namespace bb

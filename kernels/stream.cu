@@ -6,9 +6,18 @@
 namespace bb::kernels {
 namespace {
 
-template <class T> struct Vec16;
-template <> struct Vec16<double> { using type = double2; static constexpr int width = 2; };
-template <> struct Vec16<float> { using type = float4; static constexpr int width = 4; };
+template <class T>
+struct Vec16;
+template <>
+struct Vec16<double> {
+  using type = double2;
+  static constexpr int width = 2;
+};
+template <>
+struct Vec16<float> {
+  using type = float4;
+  static constexpr int width = 4;
+};
 
 __device__ inline double2 triad_op(double2 b, double2 c, double s) {
   return make_double2(b.x + s * c.x, b.y + s * c.y);
@@ -37,7 +46,9 @@ void launch_triad(T* a, const T* b, const T* c, T s, std::size_t n, int blocks, 
                   CUstream_st* stream) {
   // 16-byte accesses need 16-byte-aligned arrays (cudaMalloc gives 256).
   if ((reinterpret_cast<std::uintptr_t>(a) | reinterpret_cast<std::uintptr_t>(b) |
-       reinterpret_cast<std::uintptr_t>(c)) % 16 != 0)
+       reinterpret_cast<std::uintptr_t>(c)) %
+          16 !=
+      0)
     throw std::invalid_argument("triad_cuda: arrays must be 16-byte aligned");
   triad_kernel<T><<<blocks, threads, 0, stream>>>(a, b, c, s, n);
   check_launch("triad_kernel");

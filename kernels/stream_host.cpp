@@ -27,15 +27,19 @@ void for_each_thread_range(std::size_t n, Body&& body) {
   }
 }
 
-[[gnu::target_clones("avx512f", "avx2", "default")]] void triad_f64(
-    double* __restrict a, const double* __restrict b, const double* __restrict c, double s,
-    std::size_t begin, std::size_t end) {
+[[gnu::target_clones("avx512f", "avx2", "default")]] void triad_f64(double* __restrict a,
+                                                                    const double* __restrict b,
+                                                                    const double* __restrict c,
+                                                                    double s, std::size_t begin,
+                                                                    std::size_t end) {
   triad_range(a, b, c, s, begin, end);
 }
 
-[[gnu::target_clones("avx512f", "avx2", "default")]] void triad_f32(
-    float* __restrict a, const float* __restrict b, const float* __restrict c, float s,
-    std::size_t begin, std::size_t end) {
+[[gnu::target_clones("avx512f", "avx2", "default")]] void triad_f32(float* __restrict a,
+                                                                    const float* __restrict b,
+                                                                    const float* __restrict c,
+                                                                    float s, std::size_t begin,
+                                                                    std::size_t end) {
   triad_range(a, b, c, s, begin, end);
 }
 

@@ -23,3 +23,19 @@ add_test(NAME smoke.run_quick
          COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/smoke_run.sh $<TARGET_FILE:boundbench>
                  ${PROJECT_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR}/smoke)
 set_tests_properties(smoke.run_quick PROPERTIES LABELS "cpu;smoke" TIMEOUT 600 RUN_SERIAL TRUE)
+
+# Formatting is part of the build's contract: clang-format (.clang-format) must find nothing to change.
+find_program(CLANG_FORMAT NAMES clang-format clang-format-14)
+if(CLANG_FORMAT)
+  file(GLOB_RECURSE _formatted CONFIGURE_DEPENDS
+    ${PROJECT_SOURCE_DIR}/theory/*.cpp ${PROJECT_SOURCE_DIR}/theory/*.h
+    ${PROJECT_SOURCE_DIR}/reference/*.cpp ${PROJECT_SOURCE_DIR}/reference/*.h
+    ${PROJECT_SOURCE_DIR}/kernels/*.cpp ${PROJECT_SOURCE_DIR}/kernels/*.h ${PROJECT_SOURCE_DIR}/kernels/*.cu
+    ${PROJECT_SOURCE_DIR}/harness/*.cpp ${PROJECT_SOURCE_DIR}/harness/*.h ${PROJECT_SOURCE_DIR}/harness/*.cu
+    ${PROJECT_SOURCE_DIR}/suites/*.cpp ${PROJECT_SOURCE_DIR}/suites/*.h
+    ${PROJECT_SOURCE_DIR}/tests/*.cpp)
+  add_test(NAME format.clang_format
+           COMMAND ${CLANG_FORMAT} --dry-run -Werror --style=file ${_formatted}
+           WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+  set_tests_properties(format.clang_format PROPERTIES LABELS "cpu;format")
+endif()

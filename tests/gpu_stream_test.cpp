@@ -45,7 +45,8 @@ Comparison run_triad(std::size_t n, int blocks, int threads) {
 // Odd sizes exercise the scalar tail after the 16-byte vector loop; a small grid exercises the
 // grid-stride loop.
 TEST_F(GpuTest, TriadFp64MatchesReference) {
-  for (std::size_t n : {std::size_t{2}, std::size_t{3}, std::size_t{1000003}, (std::size_t{1} << 22) + 5}) {
+  for (std::size_t n :
+       {std::size_t{2}, std::size_t{3}, std::size_t{1000003}, (std::size_t{1} << 22) + 5}) {
     const Comparison c = run_triad<double>(n, 7, 128);
     EXPECT_TRUE(c.ok()) << "n=" << n << ": " << c.describe();
   }

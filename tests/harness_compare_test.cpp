@@ -18,8 +18,7 @@ Comparison cmp(const std::vector<double>& out, const std::vector<double>& ref, T
   return compare<double, double>(std::span<const double>(out), std::span<const double>(ref), tol);
 }
 
-Comparison cmp_float(const std::vector<float>& out, const std::vector<double>& ref,
-                     Tolerance tol) {
+Comparison cmp_float(const std::vector<float>& out, const std::vector<double>& ref, Tolerance tol) {
   return compare<float, double>(std::span<const float>(out), std::span<const double>(ref), tol);
 }
 

@@ -132,8 +132,8 @@ TEST_F(FakeTree, CachesAsCpu0SeesThem) {
 TEST_F(FakeTree, ProcFields) {
   const HostInfo h = query_host(sys_.string(), proc_.string());
   EXPECT_EQ(h.cpu_model, "Fake Xeon Platinum 9999");  // the first processor's
-  const std::vector<std::string> isa = {"sse2", "avx", "avx2", "fma", "avx512f", "avx512_bf16",
-                                        "amx_tile"};
+  const std::vector<std::string> isa = {"sse2",    "avx",         "avx2",    "fma",
+                                        "avx512f", "avx512_bf16", "amx_tile"};
   EXPECT_EQ(h.isa, isa);
   EXPECT_EQ(h.memory_bytes, 16384u * 1024u);
   EXPECT_DOUBLE_EQ(h.cpu_clock_hz, 2e9);  // no cpufreq: "cpu MHz"

@@ -83,7 +83,8 @@ TEST(Sampler, ConstantStreamStopsAtMinSamples) {
   // 0.0625 s each: min_time 0.5 s needs 8 samples, min_samples is 10 → stops at 10.
   Sampler sampler(StoppingRule{});
   StopReason reason = StopReason::none;
-  EXPECT_EQ(samples_until_stop(sampler, [](std::size_t) { return 0.0625; }, 0.0, 1000, &reason),
+  EXPECT_EQ(samples_until_stop(
+                sampler, [](std::size_t) { return 0.0625; }, 0.0, 1000, &reason),
             10u);
   EXPECT_EQ(reason, StopReason::converged);
   EXPECT_EQ(sampler.summary().samples, 10u);
@@ -94,7 +95,8 @@ TEST(Sampler, ConstantStreamStopsWhenMinTimeReached) {
   // 2^-5 s each: min_time 0.5 s needs 16 samples (> min_samples 10) → stops at 16, not 15.
   Sampler sampler(StoppingRule{});
   StopReason reason = StopReason::none;
-  EXPECT_EQ(samples_until_stop(sampler, [](std::size_t) { return 0.03125; }, 0.0, 1000, &reason),
+  EXPECT_EQ(samples_until_stop(
+                sampler, [](std::size_t) { return 0.03125; }, 0.0, 1000, &reason),
             16u);
   EXPECT_EQ(reason, StopReason::converged);
   EXPECT_DOUBLE_EQ(sampler.summary().total_s, 0.5);

@@ -68,10 +68,10 @@ TEST(Roofline, RidgePointH100Like) {
 
 TEST(Roofline, AttainableBothSidesOfTheRidge) {
   // Ridge at 1e15 / 4e12 = 250 flop/byte.
-  EXPECT_DOUBLE_EQ(attainable_flop_per_s(10, 1e15, 4e12), 4e13);     // memory side: I × BW
+  EXPECT_DOUBLE_EQ(attainable_flop_per_s(10, 1e15, 4e12), 4e13);  // memory side: I × BW
   EXPECT_DOUBLE_EQ(attainable_flop_per_s(249, 1e15, 4e12), 9.96e14);
-  EXPECT_DOUBLE_EQ(attainable_flop_per_s(250, 1e15, 4e12), 1e15);    // at the ridge
-  EXPECT_DOUBLE_EQ(attainable_flop_per_s(1000, 1e15, 4e12), 1e15);   // compute side: peak
+  EXPECT_DOUBLE_EQ(attainable_flop_per_s(250, 1e15, 4e12), 1e15);   // at the ridge
+  EXPECT_DOUBLE_EQ(attainable_flop_per_s(1000, 1e15, 4e12), 1e15);  // compute side: peak
   EXPECT_EQ(attainable_flop_per_s(0, 1e15, 4e12), 0.0);
 }
 
@@ -81,8 +81,8 @@ TEST(StreamTable, BabelStreamArraysAndFlop) {
     int arrays;
     int flop;
   };
-  const Expected expected[] = {{"copy", 2, 0}, {"mul", 2, 1},   {"add", 3, 1},
-                               {"triad", 3, 2}, {"dot", 2, 2},  {"nstream", 4, 3}};
+  const Expected expected[] = {{"copy", 2, 0},  {"mul", 2, 1}, {"add", 3, 1},
+                               {"triad", 3, 2}, {"dot", 2, 2}, {"nstream", 4, 3}};
   ASSERT_EQ(kStreamKernels.size(), std::size(expected));
   for (const Expected& e : expected) {
     SCOPED_TRACE(e.name);
@@ -150,11 +150,11 @@ TEST(FormulaRegistry, EveryFormulaEvaluatesWithValidArgs) {
 }
 
 TEST(FormulaRegistry, RooflineTimeHandWorked) {
-  const auto outs = evaluate_formula(find_formula("roofline-time"),
-                                     {{"flop", "1e12"},
-                                      {"bytes", "8e12"},
-                                      {"peak_flop_per_s", "1e15"},
-                                      {"bandwidth_bytes_per_s", "4e12"}});
+  const auto outs =
+      evaluate_formula(find_formula("roofline-time"), {{"flop", "1e12"},
+                                                       {"bytes", "8e12"},
+                                                       {"peak_flop_per_s", "1e15"},
+                                                       {"bandwidth_bytes_per_s", "4e12"}});
   EXPECT_DOUBLE_EQ(output(outs, "compute_time_s"), 1e-3);
   EXPECT_DOUBLE_EQ(output(outs, "memory_time_s"), 2.0);
   EXPECT_DOUBLE_EQ(output(outs, "bound_time_s"), 2.0);
@@ -164,26 +164,27 @@ TEST(FormulaRegistry, RooflineTimeHandWorked) {
 }
 
 TEST(FormulaRegistry, StreamBytesAndPeaksHandWorked) {
-  const auto stream = evaluate_formula(find_formula("stream-bytes"),
-                                       {{"kernel", "triad"}, {"elements", "1000"},
-                                        {"element_bytes", "8"}});
+  const auto stream =
+      evaluate_formula(find_formula("stream-bytes"),
+                       {{"kernel", "triad"}, {"elements", "1000"}, {"element_bytes", "8"}});
   EXPECT_DOUBLE_EQ(output(stream, "bytes_read"), 16000.0);
   EXPECT_DOUBLE_EQ(output(stream, "bytes_written"), 8000.0);
   EXPECT_DOUBLE_EQ(output(stream, "bytes"), 24000.0);
   EXPECT_DOUBLE_EQ(output(stream, "flop"), 2000.0);
 
-  const auto attainable = evaluate_formula(find_formula("attainable-flops"),
-                                           {{"intensity_flop_per_byte", "10"},
-                                            {"peak_flop_per_s", "1e15"},
-                                            {"bandwidth_bytes_per_s", "4e12"}});
+  const auto attainable =
+      evaluate_formula(find_formula("attainable-flops"), {{"intensity_flop_per_byte", "10"},
+                                                          {"peak_flop_per_s", "1e15"},
+                                                          {"bandwidth_bytes_per_s", "4e12"}});
   EXPECT_DOUBLE_EQ(output(attainable, "attainable_flop_per_s"), 4e13);
   EXPECT_DOUBLE_EQ(output(attainable, "fraction_of_peak"), 0.04);
 
   // 4096 flop/clk/SM × 132 SMs × 1.83e9 Hz = 989.42e12.
-  const auto peak = evaluate_formula(find_formula("peak-flops"),
-                                     {{"arch", "sm_90"}, {"precision", "bf16"},
-                                      {"unit", "tensor_core"}, {"sms", "132"},
-                                      {"sm_clock_hz", "1.83e9"}});
+  const auto peak = evaluate_formula(find_formula("peak-flops"), {{"arch", "sm_90"},
+                                                                  {"precision", "bf16"},
+                                                                  {"unit", "tensor_core"},
+                                                                  {"sms", "132"},
+                                                                  {"sm_clock_hz", "1.83e9"}});
   EXPECT_DOUBLE_EQ(output(peak, "flop_per_clock_per_sm"), 4096.0);
   EXPECT_DOUBLE_EQ(output(peak, "peak_flop_per_s"), 4096.0 * 132 * 1.83e9);
 
@@ -259,8 +260,9 @@ TEST(FormulaErrors, ZeroOnlyRejectedForPositiveParameters) {
 
   // arithmetic-intensity divides by bytes, so there bytes must be positive.
   const Formula ai = find_formula("arithmetic-intensity");
-  const std::string ai_msg = invalid_argument_message(
-      [&] { evaluate_formula(ai, {{"flop", "1"}, {"bytes", "0"}}); });
+  const std::string ai_msg = invalid_argument_message([&] {
+    evaluate_formula(ai, {{"flop", "1"}, {"bytes", "0"}});
+  });
   EXPECT_NE(ai_msg.find("--bytes"), std::string::npos) << ai_msg;
 }
 

@@ -61,31 +61,43 @@ std::vector<Formula> all_formulas() {
   const ParamSpec bw{"bandwidth_bytes_per_s", "memory bandwidth, bytes/s", {}, true};
   const char* roofline_src = "Williams, Waterman & Patterson, Roofline, CACM 52(4), 2009";
   return {
-      {"roofline-time", "t >= max(flop / peak, bytes / BW)", roofline_src,
-       {flop, bytes, peak, bw}, roofline_outputs},
-      {"arithmetic-intensity", "I = flop / bytes", roofline_src, {flop, bytes},
+      {"roofline-time",
+       "t >= max(flop / peak, bytes / BW)",
+       roofline_src,
+       {flop, bytes, peak, bw},
+       roofline_outputs},
+      {"arithmetic-intensity",
+       "I = flop / bytes",
+       roofline_src,
+       {flop, bytes},
        [](const FormulaArgs& a) {
          return std::vector<FormulaOutput>{
              {"intensity_flop_per_byte",
               arithmetic_intensity_flop_per_byte(a.number("flop"), a.number("bytes"))}};
        }},
-      {"ridge-point", "I* = peak / BW", roofline_src, {peak, bw},
+      {"ridge-point",
+       "I* = peak / BW",
+       roofline_src,
+       {peak, bw},
        [](const FormulaArgs& a) {
          return std::vector<FormulaOutput>{
              {"ridge_point_flop_per_byte",
               ridge_point_flop_per_byte(a.number("peak_flop_per_s"),
                                         a.number("bandwidth_bytes_per_s"))}};
        }},
-      {"attainable-flops", "P(I) = min(peak, I * BW)", roofline_src,
+      {"attainable-flops",
+       "P(I) = min(peak, I * BW)",
+       roofline_src,
        {{"intensity_flop_per_byte", "arithmetic intensity, flop/byte", {}}, peak, bw},
        [](const FormulaArgs& a) {
-         const double p = attainable_flop_per_s(a.number("intensity_flop_per_byte"),
-                                                a.number("peak_flop_per_s"),
-                                                a.number("bandwidth_bytes_per_s"));
+         const double p =
+             attainable_flop_per_s(a.number("intensity_flop_per_byte"), a.number("peak_flop_per_s"),
+                                   a.number("bandwidth_bytes_per_s"));
          return std::vector<FormulaOutput>{{"attainable_flop_per_s", p},
                                            {"fraction_of_peak", p / a.number("peak_flop_per_s")}};
        }},
-      {"stream-bytes", "bytes = arrays x elements x element size (BabelStream accounting)",
+      {"stream-bytes",
+       "bytes = arrays x elements x element size (BabelStream accounting)",
        "McCalpin, STREAM (1995); Deakin et al., BabelStream (2018)",
        {{"kernel", "STREAM kernel", stream_kernel_names()},
         {"elements", "elements per array", {}},
@@ -99,7 +111,9 @@ std::vector<Formula> all_formulas() {
                                            {"bytes", r + wr},
                                            {"flop", stream_flop(k, n)}};
        }},
-      {"peak-dram-bandwidth", "BW = 2 x memory clock x bus width / 8", "nvbench device peak",
+      {"peak-dram-bandwidth",
+       "BW = 2 x memory clock x bus width / 8",
+       "nvbench device peak",
        {{"memory_clock_hz", "memory clock, Hz", {}}, {"bus_width_bits", "bus width, bits", {}}},
        [](const FormulaArgs& a) {
          return std::vector<FormulaOutput>{
@@ -107,7 +121,8 @@ std::vector<Formula> all_formulas() {
               peak_dram_bytes_per_s(a.number("memory_clock_hz"),
                                     static_cast<int>(a.number("bus_width_bits")))}};
        }},
-      {"peak-flops", "peak = flop per clock per SM x SMs x SM clock",
+      {"peak-flops",
+       "peak = flop per clock per SM x SMs x SM clock",
        "NVIDIA architecture whitepapers (table in theory/peaks.cpp)",
        {{"arch", "compute capability", arch_names()},
         {"precision", "precision", precision_names()},
@@ -123,8 +138,8 @@ std::vector<Formula> all_formulas() {
                                    : arch.cuda_core_flop_per_clock_per_sm[p];
          return std::vector<FormulaOutput>{
              {"flop_per_clock_per_sm", per_sm},
-             {"peak_flop_per_s", peak_flop_per_s(per_sm, static_cast<int>(a.number("sms")),
-                                                 a.number("sm_clock_hz"))}};
+             {"peak_flop_per_s",
+              peak_flop_per_s(per_sm, static_cast<int>(a.number("sms")), a.number("sm_clock_hz"))}};
        }},
   };
 }

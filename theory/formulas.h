@@ -11,7 +11,7 @@
 namespace bb::theory {
 
 struct ParamSpec {
-  std::string name;                  // snake_case; on the command line as --name or --name-with-dashes
+  std::string name;  // snake_case; on the command line as --name or --name-with-dashes
   std::string help;
   std::vector<std::string> choices;  // empty: a finite number ≥ 0
   bool positive = false;             // a number that must be > 0 (a divisor)

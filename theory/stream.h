@@ -32,7 +32,8 @@ inline std::optional<StreamKernel> find_stream_kernel(std::string_view name) {
   return std::nullopt;
 }
 
-// Bytes read = arrays read × n × element size (BabelStream: copy 2 arrays in all, triad 3, nstream 4).
+// Bytes read = arrays read × n × element size (BabelStream: copy 2 arrays in all, triad 3, nstream
+// 4).
 inline double stream_bytes_read(const StreamKernel& k, double elements, double element_bytes) {
   return k.arrays_read * elements * element_bytes;
 }

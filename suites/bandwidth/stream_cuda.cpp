@@ -21,7 +21,11 @@ class TriadCuda final : public Instance {
   TriadCuda(const GpuDevice& gpu, std::size_t n)
       : n_(n),
         blocks_(gpu.sm_count * std::max(1, gpu.max_threads_per_sm / kThreads)),
-        a_(n * sizeof(T)), b_(n * sizeof(T)), c_(n * sizeof(T)), b_host_(n), c_host_(n) {
+        a_(n * sizeof(T)),
+        b_(n * sizeof(T)),
+        c_(n * sizeof(T)),
+        b_host_(n),
+        c_host_(n) {
     for (std::size_t i = 0; i < n_; ++i) {
       b_host_[i] = static_cast<T>(reference::positive_test_value(1, i));
       c_host_[i] = static_cast<T>(reference::positive_test_value(2, i));
@@ -32,7 +36,8 @@ class TriadCuda final : public Instance {
 
   Comparison validate() override {
     a_.fill_bytes(0xFF);  // poison: all-ones bytes are NaN in fp32 and fp64
-    kernels::triad_cuda(a_.as<T>(), b_.as<T>(), c_.as<T>(), scalar_, n_, blocks_, kThreads, nullptr);
+    kernels::triad_cuda(a_.as<T>(), b_.as<T>(), c_.as<T>(), scalar_, n_, blocks_, kThreads,
+                        nullptr);
     std::vector<T> out(n_), ref(n_);
     a_.download(out.data(), n_ * sizeof(T));
     reference::triad<T>(ref, b_host_, c_host_, scalar_);

@@ -1,5 +1,5 @@
-// STREAM triad on the host: OpenMP threads, vectorised, at a working set of at least 8x the last-level
-// cache, validated against the long-double reference before it is timed.
+// STREAM triad on the host: OpenMP threads, vectorised, at a working set of at least 8x the
+// last-level cache, validated against the long-double reference before it is timed.
 #include <cmath>
 #include <cstdlib>
 #include <limits>

@@ -25,7 +25,8 @@ inline std::size_t stream_elements(std::uint64_t cache_bytes, std::size_t elemen
 // Refuses sizes that would leave less than a quarter of host memory free.
 inline void check_host_memory(const HostInfo& host, std::uint64_t bytes) {
   if (host.memory_bytes > 0 && bytes > host.memory_bytes / 4 * 3)
-    throw std::runtime_error("needs " + std::to_string(bytes >> 20) + " MiB of host memory, host has " +
+    throw std::runtime_error("needs " + std::to_string(bytes >> 20) +
+                             " MiB of host memory, host has " +
                              std::to_string(host.memory_bytes >> 20) + " MiB");
 }
 

@@ -1,5 +1,5 @@
-// The harness measuring itself: a tiny L1-resident host triad whose samples are far shorter than the
-// harness's bookkeeping, so (wall time − sum of samples) / samples is the per-sample overhead.
+// The harness measuring itself: a tiny L1-resident host triad whose samples are far shorter than
+// the harness's bookkeeping, so (wall time − sum of samples) / samples is the per-sample overhead.
 #include <cstdio>
 #include <limits>
 #include <vector>
