@@ -141,6 +141,31 @@ class NoGpuPath(unittest.TestCase):
             self.assertIn(reason, skips[0]["reason"])
 
 
+class RooflineFailure(unittest.TestCase):
+    def test_faster_than_bound_fails_the_run(self):
+        """A declared bound below what was measured (1 GB/s host DRAM) must FAIL the roofline check:
+        a measurement faster than physically possible means miscounted bytes."""
+        with tempfile.TemporaryDirectory() as d:
+            out = os.path.join(d, "r.json")
+            args = ["run", "--quick", "--backend", "host", "--filter", "triad/fp32/host",
+                    "--host-peak-bw", "1e9", "--out", out]
+            r = bb(*args)
+            self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
+            doc = json.load(open(out))
+            roof = [c for c in doc["checks"] if c["name"].endswith("/roofline")]
+            self.assertEqual(len(roof), 1)
+            self.assertEqual(roof[0]["verdict"], "FAIL")
+            self.assertIn("miscounted", roof[0]["reason"])
+            self.assertLess(roof[0]["measured"], roof[0]["predicted"])
+            self.assertIn("FAIL bandwidth/triad/fp32/host/roofline", r.stdout)
+            entry = doc["benchmarks"][0]
+            self.assertGreater(entry["pct_of_peak_bandwidth"], 100)
+            # --no-fail keeps the exit code at 0 and the verdict in the file.
+            r = bb(*args, "--no-fail")
+            self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+            self.assertIn("FAIL", [c["verdict"] for c in json.load(open(out))["checks"]])
+
+
 class Interrupted(unittest.TestCase):
     def test_sigterm_leaves_valid_file(self):
         """SIGTERM during the second case: the file holds the first case and says incomplete."""

@@ -10,6 +10,7 @@ set(_cli_tests
   UsageErrors.test_theory_unknown_parameter
   Theory.test_roofline_json Theory.test_list_formulas Theory.test_peak_flops_h100
   NoGpuPath.test_info_says_why NoGpuPath.test_cuda_backend_skips_with_reason
+  RooflineFailure.test_faster_than_bound_fails_the_run
   Interrupted.test_sigterm_leaves_valid_file)
 foreach(t IN LISTS _cli_tests)
   add_test(NAME cli.${t}
