@@ -61,6 +61,9 @@ struct GpuStatus {
 // Never throws: every failure becomes `usable = false` with the reason.
 GpuStatus query_gpus();
 
+// Makes `device` current for this thread, so that a case's allocations land on it.
+void set_current_gpu(const GpuDevice& device);
+
 // One case's GPU resources: its device, a stream, two events, and the L2-flush buffer.
 class GpuSession {
  public:

@@ -11,6 +11,8 @@ GpuStatus query_gpus() {
   return s;
 }
 
+void set_current_gpu(const GpuDevice&) { throw std::runtime_error("built without CUDA: no GPU"); }
+
 struct GpuSession::Impl {};
 
 GpuSession::GpuSession(const GpuDevice&, bool) {

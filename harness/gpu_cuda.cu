@@ -99,6 +99,10 @@ GpuStatus query_gpus() {
   return s;
 }
 
+void set_current_gpu(const GpuDevice& device) {
+  check_cuda(cudaSetDevice(device.index), "cudaSetDevice");
+}
+
 struct GpuSession::Impl {
   int device = 0;
   cudaStream_t stream = nullptr;

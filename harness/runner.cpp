@@ -65,6 +65,7 @@ void run_one(benchmark::State& st, RunState& rs, const SelectedCase& sel) {
   const GpuDevice* gpu =
       sel.item->backend == Backend::cuda ? &rs.env.gpus.devices.at(rs.opts.device) : nullptr;
   try {
+    if (gpu) set_current_gpu(*gpu);
     const CaseContext ctx{rs.env.host, gpu, rs.opts.quick};
     Prepared p = sel.item->prepare(ctx);
     rec.params = p.params;
