@@ -5,7 +5,7 @@
 #   bundle/bin/  boundbench, gpu_test, theory_test, harness_test (RUNPATH $ORIGIN/../lib)
 #   bundle/lib/  the non-CUDA, non-glibc shared libraries they need (libstdc++, libgomp, libbenchmark…)
 #   bundle/ci/   gpu_run.sh, validate_results.py, torch_peer.py;  bundle/results/schema.json
-# CUDA's own libraries (cudart, cuBLAS, NCCL) are not carried: they come from the GPU machine.
+# CUDA's own libraries (cudart, cuBLAS, cuBLASLt) are not carried: they come from the GPU machine.
 # Usage: ci/bundle.sh [BUNDLE_DIR]   (default: bundle/)
 set -euo pipefail
 cd "$(dirname "$0")/.."

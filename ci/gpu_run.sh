@@ -45,6 +45,12 @@ step() {  # step NAME COMMAND...: runs it, logs it, records failure
 
 step info "$bin/boundbench" info
 "$bin/boundbench" info --json >"$out/info.json" 2>>"$log"
+# On a GPU runner "no usable GPU" is a failure, not a skip: otherwise every GPU test skips and passes.
+step gpu_usable python3 -c 'import json, sys
+g = json.load(open(sys.argv[1]))["gpus"]
+print("GPU usable:", g["usable"], g["reason"], [d["name"] for d in g["devices"]])
+sys.exit(0 if g["usable"] else 1)' "$out/info.json"
+# --gtest_fail_if_no_test_run is not in GoogleTest 1.12; GTEST_SKIP is caught by gpu_usable above.
 step gpu_test "$tests/gpu_test" --gtest_output=xml:"$out/gpu_test.xml"
 step unit_tests sh -c "'$tests/theory_test' && '$tests/harness_test'"
 if command -v compute-sanitizer >/dev/null; then
@@ -57,6 +63,11 @@ step run "$bin/boundbench" run --out "$out/run.json" --summary "$out/run.md"
 if python3 -c "import torch; assert torch.cuda.is_available()" 2>/dev/null; then
   step torch_peer python3 "$here/torch_peer.py" "$out/torch_peer.json"
 fi
+step cuda_cases_ran python3 -c 'import json, sys
+b = [e for e in json.load(open(sys.argv[1]))["benchmarks"] if e.get("backend") == "cuda"]
+ok = [e for e in b if e["run_type"] == "iteration" and not e.get("error_occurred")]
+print(len(ok), "CUDA cases measured:", [e["name"] for e in ok])
+sys.exit(0 if ok and len(ok) == len([e for e in b if e["run_type"] == "iteration"]) else 1)' "$out/run.json"
 if [[ -f $here/validate_results.py ]]; then
   step validate python3 "$here/validate_results.py" "$out/run.json" --require-complete --min-benchmarks 1 --schema-optional
 fi

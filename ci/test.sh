@@ -6,7 +6,11 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash ci/setup.sh
 preset=host
-if [[ -x /usr/local/cuda/bin/nvcc ]] || command -v nvcc >/dev/null; then preset=ci; fi
+if [[ -x /usr/local/cuda/bin/nvcc ]] || command -v nvcc >/dev/null; then
+  preset=ci
+else
+  echo "test: WARNING: no CUDA toolkit (nvcc) found: building and testing host-only (preset host)"
+fi
 preset=${BOUNDBENCH_PRESET:-$preset}
 echo "test: preset $preset"
 cmake --preset "$preset" >/dev/null

@@ -93,21 +93,23 @@ int cmd_info(bool json) {
     return kExitOk;
   }
   const HostInfo& h = env.host;
-  std::printf("host: %s, %d CPUs, %.2f GHz, %.1f GiB\n", h.cpu_model.c_str(), h.logical_cpus,
-              h.cpu_clock_hz / 1e9, static_cast<double>(h.memory_bytes) / (1u << 30));
+  std::printf("host: %s, %d CPUs (%d cores), %.2f GHz, %.1f GiB\n", h.cpu_model.c_str(),
+              h.logical_cpus, h.physical_cores, h.cpu_clock_hz / 1e9,
+              static_cast<double>(h.memory_bytes) / (1u << 30));
   for (const auto& c : h.caches)
     std::printf("  L%d %-11s %8.0f KiB, shared by %d CPUs\n", c.level, c.type.c_str(),
                 static_cast<double>(c.size_bytes) / 1024, c.shared_by_cpus);
   std::string isa;
   for (const auto& f : h.isa) isa += " " + f;
   std::printf(
-      "  ISA:%s\n  peak fp64 (estimate: %d lanes x 2 FMA units x 2 flop x CPUs x clock): "
+      "  ISA:%s\n  peak fp64 (estimate: %d lanes x 2 FMA units x 2 flop x cores x clock): "
       "%.1f GFLOP/s\n",
       isa.c_str(), h.fp64_simd_lanes(), h.peak_fp64_flop_per_s_estimate() / 1e9);
   const GpuStatus& g = env.gpus;
-  std::printf("CUDA: runtime %d, driver %d, cuBLAS %s, NCCL %s\n", g.runtime_version,
+  std::printf("CUDA: runtime %d, driver %d, cuBLAS %s, cuBLASLt %s, NCCL %s\n", g.runtime_version,
               g.driver_version, g.cublas_version.empty() ? "-" : g.cublas_version.c_str(),
-              g.nccl_version.empty() ? "-" : g.nccl_version.c_str());
+              g.cublaslt_version.empty() ? "-" : g.cublaslt_version.c_str(),
+              g.nccl_version.empty() ? "not found" : g.nccl_version.c_str());
   if (!g.usable) std::printf("GPU: none usable: %s\n", g.reason.c_str());
   for (const auto& d : g.devices) {
     std::printf("GPU %d: %s (%s), %d SMs at %.0f MHz, %.1f GiB, L2 %.1f MiB\n", d.index,
@@ -227,14 +229,16 @@ int cli_main(int argc, char** argv) {
     if (opts.summary_path.empty())
       opts.summary_path = std::filesystem::path(opts.out_path).replace_extension(".md").string();
     opts.command_line = join_args(argc, argv);
+    if (std::filesystem::path(opts.summary_path).lexically_normal() ==
+        std::filesystem::path(opts.out_path).lexically_normal())
+      return usage_error("--summary and --out name the same file (" + opts.out_path + ")", "run");
     ensure_writable(opts.out_path);
     ensure_writable(opts.summary_path);
     const Environment env = discover();
     const Selection selection = select_cases(suites, opts, env);
     if (!env.gpus.usable)
       std::printf("GPU: none usable (%s); the CUDA backend is skipped\n", env.gpus.reason.c_str());
-    if (selection.run.empty() && selection.skipped.empty())
-      return usage_error("no case matches the selection", "run");
+    if (selection.matched == 0) return usage_error("no case matches the selection", "run");
     const RunOutcome out = run_cases(selection, opts, env);
     std::printf("results: %s\nsummary: %s\n", opts.out_path.c_str(), opts.summary_path.c_str());
     return out.failed() && !no_fail ? kExitCheckFailed : kExitOk;

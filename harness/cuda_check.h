@@ -4,7 +4,6 @@
 
 #include <cublas_api.h>
 #include <cuda_runtime_api.h>
-#include <nccl.h>
 
 #include <source_location>
 #include <stdexcept>
@@ -35,13 +34,6 @@ inline void check_cublas(cublasStatus_t status, std::string_view call,
   if (status == CUBLAS_STATUS_SUCCESS) return;
   throw std::runtime_error(where(loc) + ": " + std::string(call) + ": " +
                            cublasGetStatusString(status));
-}
-
-inline void check_nccl(ncclResult_t status, std::string_view call,
-                       std::source_location loc = std::source_location::current()) {
-  if (status == ncclSuccess) return;
-  throw std::runtime_error(where(loc) + ": " + std::string(call) + ": " +
-                           ncclGetErrorString(status));
 }
 
 }  // namespace bb

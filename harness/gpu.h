@@ -54,7 +54,8 @@ struct GpuStatus {
   bool usable = false;
   std::string reason;  // why no GPU is usable: "CUDA driver version is insufficient…", …
   int driver_version = 0, runtime_version = 0;  // CUDA's integer form, e.g. 13000
-  std::string cublas_version, nccl_version;
+  std::string cublas_version, cublaslt_version;
+  std::string nccl_version;  // from libnccl.so.2 when it can be loaded; empty otherwise
   std::vector<GpuDevice> devices;
 };
 

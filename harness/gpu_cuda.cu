@@ -1,5 +1,7 @@
 // The GPU side of the harness with CUDA: device discovery, timed samples, L2 flush, SM clock.
+#include <cublasLt.h>
 #include <cublas_v2.h>
+#include <dlfcn.h>
 
 #include <cstdint>
 #include <string>
@@ -60,6 +62,36 @@ __global__ void sm_clock_kernel(std::uint64_t spin_ns, std::uint64_t* cycles_and
   cycles_and_ns[1] = t1 - t0;
 }
 
+// NCCL's version without linking NCCL (it is not part of the toolkit, and only the collectives
+// need it): ncclGetVersion from libnccl.so.2 if the loader finds one.
+std::string nccl_version() {
+  void* lib = dlopen("libnccl.so.2", RTLD_LAZY | RTLD_LOCAL);
+  if (!lib) return "";
+  using get_version_fn = int (*)(int*);
+  std::string v;
+  if (auto* get = reinterpret_cast<get_version_fn>(dlsym(lib, "ncclGetVersion"))) {
+    int code = 0;
+    if (get(&code) == 0) v = version_string(code / 10000, code / 100 % 100, code % 100);
+  }
+  dlclose(lib);
+  return v;
+}
+
+// The L2 flush: read an L2-sized buffer. Reading (rather than nvbench's cudaMemsetAsync) leaves
+// clean lines behind, so no write-backs of the flush leak into the timed region. The buffer is
+// zeroed once, so `acc` is 0 and the store never happens; the compiler cannot know that and keeps
+// the loads.
+__global__ void l2_flush_kernel(const int4* __restrict__ buf, std::size_t n, int* sink) {
+  int acc = 0;
+  const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
+  for (std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
+       i += stride) {
+    const int4 v = buf[i];
+    acc ^= v.x ^ v.y ^ v.z ^ v.w;
+  }
+  if (acc == 0x5A5A5A5A) *sink = acc;
+}
+
 }  // namespace
 
 GpuStatus query_gpus() {
@@ -72,9 +104,10 @@ GpuStatus query_gpus() {
       cublasGetProperty(MINOR_VERSION, &minor) == CUBLAS_STATUS_SUCCESS &&
       cublasGetProperty(PATCH_LEVEL, &patch) == CUBLAS_STATUS_SUCCESS)
     s.cublas_version = version_string(major, minor, patch);
-  int nccl = 0;
-  if (ncclGetVersion(&nccl) == ncclSuccess)
-    s.nccl_version = version_string(nccl / 10000, nccl / 100 % 100, nccl % 100);
+  const std::size_t lt = cublasLtGetVersion();  // e.g. 130100
+  s.cublaslt_version = version_string(static_cast<int>(lt / 10000),
+                                      static_cast<int>(lt / 100 % 100), static_cast<int>(lt % 100));
+  s.nccl_version = nccl_version();
 
   int count = 0;
   const cudaError_t err = cudaGetDeviceCount(&count);
@@ -107,9 +140,9 @@ struct GpuSession::Impl {
   int device = 0;
   cudaStream_t stream = nullptr;
   cudaEvent_t start = nullptr, stop = nullptr;
-  DeviceBuffer flush;  // one L2-sized buffer, reused for every sample
+  DeviceBuffer flush;  // one L2-sized buffer, zeroed once, read before every sample
   DeviceBuffer clock_out;
-  unsigned char flush_value = 0;
+  int flush_blocks = 0;
 };
 
 GpuSession::GpuSession(const GpuDevice& device, bool flush_l2) : impl_(std::make_unique<Impl>()) {
@@ -118,7 +151,11 @@ GpuSession::GpuSession(const GpuDevice& device, bool flush_l2) : impl_(std::make
   check_cuda(cudaStreamCreateWithFlags(&impl_->stream, cudaStreamNonBlocking), "cudaStreamCreate");
   check_cuda(cudaEventCreate(&impl_->start), "cudaEventCreate");
   check_cuda(cudaEventCreate(&impl_->stop), "cudaEventCreate");
-  if (flush_l2 && device.l2_bytes > 0) impl_->flush = DeviceBuffer(device.l2_bytes);
+  if (flush_l2 && device.l2_bytes > 0) {
+    impl_->flush = DeviceBuffer(device.l2_bytes / sizeof(int4) * sizeof(int4));
+    impl_->flush.fill_bytes(0);
+    impl_->flush_blocks = device.sm_count * 4;
+  }
   impl_->clock_out = DeviceBuffer(2 * sizeof(std::uint64_t));
 }
 
@@ -135,9 +172,11 @@ gpu_stream GpuSession::stream() const { return impl_->stream; }
 
 double GpuSession::time_sample_s(const std::function<void(gpu_stream)>& enqueue) {
   Impl& s = *impl_;
-  if (s.flush.bytes() > 0)
-    check_cuda(cudaMemsetAsync(s.flush.get(), ++s.flush_value, s.flush.bytes(), s.stream),
-               "cudaMemsetAsync (L2 flush)");
+  if (s.flush.bytes() > 0) {
+    l2_flush_kernel<<<s.flush_blocks, 256, 0, s.stream>>>(
+        s.flush.as<int4>(), s.flush.bytes() / sizeof(int4), s.clock_out.as<int>());
+    check_launch("l2_flush_kernel");
+  }
   check_cuda(cudaEventRecord(s.start, s.stream), "cudaEventRecord");
   enqueue(s.stream);
   check_launch("the case's kernels");

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 namespace bb {
@@ -94,9 +95,10 @@ int HostInfo::fp64_simd_lanes() const {
   return 2;
 }
 
-// peak ≈ lanes × FMA units (2) × 2 flop per FMA × CPUs × clock
+// peak ≈ lanes × FMA units (2) × 2 flop per FMA × cores × clock
 double HostInfo::peak_fp64_flop_per_s_estimate() const {
-  return fp64_simd_lanes() * 2.0 * 2.0 * logical_cpus * cpu_clock_hz;
+  const int cores = physical_cores > 0 ? physical_cores : logical_cpus;
+  return fp64_simd_lanes() * 2.0 * 2.0 * cores * cpu_clock_hz;
 }
 
 HostInfo query_host(const std::string& sysfs_cpu_root, const std::string& proc_root) {
@@ -105,9 +107,16 @@ HostInfo query_host(const std::string& sysfs_cpu_root, const std::string& proc_r
   h.cpu_model = proc_field(cpuinfo, "model name");
   cpu_set_t set;
   CPU_ZERO(&set);
-  h.logical_cpus = sched_getaffinity(0, sizeof set, &set) == 0
-                       ? CPU_COUNT(&set)
-                       : static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN));
+  const bool have_set = sched_getaffinity(0, sizeof set, &set) == 0;
+  h.logical_cpus = have_set ? CPU_COUNT(&set) : static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN));
+  std::set<std::pair<std::string, std::string>> cores;
+  for (int cpu = 0; have_set && cpu < CPU_SETSIZE; ++cpu) {
+    if (!CPU_ISSET(cpu, &set)) continue;
+    const std::string topo = sysfs_cpu_root + "/cpu" + std::to_string(cpu) + "/topology/";
+    const std::string core = read_first_line(topo + "core_id");
+    if (!core.empty()) cores.emplace(read_first_line(topo + "physical_package_id"), core);
+  }
+  h.physical_cores = static_cast<int>(cores.size());
 
   for (int i = 0;; ++i) {
     const std::string dir = sysfs_cpu_root + "/cpu0/cache/index" + std::to_string(i);

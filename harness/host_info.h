@@ -17,6 +17,7 @@ struct CacheInfo {
 struct HostInfo {
   std::string cpu_model;
   int logical_cpus = 0;           // CPUs this process may run on
+  int physical_cores = 0;         // distinct (package, core) among them; 0 if sysfs has no topology
   std::vector<CacheInfo> caches;  // as cpu0 sees them
   std::vector<std::string> isa;   // "avx2", "avx512f", "avx512_bf16", "amx_tile", …
   std::uint64_t memory_bytes = 0;
@@ -26,7 +27,8 @@ struct HostInfo {
   std::uint64_t last_level_cache_bytes() const;  // largest data/unified cache, 0 if unknown
   bool has(const std::string& feature) const;
   int fp64_simd_lanes() const;  // 8 with AVX-512, 4 with AVX2, 2 with SSE2
-  // Estimate: lanes × 2 FMA units × 2 flop × CPUs × clock. The FMA-unit count is an assumption
+  // Estimate: lanes × 2 FMA units × 2 flop × cores × clock (physical cores: SMT siblings share
+  // the FMA units; logical CPUs where the topology is unknown). The FMA-unit count is an assumption
   // (two on server cores since Skylake-SP and on Zen 4/5); stated as an estimate wherever shown.
   double peak_fp64_flop_per_s_estimate() const;
 };

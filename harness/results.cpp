@@ -35,18 +35,19 @@ nlohmann::json to_json(const HostInfo& h) {
                       {"type", c.type},
                       {"size_bytes", c.size_bytes},
                       {"shared_by_cpus", c.shared_by_cpus}});
-  return {
-      {"cpu_model", h.cpu_model},
-      {"logical_cpus", h.logical_cpus},
-      {"caches", caches},
-      {"last_level_cache_bytes", h.last_level_cache_bytes()},
-      {"isa", h.isa},
-      {"memory_bytes", h.memory_bytes},
-      {"cpu_clock_hz", h.cpu_clock_hz},
-      {"hostname", h.hostname},
-      {"peak_fp64_flop_per_s_estimate", h.peak_fp64_flop_per_s_estimate()},
-      {"peak_estimate_basis", std::to_string(h.fp64_simd_lanes()) +
-                                  " fp64 lanes x 2 FMA units (assumed) x 2 flop x CPUs x clock"}};
+  return {{"cpu_model", h.cpu_model},
+          {"logical_cpus", h.logical_cpus},
+          {"physical_cores", h.physical_cores},
+          {"caches", caches},
+          {"last_level_cache_bytes", h.last_level_cache_bytes()},
+          {"isa", h.isa},
+          {"memory_bytes", h.memory_bytes},
+          {"cpu_clock_hz", h.cpu_clock_hz},
+          {"hostname", h.hostname},
+          {"peak_fp64_flop_per_s_estimate", h.peak_fp64_flop_per_s_estimate()},
+          {"peak_estimate_basis",
+           std::to_string(h.fp64_simd_lanes()) +
+               " fp64 lanes x 2 FMA units (assumed) x 2 flop x physical cores x clock"}};
 }
 
 nlohmann::json to_json(const GpuDevice& d) {
@@ -85,6 +86,7 @@ nlohmann::json to_json(const GpuStatus& s) {
           {"driver_version", s.driver_version},
           {"runtime_version", s.runtime_version},
           {"cublas_version", s.cublas_version},
+          {"cublaslt_version", s.cublaslt_version},
           {"nccl_version", s.nccl_version},
           {"devices", devices}};
 }
@@ -127,11 +129,15 @@ void write_file_atomically(const std::string& path, const std::string& content) 
 void ensure_writable(const std::string& path) {
   namespace fs = std::filesystem;
   const fs::path p(path);
-  if (fs::is_directory(p)) throw std::invalid_argument("cannot write " + path + ": is a directory");
+  std::error_code ec;  // the non-throwing overloads: a permission error is bad input, not a crash
+  if (fs::is_directory(p, ec))
+    throw std::invalid_argument("cannot write " + path + ": is a directory");
   const fs::path dir = p.has_parent_path() ? p.parent_path() : fs::path(".");
-  if (!fs::is_directory(dir))
+  if (!fs::is_directory(dir, ec))
     throw std::invalid_argument("cannot write " + path + ": directory " + dir.string() +
-                                " does not exist");
+                                (ec && ec != std::errc::no_such_file_or_directory
+                                     ? " cannot be read: " + ec.message()
+                                     : " does not exist"));
   if (::access(dir.c_str(), W_OK) != 0)
     throw std::invalid_argument("cannot write " + path + ": " + std::strerror(errno));
 }

@@ -264,6 +264,7 @@ Selection select_cases(const std::vector<Suite>& suites, const RunOptions& opts,
       const std::string full = s.name + "/" + c.name;
       if (opts.backend && *opts.backend != c.backend) continue;
       if (!std::regex_search(full, filter)) continue;
+      ++sel.matched;
       if (c.backend == Backend::cuda && !env.gpus.usable) {
         ++cuda_left_out;
         continue;

@@ -42,6 +42,7 @@ struct SelectedCase {
 };
 
 struct Selection {
+  std::size_t matched = 0;  // cases the suites/backend/filter select, runnable here or not
   std::vector<SelectedCase> run;
   std::vector<Check> skipped;  // one SKIP per backend or case left out, with the reason
 };

@@ -50,6 +50,14 @@ class UsageErrors(unittest.TestCase):
         self.assert_usage_error(["run", "--backend", "host", "--filter", "^no-such-case$"],
                                 "no case matches")
 
+    def test_filter_matches_nothing_any_backend(self):
+        # Without a GPU the CUDA backend is skipped; a mistyped filter must still be an error.
+        self.assert_usage_error(["run", "--filter", "^no-such-case$"], "no case matches")
+
+    def test_summary_same_as_out(self):
+        with tempfile.TemporaryDirectory() as d:
+            self.assert_usage_error(["run", "--out", os.path.join(d, "x.md")], "same file")
+
     def test_unwritable_out(self):
         self.assert_usage_error(["run", "--out", "/nonexistent-dir/x.json"], "does not exist")
 

@@ -69,8 +69,9 @@ TEST(RooflineCheck, ComputeBoundWithUnknownBandwidth) {
   w.flop = 2e12;
   Bounds b;
   b.peak_flop_per_s = 1e15;
+  // Meeting a partial bound proves little: SKIP, saying what is missing; beating it still fails.
   const Check pass = roofline_check("s", "c", w, b, fastest(2e-3), 0.05);
-  EXPECT_EQ(pass.verdict, Verdict::pass) << pass.reason;
+  EXPECT_EQ(pass.verdict, Verdict::skip) << pass.reason;
   EXPECT_DOUBLE_EQ(pass.predicted, 2e-3);
   EXPECT_TRUE(contains(pass.reason, "compute-bound")) << pass.reason;
   EXPECT_TRUE(contains(pass.reason, "bandwidth unknown")) << pass.reason;

@@ -2,7 +2,10 @@
 #include "harness/host_info.h"
 
 #include <gtest/gtest.h>
+#include <sched.h>
+
 #include <stdlib.h>
+#include <set>
 
 #include <filesystem>
 #include <fstream>
@@ -157,6 +160,25 @@ TEST_F(FakeTree, MissingTreeLeavesDefaults) {
   EXPECT_EQ(h.cpu_clock_hz, 0.0);
   EXPECT_EQ(h.last_level_cache_bytes(), 0u);
   EXPECT_EQ(h.fp64_simd_lanes(), 2);
+}
+
+// SMT siblings (two CPUs per core_id) count once; the peak estimate uses cores, not CPUs.
+TEST_F(FakeTree, PhysicalCoresFromTopology) {
+  cpu_set_t allowed;
+  CPU_ZERO(&allowed);
+  ASSERT_EQ(sched_getaffinity(0, sizeof allowed, &allowed), 0);
+  std::set<int> expected_cores;
+  for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu) {
+    if (!CPU_ISSET(cpu, &allowed)) continue;
+    const fs::path topo = sys_ / ("cpu" + std::to_string(cpu)) / "topology";
+    write(topo / "core_id", std::to_string(cpu / 2) + "\n");
+    write(topo / "physical_package_id", "0\n");
+    expected_cores.insert(cpu / 2);
+  }
+  const HostInfo h = query_host(sys_.string(), proc_.string());
+  EXPECT_EQ(h.physical_cores, static_cast<int>(expected_cores.size()));
+  EXPECT_DOUBLE_EQ(h.peak_fp64_flop_per_s_estimate(),
+                   8 * 2.0 * 2.0 * static_cast<double>(expected_cores.size()) * 2.0e9);
 }
 
 TEST_F(FakeTree, CacheEnumerationStopsAtFirstGap) {
