@@ -131,7 +131,10 @@ Check roofline_check(const std::string& suite, const std::string& name, const Wo
                100 * t.bound_s / s.min_s) +
       (t.memory_bound ? "; memory-bound, BW from " + bounds.bandwidth_source : "; compute-bound") +
       (need_bw && !have_bw
-           ? "; partial bound: peak bandwidth unknown (host: pass --host-peak-bw BYTES_PER_S)"
+           ? work.memory_level != "dram"
+                 ? "; partial bound: no bandwidth bound for memory level '" + work.memory_level +
+                       "'"
+                 : "; partial bound: peak bandwidth unknown (host: pass --host-peak-bw BYTES_PER_S)"
            : "") +
       (need_peak && !have_peak ? "; partial bound: peak FLOP/s unknown" : "") +
       (ok ? "" : "; faster than physically possible: bytes or flop miscounted");
