@@ -76,11 +76,17 @@ int cmd_theory(const std::string& formula_name, const std::vector<std::string>& 
     j["inputs"] = nlohmann::json::object();
     for (const auto& [k, v] : raw) j["inputs"][k] = v;
     j["outputs"] = nlohmann::json::object();
-    for (const auto& o : outputs) j["outputs"][o.name] = o.value;
+    for (const auto& o : outputs)
+      j["outputs"][o.name] = o.text.empty() ? nlohmann::json(o.value) : nlohmann::json(o.text);
     std::cout << j.dump(2) << "\n";
   } else {
     std::printf("%s: %s\n", f.name.c_str(), f.law.c_str());
-    for (const auto& o : outputs) std::printf("  %-36s %.6g\n", o.name.c_str(), o.value);
+    for (const auto& o : outputs) {
+      if (o.text.empty())
+        std::printf("  %-36s %.6g\n", o.name.c_str(), o.value);
+      else
+        std::printf("  %-36s %s\n", o.name.c_str(), o.text.c_str());
+    }
   }
   return kExitOk;
 }

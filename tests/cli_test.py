@@ -84,6 +84,18 @@ class UsageErrors(unittest.TestCase):
         self.assert_usage_error(["theory", "ridge-point", "--peak-flop-per-s", "1e15"],
                                 "missing --bandwidth_bytes_per_s")
 
+    def test_occupancy_threads_above_limit(self):
+        self.assert_usage_error(["theory", "occupancy", "--arch", "sm_90", "--threads", "2048",
+                                 "--regs", "32"], "1024 threads per block")
+
+    def test_occupancy_smem_above_optin(self):
+        self.assert_usage_error(["theory", "occupancy", "--arch", "sm_90", "--threads", "256",
+                                 "--regs", "32", "--smem", "300KiB"], "227 KiB opt-in")
+
+    def test_occupancy_unknown_arch(self):
+        self.assert_usage_error(["theory", "occupancy", "--arch", "sm_99", "--threads", "256",
+                                 "--regs", "32"], "'sm_99' is not one of")
+
     def test_theory_unknown_parameter(self):
         self.assert_usage_error(["theory", "ridge-point", "--peak-flop-per-s", "1e15",
                                  "--bandwidth-bytes-per-s", "1e12", "--colour", "red"],
@@ -101,6 +113,15 @@ class Theory(unittest.TestCase):
         self.assertAlmostEqual(out["bound_time_s"], 2e-3)
         self.assertEqual(out["is_memory_bound"], 1)
         self.assertAlmostEqual(out["ridge_point_flop_per_byte"], 250)
+
+    def test_occupancy_example(self):
+        r = bb("theory", "occupancy", "--arch", "sm_90", "--threads", "256", "--regs", "64",
+               "--smem", "48KiB", "--json")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        out = json.loads(r.stdout)["outputs"]
+        self.assertEqual(out["blocks_per_sm"], 4)
+        self.assertEqual(out["occupancy_fraction"], 0.5)
+        self.assertEqual(out["binding_limit"], "registers+shared_memory")
 
     def test_list_formulas(self):
         r = bb("theory")

@@ -8,7 +8,9 @@ set(_cli_tests
   UsageErrors.test_out_is_directory UsageErrors.test_unknown_subcommand
   UsageErrors.test_unknown_formula UsageErrors.test_theory_malformed_value
   UsageErrors.test_theory_negative_value UsageErrors.test_theory_missing_value
-  UsageErrors.test_theory_unknown_parameter
+  UsageErrors.test_theory_unknown_parameter UsageErrors.test_occupancy_threads_above_limit
+  UsageErrors.test_occupancy_smem_above_optin UsageErrors.test_occupancy_unknown_arch
+  Theory.test_occupancy_example
   Theory.test_roofline_json Theory.test_list_formulas Theory.test_peak_flops_h100
   NoGpuPath.test_info_says_why NoGpuPath.test_cuda_backend_skips_with_reason
   RooflineFailure.test_faster_than_bound_fails_the_run

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "theory/occupancy.h"
 #include "theory/peaks.h"
 #include "theory/roofline.h"
 #include "theory/stream.h"
@@ -52,6 +53,44 @@ std::vector<FormulaOutput> roofline_outputs(const FormulaArgs& a) {
           {"ridge_point_flop_per_byte", ridge_point_flop_per_byte(peak, bw)}};
 }
 
+std::vector<std::string> occupancy_arch_names() {
+  std::vector<std::string> names;
+  for (const auto& s : sm_limits_table()) names.push_back(s.arch());
+  return names;
+}
+
+FormulaOutput limit_output(const std::string& name, int blocks) {
+  if (blocks == INT_MAX) return {name, 0, "unlimited"};
+  return {name, static_cast<double>(blocks), ""};
+}
+
+std::vector<FormulaOutput> occupancy_outputs(const FormulaArgs& a) {
+  const SmLimits& sm = sm_limits_for(a.choice("arch"));
+  KernelResources k;
+  k.threads_per_block = static_cast<int>(a.number("threads"));
+  k.registers_per_thread = static_cast<int>(a.number("regs"));
+  k.dynamic_shared_bytes = static_cast<std::size_t>(a.number("smem"));
+  // More than the default 48 KiB per block needs the opt-in; the kernel is assumed to have it.
+  if (k.dynamic_shared_bytes > sm.shared_per_block_bytes)
+    k.max_dynamic_shared_bytes = k.dynamic_shared_bytes;
+  k.barriers = static_cast<int>(a.number("barriers"));
+  check_launchable(sm, k);
+  const Occupancy o = occupancy(sm, k, static_cast<int>(a.number("carveout_percent")));
+  return {{"blocks_per_sm", static_cast<double>(o.blocks_per_sm), ""},
+          {"active_warps_per_sm", static_cast<double>(o.active_warps_per_sm), ""},
+          {"max_warps_per_sm", static_cast<double>(sm.max_warps_per_sm()), ""},
+          {"occupancy_fraction", o.occupancy, ""},
+          {"binding_limit", 0, limiting_factor_names(o.limiting)},
+          limit_output("blocks_by_warps", o.by_warps),
+          limit_output("blocks_by_registers", o.by_registers),
+          limit_output("blocks_by_shared_memory", o.by_shared_memory),
+          limit_output("blocks_by_block_slots", o.by_blocks),
+          limit_output("blocks_by_barriers", o.by_barriers),
+          {"registers_per_block", static_cast<double>(o.registers_per_block), ""},
+          {"shared_per_block_bytes", static_cast<double>(o.shared_per_block_bytes), ""},
+          {"shared_per_sm_bytes", static_cast<double>(o.shared_per_sm_bytes), ""}};
+}
+
 }  // namespace
 
 std::vector<Formula> all_formulas() {
@@ -60,7 +99,72 @@ std::vector<Formula> all_formulas() {
   const ParamSpec peak{"peak_flop_per_s", "peak compute rate, flop/s", {}, true};
   const ParamSpec bw{"bandwidth_bytes_per_s", "memory bandwidth, bytes/s", {}, true};
   const char* roofline_src = "Williams, Waterman & Patterson, Roofline, CACM 52(4), 2009";
+  auto count = [](std::string name, std::string help, bool positive, std::string def = "") {
+    return ParamSpec{std::move(name), std::move(help), {}, positive, true, std::move(def)};
+  };
   return {
+      {"occupancy",
+       "blocks/SM = min(warps, registers, shared memory, block slots, barriers limits)",
+       "CUDA C++ Programming Guide 13.0 (compute capabilities); checked against cuda_occupancy.h",
+       {{"arch", "compute capability", occupancy_arch_names()},
+        count("threads", "threads per block", true),
+        count("regs", "registers per thread", false),
+        {"smem", "shared memory per block, bytes (48KiB, 100000, ...)", {}, false, false, "0"},
+        count("barriers", "named barriers per block", false, "1"),
+        {"carveout_percent",
+         "preferred shared-memory carveout, % of the maximum",
+         {},
+         false,
+         false,
+         "100"}},
+       occupancy_outputs},
+      {"littles-law",
+       "bytes in flight = bandwidth x latency",
+       "Little, Operations Research 9(3), 1961; Volkov, Understanding Latency Hiding on GPUs, 2016",
+       {bw,
+        {"latency_s", "memory latency, s", {}, true},
+        {"bytes_per_request",
+         "bytes one request (e.g. one warp's load) brings",
+         {},
+         true,
+         false,
+         "512"}},
+       [](const FormulaArgs& a) {
+         const double in_flight =
+             bytes_in_flight(a.number("bandwidth_bytes_per_s"), a.number("latency_s"));
+         return std::vector<FormulaOutput>{
+             {"bytes_in_flight", in_flight, ""},
+             {"requests_in_flight", in_flight / a.number("bytes_per_request"), ""}};
+       }},
+      {"waves",
+       "waves = ceil(blocks / (SMs x blocks per SM)); time ~ waves",
+       "CUDA C++ Best Practices Guide, Occupancy (tail effect)",
+       {count("blocks", "blocks in the grid", true),
+        count("sms", "streaming multiprocessors", true),
+        count("blocks_per_sm", "resident blocks per SM", true)},
+       [](const FormulaArgs& a) {
+         const auto blocks = static_cast<long long>(a.number("blocks"));
+         const auto sms = static_cast<long long>(a.number("sms"));
+         const auto per_sm = static_cast<long long>(a.number("blocks_per_sm"));
+         const long long per_wave = sms * per_sm;
+         const long long w = waves(blocks, sms, per_sm);
+         return std::vector<FormulaOutput>{
+             {"waves", static_cast<double>(w), ""},
+             {"blocks_per_wave", static_cast<double>(per_wave), ""},
+             {"last_wave_fill_fraction",
+              static_cast<double>(blocks - (w - 1) * per_wave) / static_cast<double>(per_wave), ""},
+             {"efficiency_fraction",
+              static_cast<double>(blocks) / static_cast<double>(w * per_wave), ""}};
+       }},
+      {"bank-conflicts",
+       "ways = gcd(stride in 4-byte words, 32); passes = ways",
+       "CUDA C++ Programming Guide, Shared Memory (32 banks of 4 bytes)",
+       {count("stride_words", "distance between consecutive threads' words", false)},
+       [](const FormulaArgs& a) {
+         const int ways = bank_conflict_ways(static_cast<long long>(a.number("stride_words")));
+         return std::vector<FormulaOutput>{{"conflict_ways", static_cast<double>(ways), ""},
+                                           {"passes", static_cast<double>(ways), ""}};
+       }},
       {"roofline-time",
        "t >= max(flop / peak, bytes / BW)",
        roofline_src,
@@ -144,6 +248,26 @@ std::vector<Formula> all_formulas() {
   };
 }
 
+double parse_quantity(const std::string& text) {
+  double v = 0;
+  const char* first = text.data();
+  const char* last = text.data() + text.size();
+  const auto [end, ec] = std::from_chars(first, last, v);
+  if (text.empty() || ec != std::errc())
+    throw std::invalid_argument("'" + text + "' is not a number");
+  const std::string suffix(end, last);
+  if (suffix.empty()) return v;
+  static constexpr std::pair<const char*, double> kSuffixes[] = {
+      {"Ki", 0x1p10},  {"KiB", 0x1p10}, {"Mi", 0x1p20},  {"MiB", 0x1p20}, {"Gi", 0x1p30},
+      {"GiB", 0x1p30}, {"Ti", 0x1p40},  {"TiB", 0x1p40}, {"k", 1e3},      {"K", 1e3},
+      {"M", 1e6},      {"G", 1e9},      {"T", 1e12}};
+  for (const auto& [name, scale] : kSuffixes)
+    if (suffix == name) return v * scale;
+  if (suffix == "KB" || suffix == "kB" || suffix == "MB" || suffix == "GB" || suffix == "TB")
+    throw std::invalid_argument("'" + text + "' is ambiguous: write KiB (1024) or k (1000)");
+  throw std::invalid_argument("'" + text + "' is not a number (suffixes: Ki, Mi, Gi, k, M, G, T)");
+}
+
 Formula find_formula(std::string_view name) {
   std::string known;
   for (auto& f : all_formulas()) {
@@ -168,9 +292,9 @@ std::vector<FormulaOutput> evaluate_formula(const Formula& f,
   FormulaArgs args;
   for (const auto& p : f.params) {
     const auto it = raw_args.find(p.name);
-    if (it == raw_args.end())
+    if (it == raw_args.end() && p.default_value.empty())
       throw std::invalid_argument("missing --" + p.name + " (" + p.help + ") for " + f.name);
-    const std::string& text = it->second;
+    const std::string& text = it == raw_args.end() ? p.default_value : it->second;
     if (!p.choices.empty()) {
       bool valid = false;
       std::string options;
@@ -184,12 +308,16 @@ std::vector<FormulaOutput> evaluate_formula(const Formula& f,
       continue;
     }
     double v = 0;
-    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-    if (ec != std::errc() || end != text.data() + text.size() || text.empty())
-      throw std::invalid_argument("--" + p.name + ": '" + text + "' is not a number");
+    try {
+      v = parse_quantity(text);
+    } catch (const std::invalid_argument& e) {
+      throw std::invalid_argument("--" + p.name + ": " + e.what());
+    }
     if (!std::isfinite(v) || v < 0 || (p.positive && v == 0))
       throw std::invalid_argument("--" + p.name + ": " + text + " must be finite and " +
                                   (p.positive ? "> 0" : ">= 0"));
+    if (p.integer && v != std::floor(v))
+      throw std::invalid_argument("--" + p.name + ": " + text + " must be a whole number");
     args.numbers[p.name] = v;
   }
   return f.evaluate(args);

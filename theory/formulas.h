@@ -15,12 +15,20 @@ struct ParamSpec {
   std::string help;
   std::vector<std::string> choices;  // empty: a finite number ≥ 0
   bool positive = false;             // a number that must be > 0 (a divisor)
+  bool integer = false;              // a whole number (a count)
+  std::string default_value;         // empty: required
 };
 
 struct FormulaOutput {
   std::string name;  // carries its unit: "bound_time_s"
   double value = 0;
+  std::string text;  // set for a textual output (e.g. the binding limit); `value` is then unused
 };
+
+// Parses a number with an optional unit suffix: binary Ki/Mi/Gi/Ti (optionally followed by B) or
+// decimal k/M/G/T; "48KiB" = 49152, "4.8T" = 4.8e12. "KB", "MB", "GB" are refused as ambiguous.
+// Throws std::invalid_argument (without the parameter's name) when malformed.
+double parse_quantity(const std::string& text);
 
 // Named, validated arguments: numbers for numeric parameters, the text for choice parameters.
 struct FormulaArgs {
