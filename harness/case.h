@@ -64,6 +64,9 @@ class Instance {
   virtual Comparison validate() = 0;
   // One sample's work. Host cases run it; CUDA cases enqueue it on `stream` (timed with events).
   virtual void run(gpu_stream stream) = 0;
+  // What the case observed besides time (e.g. co-resident blocks per SM), read after measuring;
+  // written to the results as the entry's "observations" and handed to the suite's checks.
+  virtual nlohmann::json observations() { return nlohmann::json::object(); }
 };
 
 struct Prepared {
@@ -88,10 +91,23 @@ struct Case {
   std::function<std::vector<Check>(const Prepared&, const Measurement&)> extra_checks;
 };
 
+// One measured case, as a suite's own checks see it (e.g. to fit time against a parameter).
+struct CaseResult {
+  std::string name;  // the case's name within its suite
+  Backend backend = Backend::host;
+  nlohmann::json params;
+  nlohmann::json observations;
+  Work work;
+  Summary summary;
+};
+
 struct Suite {
   std::string name;
   std::string description;
   std::vector<Case> cases;
+  // Checks over all of the suite's measured cases (fits, step positions, …), made after the last
+  // one ran; not called when none was measured.
+  std::function<std::vector<Check>(const std::vector<CaseResult>&)> suite_checks;
 };
 
 }  // namespace bb

@@ -22,6 +22,7 @@ using json = nlohmann::json;
 // One repetition of one case, as the benchmark function leaves it for the reporter.
 struct Record {
   json params;
+  json observations;
   Work work;
   Measurement m;
   Bounds bounds;
@@ -41,6 +42,7 @@ struct RunState {
   std::vector<SummaryRow> rows;
   std::vector<Check> checks;
   std::map<std::string, std::vector<double>> cpu_per_sample;  // by case, one per repetition
+  std::map<const Suite*, std::vector<CaseResult>> results;    // measured cases, for suite checks
   RunOutcome outcome;
 };
 
@@ -86,6 +88,7 @@ void run_one(benchmark::State& st, RunState& rs, const SelectedCase& sel) {
       rec.checks.push_back(roofline_check(suite, name, p.work, rec.bounds, rec.m.summary,
                                           rs.opts.roofline_tolerance));
       if (gpu) rec.checks.push_back(clock_check(suite, name, rec.m));
+      rec.observations = p.instance->observations();
       if (sel.item->extra_checks)
         for (auto& c : sel.item->extra_checks(p, rec.m)) rec.checks.push_back(std::move(c));
     }
@@ -143,6 +146,7 @@ json benchmark_entry(const benchmark::BenchmarkReporter::Run& run, const Selecte
       run.GetAdjustedCPUTime() / static_cast<double>(std::max<std::size_t>(s.samples, 1));
   e["iterations"] = s.samples;
   e["params"] = rec->params;
+  if (!rec->observations.empty()) e["observations"] = rec->observations;
   e["bytes_read"] = rec->work.bytes_read;
   e["bytes_written"] = rec->work.bytes_written;
   e["bytes"] = rec->work.bytes();
@@ -217,6 +221,9 @@ class Reporter : public benchmark::BenchmarkReporter {
       if (!rec) continue;
       ++rs_.outcome.cases;
       if (!rec->error.empty()) ++rs_.outcome.case_errors;
+      if (rec->error.empty() && !run.error_occurred)
+        rs_.results[sel.suite].push_back({sel.item->name, sel.item->backend, rec->params,
+                                          rec->observations, rec->work, rec->m.summary});
       for (const auto& c : rec->checks) checks.push_back(c);
       rs_.rows.push_back(summary_row(entries.back(), rec->checks));
       print_case_line(rs_.rows.back());
@@ -320,6 +327,24 @@ RunOutcome run_cases(const Selection& selection, const RunOptions& opts, const E
   Reporter reporter(rs, file);
   if (!selection.run.empty()) benchmark::RunSpecifiedBenchmarks(&reporter);
   benchmark::ClearRegisteredBenchmarks();
+
+  for (const auto& [suite, results] : rs.results) {
+    if (!suite->suite_checks || results.empty()) continue;
+    std::vector<Check> checks;
+    try {
+      checks = suite->suite_checks(results);
+    } catch (const std::exception& e) {
+      Check k;
+      k.suite = suite->name;
+      k.name = "suite_checks";
+      k.law = "the suite's checks over its measured cases run without error";
+      k.verdict = Verdict::fail;
+      k.reason = e.what();
+      checks.push_back(k);
+    }
+    for (const auto& c : checks) rs.checks.push_back(c);
+    file.add({}, checks);
+  }
 
   for (const auto& c : rs.checks) {
     rs.outcome.checks_pass += c.verdict == Verdict::pass;

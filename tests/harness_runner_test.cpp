@@ -1,0 +1,96 @@
+// The runner end to end on a synthetic suite: observations reach the results file, and the suite's
+// own checks run over its measured cases.
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <vector>
+
+#include "harness/runner.h"
+
+namespace bb {
+namespace {
+
+class Counting final : public Instance {
+ public:
+  explicit Counting(int factor) : factor_(factor) {}
+  Comparison validate() override {
+    std::vector<double> out = {1.0 * factor_, 2.0 * factor_}, ref = out;
+    return compare<double, double>(out, ref, Tolerance{0, 0});
+  }
+  void run(gpu_stream) override { ++runs_; }
+  nlohmann::json observations() override { return {{"factor", factor_}, {"runs", runs_}}; }
+
+ private:
+  int factor_;
+  long runs_ = 0;
+};
+
+Case counting_case(int factor) {
+  return {"count/" + std::to_string(factor), Backend::host,
+          [factor](const CaseContext&) {
+            Prepared p;
+            p.instance = std::make_unique<Counting>(factor);
+            p.params = {{"factor", factor}};
+            return p;
+          },
+          nullptr};
+}
+
+TEST(Runner, ObservationsAndSuiteChecks) {
+  char tmpl[] = "/tmp/bb_runner_XXXXXX";
+  ASSERT_NE(mkdtemp(tmpl), nullptr);
+  const std::filesystem::path dir = tmpl;
+
+  Suite suite{"synthetic", "test suite", {counting_case(2), counting_case(3)}, nullptr};
+  std::vector<std::string> seen;
+  suite.suite_checks = [&](const std::vector<CaseResult>& results) {
+    Check k;
+    k.suite = "synthetic";
+    k.name = "factors";
+    k.law = "the suite sees every measured case with its observations";
+    double sum = 0;
+    for (const auto& r : results) {
+      seen.push_back(r.name);
+      sum += r.observations.at("factor").get<double>();
+    }
+    k.measured = sum;
+    k.predicted = 5;
+    k.verdict = sum == 5 ? Verdict::pass : Verdict::fail;
+    return std::vector<Check>{k};
+  };
+  const std::vector<Suite> suites = {suite};
+
+  RunOptions opts;
+  opts.rule.min_samples = 3;
+  opts.rule.min_time_s = 0;
+  opts.rule.timeout_s = 0.01;
+  opts.out_path = (dir / "r.json").string();
+  Environment env{query_host(), GpuStatus{}};
+  env.gpus.reason = "test: no GPU";
+  opts.backend = Backend::host;
+  const Selection sel = select_cases(suites, opts, env);
+  ASSERT_EQ(sel.run.size(), 2u);
+  const RunOutcome out = run_cases(sel, opts, env);
+  EXPECT_EQ(out.cases, 2);
+  EXPECT_FALSE(out.failed());
+  EXPECT_EQ(seen, (std::vector<std::string>{"count/2", "count/3"}));
+
+  std::ifstream in(opts.out_path);
+  const auto doc = nlohmann::json::parse(in);
+  EXPECT_TRUE(doc["context"]["boundbench"]["complete"].get<bool>());
+  ASSERT_EQ(doc["benchmarks"].size(), 2u);
+  EXPECT_EQ(doc["benchmarks"][0]["observations"]["factor"], 2);
+  // warm-up + samples, each one run() of the instance
+  EXPECT_GE(doc["benchmarks"][0]["observations"]["runs"].get<long>(), 4);
+  bool found = false;
+  for (const auto& c : doc["checks"])
+    found = found || (c["name"] == "factors" && c["verdict"] == "PASS" && c["measured"] == 5);
+  EXPECT_TRUE(found) << doc["checks"].dump(2);
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace bb
