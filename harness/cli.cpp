@@ -139,7 +139,8 @@ int cmd_info(bool json) {
 
 int cmd_list(const std::vector<Suite>& suites) {
   for (const auto& s : suites) {
-    std::printf("%s: %s\n", s.name.c_str(), s.description.c_str());
+    std::printf("%s: %s%s\n", s.name.c_str(), s.description.c_str(),
+                s.suite_checks ? " [+ checks over all its cases]" : "");
     for (const auto& c : s.cases)
       std::printf("  %s/%s  [%s]  checks: validate, roofline%s%s\n", s.name.c_str(), c.name.c_str(),
                   backend_name(c.backend).c_str(), c.backend == Backend::cuda ? ", clock" : "",

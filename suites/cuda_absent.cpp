@@ -4,5 +4,6 @@
 namespace bb::suites {
 
 std::vector<Case> stream_cuda_cases() { return {}; }
+std::vector<Case> occupancy_cuda_cases() { return {}; }
 
 }  // namespace bb::suites

@@ -1,5 +1,7 @@
 #include "suites/suites.h"
 
+#include "suites/occupancy/occupancy_suite.h"
+
 namespace bb::suites {
 namespace {
 
@@ -14,6 +16,10 @@ std::vector<Suite> all_suites() {
   return {
       {"bandwidth", "memory hierarchy: STREAM kernels against the DRAM roofline",
        join(stream_host_cases(), stream_cuda_cases())},
+      {"occupancy",
+       "GPU occupancy: model vs CUDA's calculator vs measured co-residency; waves, divergence, "
+       "bank conflicts",
+       occupancy_cuda_cases(), occupancy_suite_checks},
       {"harness", "the measurement engine itself: per-sample overhead", harness_host_cases()},
   };
 }

@@ -14,5 +14,6 @@ std::vector<Suite> all_suites();
 std::vector<Case> stream_host_cases();
 std::vector<Case> stream_cuda_cases();
 std::vector<Case> harness_host_cases();
+std::vector<Case> occupancy_cuda_cases();
 
 }  // namespace bb::suites

@@ -3,7 +3,13 @@
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <vector>
+
+#include "harness/compare.h"
 #include "harness/gpu.h"
+#include "kernels/occupancy.h"
+#include "reference/occupancy.h"
 #include "theory/occupancy.h"
 
 namespace bb {
@@ -26,6 +32,84 @@ TEST(GpuOccupancy, TableMatchesTheDevice) {
   EXPECT_EQ(sm->shared_per_block_bytes, p.sharedMemPerBlock);
   EXPECT_EQ(sm->shared_per_block_optin_bytes, p.sharedMemPerBlockOptin);
   EXPECT_EQ(sm->reserved_shared_per_block_bytes, p.reservedSharedMemPerBlock);
+}
+
+class GpuKernels : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    status_ = query_gpus();
+    if (!status_.usable) GTEST_SKIP() << "no usable GPU: " << status_.reason;
+  }
+  GpuStatus status_;
+};
+
+// Runs a float kernel on a NaN-poisoned buffer and compares each thread with its lane's reference.
+template <class Launch, class Reference>
+Comparison run_float(int blocks, int threads, Launch launch, Reference reference) {
+  const std::size_t n = static_cast<std::size_t>(blocks) * threads;
+  DeviceBuffer buf(n * sizeof(float));
+  buf.fill_bytes(0xFF);
+  launch(buf.as<float>(), blocks, threads);
+  EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  std::vector<float> out(n), ref(n);
+  buf.download(out.data(), n * sizeof(float));
+  for (std::size_t i = 0; i < n; ++i) ref[i] = reference(static_cast<int>(i & 31));
+  return compare<float, float>(out, ref, Tolerance{0, 0});
+}
+
+TEST_F(GpuKernels, DivergenceMatchesReferenceBitExactly) {
+  for (int paths : {1, 3, 32}) {
+    const Comparison c = run_float(
+        3, 96,
+        [&](float* out, int b, int t) {
+          kernels::divergence_launch(out, paths, 100, b, t, nullptr);
+        },
+        [&](int lane) { return reference::divergence_lane(lane, paths, 100); });
+    EXPECT_TRUE(c.ok()) << "paths=" << paths << ": " << c.describe();
+  }
+}
+
+TEST_F(GpuKernels, BankConflictSumsMatchReferenceBitExactly) {
+  for (int stride : {1, 7, 32, 33}) {
+    const Comparison c = run_float(
+        3, 96,
+        [&](float* out, int b, int t) {
+          kernels::bank_conflict_launch(out, stride, 400, b, t, nullptr);
+        },
+        [&](int lane) { return reference::bank_lane(lane, stride, 400); });
+    EXPECT_TRUE(c.ok()) << "stride=" << stride << ": " << c.describe();
+  }
+}
+
+TEST_F(GpuKernels, ResidencyRecordsEveryBlockAndCooperativeLimit) {
+  const GpuDevice& gpu = status_.devices.at(0);
+  const int blocks = 2 * gpu.sm_count + 3;
+  // The runtime's own calculator gives the cooperative limit; the buffer holds one block more.
+  const int per_sm = kernels::residency_api_blocks_per_sm(kernels::ResidencyKernel::light, 64, 0);
+  ASSERT_GT(per_sm, 0);
+  const int limit = per_sm * gpu.sm_count;
+  DeviceBuffer rec_buf(static_cast<std::size_t>(std::max(blocks, limit + 1)) *
+                       sizeof(kernels::BlockRecord));
+  rec_buf.fill_bytes(0xFF);
+  kernels::residency_launch(kernels::ResidencyKernel::light, rec_buf.as<kernels::BlockRecord>(),
+                            blocks, 64, 0, 2000, nullptr);
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  std::vector<kernels::BlockRecord> rec(static_cast<std::size_t>(blocks));
+  rec_buf.download(rec.data(), rec.size() * sizeof(kernels::BlockRecord));
+  for (int i = 0; i < blocks; ++i) {
+    EXPECT_EQ(rec[i].block, static_cast<std::uint32_t>(i));
+    EXPECT_LT(rec[i].smid, static_cast<std::uint32_t>(gpu.sm_count));
+    EXPECT_GE(rec[i].end_ns, rec[i].start_ns + 2000);
+  }
+  // A cooperative launch agrees with the calculator: the limit fits, one block more does not.
+  EXPECT_EQ(
+      kernels::residency_cooperative_launch(kernels::ResidencyKernel::light,
+                                            rec_buf.as<kernels::BlockRecord>(), limit, 64, 0, 1000),
+      "");
+  EXPECT_EQ(kernels::residency_cooperative_launch(kernels::ResidencyKernel::light,
+                                                  rec_buf.as<kernels::BlockRecord>(), limit + 1, 64,
+                                                  0, 1000),
+            "cudaErrorCooperativeLaunchTooLarge");
 }
 
 }  // namespace

@@ -1,0 +1,31 @@
+// CPU references for the occupancy suite's kernels: the same arithmetic in the same order, so
+// results are bit-exact (explicit fmaf; sums of small integers are exact in fp32).
+#pragma once
+
+#include <cmath>
+#include <cstddef>
+
+namespace bb::reference {
+
+// Divergence kernel: lane l runs path l % paths, `iters` FMAs x = x·0.9999 + 1e-4·(path + 1).
+inline float divergence_lane(int lane, int paths, int iters) {
+  float x = 1.0f + static_cast<float>(lane) * 1e-3f;
+  const int path = lane % paths;
+  const float c = 1e-4f * static_cast<float>(path + 1);
+  for (int i = 0; i < iters; ++i) x = std::fmaf(x, 0.9999f, c);
+  return x;
+}
+
+// Shared-memory word j holds (7j mod 13).
+inline float bank_word(int j) { return static_cast<float>((j * 7) % 13); }
+
+// Bank-conflict kernel: four interleaved partial sums of words (lane·stride + i) mod 1024.
+inline float bank_lane(int lane, int stride_words, int iters) {
+  float a[4] = {0, 0, 0, 0};
+  const int base = lane * stride_words;
+  for (int i = 0; i < iters; i += 4)
+    for (int u = 0; u < 4; ++u) a[u] += bank_word((base + i + u) & 1023);
+  return (a[0] + a[1]) + (a[2] + a[3]);
+}
+
+}  // namespace bb::reference

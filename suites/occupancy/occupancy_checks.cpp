@@ -1,0 +1,123 @@
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <string>
+
+#include "harness/fit.h"
+#include "suites/occupancy/occupancy_suite.h"
+#include "theory/occupancy.h"
+
+namespace bb::suites {
+namespace {
+
+bool starts_with(const std::string& s, const char* prefix) { return s.rfind(prefix, 0) == 0; }
+
+Check check(const std::string& name, const std::string& law, double predicted, double measured,
+            double tolerance, bool ok, const std::string& reason) {
+  Check k;
+  k.suite = "occupancy";
+  k.name = name;
+  k.law = law;
+  k.predicted = predicted;
+  k.measured = measured;
+  k.tolerance = tolerance;
+  k.verdict = ok ? Verdict::pass : Verdict::fail;
+  k.reason = reason;
+  return k;
+}
+
+std::string fit_text(const LinearFit& f, const char* unit) {
+  char buf[160];
+  std::snprintf(buf, sizeof buf, "slope %.4g s per %s, intercept %.4g s, R^2 %.4f over %zu points",
+                f.slope, unit, f.intercept, f.r2, f.points);
+  return buf;
+}
+
+void waves_checks(const std::vector<CaseResult>& results, std::vector<Check>& out) {
+  const CaseResult* full = nullptr;
+  for (const auto& r : results)
+    if (r.name == "waves/full") full = &r;
+  if (!full) return;
+  for (const auto& r : results) {
+    if (!starts_with(r.name, "waves/")) continue;
+    const auto blocks = r.params.at("blocks").get<long long>();
+    const auto per_wave = r.params.at("blocks_per_wave").get<long long>();
+    const long long predicted = theory::waves(blocks, per_wave, 1);
+    const double ratio = r.summary.median_s / full->summary.median_s;
+    const double measured = std::round(ratio);
+    char reason[160];
+    std::snprintf(reason, sizeof reason, "%lld blocks, %lld per wave: t/t(one wave) = %.3f", blocks,
+                  per_wave, ratio);
+    out.push_back(check(r.name + "/waves",
+                        "round(t(N) / t(one wave)) == ceil(N / (SMs x blocks/SM))",
+                        static_cast<double>(predicted), measured, 0,
+                        measured == static_cast<double>(predicted), reason));
+  }
+}
+
+void linear_checks(const std::vector<CaseResult>& results, std::vector<Check>& out) {
+  std::vector<double> paths, t_paths, ways, t_ways;
+  double t_stride1 = 0, t_padded = 0;
+  for (const auto& r : results) {
+    if (starts_with(r.name, "divergence/")) {
+      paths.push_back(r.params.at("paths").get<double>());
+      t_paths.push_back(r.summary.median_s);
+    }
+    if (starts_with(r.name, "bank_conflicts/")) {
+      const int stride = r.params.at("stride_words").get<int>();
+      if (stride == 1) t_stride1 = r.summary.median_s;
+      if (stride == 33) {
+        t_padded = r.summary.median_s;
+        continue;  // the padded fix is checked against stride 1, not fitted
+      }
+      ways.push_back(r.params.at("conflict_ways").get<double>());
+      t_ways.push_back(r.summary.median_s);
+    }
+  }
+  if (paths.size() >= 3) {
+    const LinearFit f = linear_fit(paths, t_paths);
+    out.push_back(check("divergence/linear", "t(k paths) = a + b k with R^2 >= 0.95, b > 0", 0.95,
+                        f.r2, 0, f.r2 >= 0.95 && f.slope > 0, fit_text(f, "path")));
+  }
+  if (ways.size() >= 3) {
+    const LinearFit f = linear_fit(ways, t_ways);
+    out.push_back(check("bank_conflicts/linear",
+                        "t(k-way conflict) = a + b k with R^2 >= 0.95, b > 0", 0.95, f.r2, 0,
+                        f.r2 >= 0.95 && f.slope > 0, fit_text(f, "way")));
+  }
+  if (t_stride1 > 0 && t_padded > 0) {
+    const double ratio = t_padded / t_stride1;
+    char reason[96];
+    std::snprintf(reason, sizeof reason, "t(stride 33) / t(stride 1) = %.3f", ratio);
+    out.push_back(check("bank_conflicts/padded",
+                        "padding to stride 33 removes the conflict: t <= 1.25 t(1)", 1.0, ratio,
+                        0.25, ratio <= 1.25, reason));
+  }
+}
+
+}  // namespace
+
+int max_co_resident(const std::vector<kernels::BlockRecord>& records) {
+  std::map<std::uint32_t, std::vector<std::pair<std::uint64_t, int>>> events;  // by SM
+  for (const auto& r : records) {
+    events[r.smid].push_back({r.start_ns, +1});
+    events[r.smid].push_back({r.end_ns, -1});
+  }
+  int best = 0;
+  for (auto& [sm, ev] : events) {
+    std::sort(ev.begin(), ev.end());  // at equal times an end (-1) sorts before a start (+1)
+    int now = 0;
+    for (const auto& [t, d] : ev) best = std::max(best, now += d);
+  }
+  return best;
+}
+
+std::vector<Check> occupancy_suite_checks(const std::vector<CaseResult>& results) {
+  std::vector<Check> out;
+  waves_checks(results, out);
+  linear_checks(results, out);
+  return out;
+}
+
+}  // namespace bb::suites

@@ -1,0 +1,286 @@
+// Occupancy on the GPU: co-resident blocks per SM measured (each block records %smid and
+// %globaltimer) against the model and cudaOccupancyMaxActiveBlocksPerMultiprocessor, cooperative
+// launches at and past the limit, waves, divergence and bank conflicts. CUDA builds only.
+#include <algorithm>
+#include <map>
+#include <vector>
+
+#include "harness/gpu.h"
+#include "kernels/occupancy.h"
+#include "reference/occupancy.h"
+#include "suites/occupancy/occupancy_suite.h"
+#include "suites/suites.h"
+#include "theory/occupancy.h"
+
+namespace bb::suites {
+namespace {
+
+using kernels::BlockRecord;
+using kernels::ResidencyKernel;
+
+constexpr std::size_t kDefaultSharedLimit = 48 * 1024;
+
+const theory::SmLimits& sm_limits_of(const GpuDevice& gpu) {
+  const theory::SmLimits* sm = theory::find_sm_limits(gpu.cc_major, gpu.cc_minor);
+  if (!sm) throw std::runtime_error(gpu.arch() + " is not in the occupancy table");
+  return *sm;
+}
+
+// Blocks that hold their SM for spin_ns; by default two waves' worth, so every SM fills up.
+class Residency final : public Instance {
+ public:
+  Residency(const GpuDevice& gpu, ResidencyKernel kernel, int threads, std::size_t dynamic_shared,
+            int blocks, std::uint64_t spin_ns, bool cooperative)
+      : gpu_(gpu),
+        kernel_(kernel),
+        threads_(threads),
+        dynamic_(dynamic_shared),
+        spin_ns_(spin_ns),
+        cooperative_(cooperative) {
+    if (dynamic_ > kDefaultSharedLimit) kernels::residency_allow_dynamic_shared(kernel_, dynamic_);
+    attributes_ = kernels::residency_attributes(kernel_);
+    theory::KernelResources k;
+    k.threads_per_block = threads_;
+    k.registers_per_thread = attributes_.registers;
+    k.static_shared_bytes = attributes_.static_shared_bytes;
+    k.dynamic_shared_bytes = dynamic_;
+    k.max_dynamic_shared_bytes = dynamic_ > kDefaultSharedLimit ? dynamic_ : 0;
+    model_ = theory::occupancy(sm_limits_of(gpu_), k);
+    api_ = kernels::residency_api_blocks_per_sm(kernel_, threads_, dynamic_);
+    blocks_ = blocks > 0 ? blocks : 2 * gpu_.sm_count * std::max({model_.blocks_per_sm, api_, 1});
+    records_ = DeviceBuffer(static_cast<std::size_t>(blocks_) * sizeof(BlockRecord));
+  }
+
+  Comparison validate() override {
+    records_.fill_bytes(0xFF);  // poison: block ids of ~0 never match
+    run(nullptr);
+    std::vector<BlockRecord> rec(static_cast<std::size_t>(blocks_));
+    records_.download(rec.data(), rec.size() * sizeof(BlockRecord));
+    std::vector<double> out(rec.size()), ref(rec.size());
+    for (std::size_t i = 0; i < rec.size(); ++i) {
+      const bool sane = rec[i].smid < static_cast<std::uint32_t>(gpu_.sm_count) &&
+                        rec[i].end_ns >= rec[i].start_ns + spin_ns_;
+      out[i] = sane ? rec[i].block : -1.0;
+      ref[i] = static_cast<double>(i);
+    }
+    measured_ = max_co_resident(rec);
+    if (cooperative_) {
+      const int limit = model_.blocks_per_sm * gpu_.sm_count;
+      at_limit_ = kernels::residency_cooperative_launch(kernel_, records_.as<BlockRecord>(), limit,
+                                                        threads_, dynamic_, spin_ns_);
+      over_limit_ = kernels::residency_cooperative_launch(kernel_, records_.as<BlockRecord>(),
+                                                          limit + 1, threads_, dynamic_, spin_ns_);
+    }
+    return compare<double, double>(out, ref, Tolerance{0, 0});
+  }
+
+  void run(gpu_stream s) override {
+    kernels::residency_launch(kernel_, records_.as<BlockRecord>(), blocks_, threads_, dynamic_,
+                              spin_ns_, s);
+  }
+
+  nlohmann::json observations() override {
+    nlohmann::json j = {{"model_blocks_per_sm", model_.blocks_per_sm},
+                        {"model_binding_limit", theory::limiting_factor_names(model_.limiting)},
+                        {"api_blocks_per_sm", api_},
+                        {"measured_max_blocks_per_sm", measured_},
+                        {"registers_per_thread", attributes_.registers},
+                        {"static_shared_bytes", attributes_.static_shared_bytes},
+                        {"blocks_per_wave", model_.blocks_per_sm * gpu_.sm_count},
+                        {"grid_blocks", blocks_}};
+    if (cooperative_) {
+      j["cooperative_at_limit"] = at_limit_.empty() ? "success" : at_limit_;
+      j["cooperative_over_limit"] = over_limit_.empty() ? "success" : over_limit_;
+    }
+    return j;
+  }
+
+ private:
+  const GpuDevice& gpu_;
+  ResidencyKernel kernel_;
+  int threads_;
+  std::size_t dynamic_;
+  std::uint64_t spin_ns_;
+  bool cooperative_;
+  kernels::KernelAttributes attributes_;
+  theory::Occupancy model_;
+  int api_ = 0, blocks_ = 0, measured_ = 0;
+  std::string at_limit_, over_limit_;
+  DeviceBuffer records_;
+};
+
+Check observed_check(const std::string& name, const std::string& law, double predicted,
+                     double measured, const std::string& detail) {
+  Check k;
+  k.suite = "occupancy";
+  k.name = name;
+  k.law = law;
+  k.predicted = predicted;
+  k.measured = measured;
+  k.tolerance = 0;
+  k.verdict = predicted == measured ? Verdict::pass : Verdict::fail;
+  k.reason = detail;
+  return k;
+}
+
+Case residency_case(const std::string& label, ResidencyKernel kernel, int threads,
+                    std::size_t dynamic_shared) {
+  const std::string name = "residency/" + label;
+  return {name, Backend::cuda,
+          [=](const CaseContext& ctx) {
+            Prepared p;
+            p.instance = std::make_unique<Residency>(*ctx.gpu, kernel, threads, dynamic_shared, 0,
+                                                     100'000, true);
+            p.params = {{"kernel", kernel == ResidencyKernel::light ? "light" : "heavy"},
+                        {"threads_per_block", threads},
+                        {"dynamic_shared_bytes", dynamic_shared},
+                        {"spin_ns", 100'000}};
+            return p;
+          },
+          [name](const Prepared& p, const Measurement&) {
+            const nlohmann::json o = p.instance->observations();
+            const double model = o["model_blocks_per_sm"], api = o["api_blocks_per_sm"];
+            const double measured = o["measured_max_blocks_per_sm"];
+            const std::string binding = o["model_binding_limit"];
+            std::vector<Check> checks = {
+                observed_check(name + "/model_vs_cuda_api",
+                               "model blocks/SM == cudaOccupancyMaxActiveBlocksPerMultiprocessor",
+                               model, api, "bound by " + binding),
+                observed_check(name + "/measured", "measured max co-resident blocks/SM == model",
+                               model, measured, "from each block's %smid and %globaltimer")};
+            const std::string at = o["cooperative_at_limit"], over = o["cooperative_over_limit"];
+            checks.push_back(observed_check(
+                name + "/cooperative",
+                "cooperative launch of model x SMs blocks succeeds, one more fails", 1,
+                at == "success" && over == "cudaErrorCooperativeLaunchTooLarge" ? 1 : 0,
+                "at the limit: " + at + "; one block more: " + over));
+            return checks;
+          }};
+}
+
+// Waves: the light kernel at 256 threads, each block spinning 50 us, at grid sizes around
+// multiples of one wave (SMs x blocks per SM).
+Case waves_case(const std::string& label, double waves_times, int plus) {
+  return {"waves/" + label, Backend::cuda,
+          [=](const CaseContext& ctx) {
+            const GpuDevice& gpu = *ctx.gpu;
+            // One wave = SMs x the model's blocks per SM for this kernel and block size.
+            Residency probe(gpu, ResidencyKernel::light, 256, 0, 1, 0, false);
+            const int per_wave = probe.observations()["blocks_per_wave"];
+            const int blocks = std::max(1, static_cast<int>(waves_times * per_wave) + plus);
+            Prepared p;
+            p.instance = std::make_unique<Residency>(gpu, ResidencyKernel::light, 256, 0, blocks,
+                                                     kWavesSpinNs, false);
+            p.params = {{"blocks", blocks},
+                        {"blocks_per_wave", per_wave},
+                        {"threads_per_block", 256},
+                        {"spin_ns", kWavesSpinNs}};
+            return p;
+          },
+          nullptr};
+}
+
+template <class Launch, class Reference>
+class FloatKernel final : public Instance {
+ public:
+  FloatKernel(int blocks, int threads, Launch launch, Reference reference)
+      : n_(static_cast<std::size_t>(blocks) * threads),
+        blocks_(blocks),
+        threads_(threads),
+        launch_(launch),
+        reference_(reference),
+        out_(n_ * sizeof(float)) {}
+  Comparison validate() override {
+    out_.fill_bytes(0xFF);  // NaN poison
+    run(nullptr);
+    std::vector<float> out(n_), ref(n_);
+    out_.download(out.data(), n_ * sizeof(float));
+    for (std::size_t i = 0; i < n_; ++i) ref[i] = reference_(static_cast<int>(i & 31));
+    return compare<float, float>(out, ref, Tolerance{0, 0});  // same operations: bit-exact
+  }
+  void run(gpu_stream s) override { launch_(out_.as<float>(), blocks_, threads_, s); }
+
+ private:
+  std::size_t n_;
+  int blocks_, threads_;
+  Launch launch_;
+  Reference reference_;
+  DeviceBuffer out_;
+};
+
+template <class Launch, class Reference>
+std::unique_ptr<Instance> float_kernel(int blocks, int threads, Launch l, Reference r) {
+  return std::make_unique<FloatKernel<Launch, Reference>>(blocks, threads, l, r);
+}
+
+Case divergence_case(int paths) {
+  return {"divergence/paths=" + std::to_string(paths), Backend::cuda,
+          [paths](const CaseContext& ctx) {
+            const int blocks = ctx.gpu->sm_count * 8, threads = 256;
+            Prepared p;
+            p.instance = float_kernel(
+                blocks, threads,
+                [paths](float* out, int b, int t, gpu_stream s) {
+                  kernels::divergence_launch(out, paths, kDivergenceIters, b, t, s);
+                },
+                [paths](int lane) {
+                  return reference::divergence_lane(lane, paths, kDivergenceIters);
+                });
+            p.work.flop = 2.0 * kDivergenceIters * blocks * threads;  // useful FMAs only
+            p.work.precision = theory::Precision::fp32;
+            p.work.memory_level = "registers";
+            p.params = {{"paths", paths},
+                        {"iters", kDivergenceIters},
+                        {"blocks", blocks},
+                        {"threads_per_block", threads}};
+            return p;
+          },
+          nullptr};
+}
+
+Case bank_case(int stride) {
+  return {"bank_conflicts/stride=" + std::to_string(stride), Backend::cuda,
+          [stride](const CaseContext& ctx) {
+            const int blocks = ctx.gpu->sm_count * 8, threads = 256;
+            Prepared p;
+            p.instance = float_kernel(
+                blocks, threads,
+                [stride](float* out, int b, int t, gpu_stream s) {
+                  kernels::bank_conflict_launch(out, stride, kBankIters, b, t, s);
+                },
+                [stride](int lane) { return reference::bank_lane(lane, stride, kBankIters); });
+            p.work.flop = 1.0 * kBankIters * blocks * threads;  // one add per word read
+            p.work.precision = theory::Precision::fp32;
+            p.work.memory_level = "shared";
+            p.params = {{"stride_words", stride},
+                        {"conflict_ways", theory::bank_conflict_ways(stride)},
+                        {"iters", kBankIters},
+                        {"blocks", blocks},
+                        {"threads_per_block", threads}};
+            return p;
+          },
+          nullptr};
+}
+
+}  // namespace
+
+std::vector<Case> occupancy_cuda_cases() {
+  std::vector<Case> cases = {
+      residency_case("warps", ResidencyKernel::light, 1024, 0),
+      residency_case("blocks", ResidencyKernel::light, 32, 0),
+      residency_case("shared_memory", ResidencyKernel::light, 128, 60 * 1024),
+      residency_case("registers", ResidencyKernel::heavy, 256, 0),
+      waves_case("1", 0, 1),
+      waves_case("half", 0.5, 0),
+      waves_case("full", 1, 0),
+      waves_case("full+1", 1, 1),
+      waves_case("double", 2, 0),
+      waves_case("double+1", 2, 1),
+      waves_case("triple", 3, 0),
+  };
+  for (int paths : {1, 2, 4, 8, 16, 32}) cases.push_back(divergence_case(paths));
+  for (int stride : {1, 2, 4, 8, 16, 32, 33}) cases.push_back(bank_case(stride));
+  return cases;
+}
+
+}  // namespace bb::suites

@@ -1,0 +1,84 @@
+// The occupancy suite's checks on synthetic measurements: they pass what follows the laws and fail
+// what does not. (The kernels themselves are tested on a GPU.)
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "suites/occupancy/occupancy_suite.h"
+
+namespace bb::suites {
+namespace {
+
+CaseResult result(const std::string& name, nlohmann::json params, double median_s) {
+  CaseResult r;
+  r.name = name;
+  r.backend = Backend::cuda;
+  r.params = std::move(params);
+  r.summary.median_s = median_s;
+  r.summary.samples = 10;
+  return r;
+}
+
+const Check* find(const std::vector<Check>& checks, const std::string& name) {
+  for (const auto& c : checks)
+    if (c.name == name) return &c;
+  return nullptr;
+}
+
+TEST(MaxCoResident, CountsOverlapsPerSm) {
+  using kernels::BlockRecord;
+  const std::vector<BlockRecord> r = {{0, 0, 0, 100},   {1, 0, 10, 110},
+                                      {2, 0, 20, 120},   // three overlap on SM 0
+                                      {3, 0, 120, 200},  // starts as block 2 ends: no overlap
+                                      {4, 1, 0, 100},   {5, 1, 100, 200}};  // back to back on SM 1
+  EXPECT_EQ(max_co_resident(r), 3);
+  EXPECT_EQ(max_co_resident({}), 0);
+}
+
+TEST(OccupancySuiteChecks, WavesPassWhenTimeStepsAtMultiplesOfAWave) {
+  const double wave = 55e-6;
+  std::vector<CaseResult> rs;
+  auto add = [&](const char* name, int blocks, double t) {
+    rs.push_back(result(name, {{"blocks", blocks}, {"blocks_per_wave", 1056}}, t));
+  };
+  add("waves/1", 1, wave * 0.98);
+  add("waves/full", 1056, wave);
+  add("waves/full+1", 1057, 1.95 * wave);
+  add("waves/triple", 3168, 2.9 * wave);
+  const auto checks = occupancy_suite_checks(rs);
+  ASSERT_EQ(checks.size(), 4u);
+  for (const auto& c : checks) EXPECT_EQ(c.verdict, Verdict::pass) << c.name << ": " << c.reason;
+  EXPECT_EQ(find(checks, "waves/full+1/waves")->predicted, 2);
+
+  rs[2].summary.median_s = wave * 1.02;  // no step after one more block: the model is wrong
+  const auto bad = occupancy_suite_checks(rs);
+  EXPECT_EQ(find(bad, "waves/full+1/waves")->verdict, Verdict::fail);
+}
+
+TEST(OccupancySuiteChecks, DivergenceAndBankConflictsAreLinear) {
+  std::vector<CaseResult> rs;
+  for (int k : {1, 2, 4, 8, 16, 32})
+    rs.push_back(result("divergence/paths=" + std::to_string(k), {{"paths", k}}, 2e-6 + 35e-6 * k));
+  for (int s : {1, 2, 4, 8, 16, 32})
+    rs.push_back(result("bank_conflicts/stride=" + std::to_string(s),
+                        {{"stride_words", s}, {"conflict_ways", s}}, 20e-6 + 10e-6 * s));
+  rs.push_back(
+      result("bank_conflicts/stride=33", {{"stride_words", 33}, {"conflict_ways", 1}}, 31e-6));
+  auto checks = occupancy_suite_checks(rs);
+  ASSERT_NE(find(checks, "divergence/linear"), nullptr);
+  EXPECT_EQ(find(checks, "divergence/linear")->verdict, Verdict::pass);
+  EXPECT_EQ(find(checks, "bank_conflicts/linear")->verdict, Verdict::pass);
+  EXPECT_EQ(find(checks, "bank_conflicts/padded")->verdict, Verdict::pass);
+
+  // Time that does not grow with the paths (no serialization seen) fails the divergence law.
+  for (auto& r : rs)
+    if (r.name.rfind("divergence/", 0) == 0) r.summary.median_s = 40e-6;
+  rs.back().summary.median_s = 300e-6;  // padding did not help
+  checks = occupancy_suite_checks(rs);
+  EXPECT_EQ(find(checks, "divergence/linear")->verdict, Verdict::fail);
+  EXPECT_EQ(find(checks, "bank_conflicts/padded")->verdict, Verdict::fail);
+}
+
+}  // namespace
+}  // namespace bb::suites
