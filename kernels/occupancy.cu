@@ -1,4 +1,5 @@
 // Occupancy-suite kernels. Versions: residency light/heavy (1), divergence (1), bank conflicts (1).
+#include <algorithm>
 #include <cstdint>
 
 #include "harness/cuda_check.h"
@@ -63,6 +64,49 @@ __global__ void __launch_bounds__(256) residency_heavy(BlockRecord* out, std::ui
   for (int j = 0; j < 64; ++j) sum += acc[j];
   if (sum == -1.0f && out)
     out[blockIdx.x].smid = ~0u;  // never true for these values: keeps the work
+}
+
+template <int MinBlocks>
+__global__ void __launch_bounds__(256, MinBlocks) spill_kernel(float* out, int rounds) {
+  const int tid = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
+  float acc[64];
+  const float seed = static_cast<float>(tid) * 1e-3f;
+#pragma unroll
+  for (int j = 0; j < 64; ++j) acc[j] = seed + static_cast<float>(j);
+#pragma unroll 1
+  for (int r = 0; r < rounds; ++r) {
+    const float first = acc[0];
+#pragma unroll
+    for (int j = 0; j < 63; ++j) acc[j] = fmaf(acc[j], 0.999f, acc[j + 1]);
+    acc[63] = fmaf(acc[63], 0.999f, first);
+  }
+  float sum = 0;
+#pragma unroll
+  for (int j = 0; j < 64; ++j) sum += acc[j];
+  out[tid] = sum;
+}
+
+__global__ void stream_read_kernel(const float4* __restrict__ data, std::size_t n16,
+                                   float* __restrict__ out) {
+  extern __shared__ float block_sum[];  // sized to throttle occupancy; only [0] is used
+  float acc = 0;
+  const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
+#pragma unroll 1
+  for (std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n16;
+       i += stride)
+    acc += data[i].x;  // one 16-byte load in flight: the add waits for it
+  if (threadIdx.x == 0) block_sum[0] = 0;
+  __syncthreads();
+  atomicAdd(&block_sum[0], acc);
+  __syncthreads();
+  if (threadIdx.x == 0) out[blockIdx.x] = block_sum[0];
+}
+
+__global__ void pointer_chase_kernel(const std::uint32_t* __restrict__ next, std::uint64_t steps,
+                                     std::uint32_t* out) {
+  std::uint32_t p = 0;
+  for (std::uint64_t s = 0; s < steps; ++s) p = next[p];
+  *out = p;
 }
 
 __global__ void divergence_kernel(float* out, int paths, int iters) {
@@ -142,6 +186,42 @@ std::string residency_cooperative_launch(ResidencyKernel k, BlockRecord* out, in
   }
   check_cuda(cudaDeviceSynchronize(), "cudaDeviceSynchronize (cooperative launch)");
   return "";
+}
+
+SpillAttributes spill_attributes(SpillVariant v) {
+  cudaFuncAttributes a{};
+  check_cuda(cudaFuncGetAttributes(&a, v == SpillVariant::capped
+                                           ? reinterpret_cast<const void*>(&spill_kernel<8>)
+                                           : reinterpret_cast<const void*>(&spill_kernel<1>)),
+             "cudaFuncGetAttributes(spill_kernel)");
+  return {a.numRegs, a.localSizeBytes};
+}
+
+void spill_launch(SpillVariant v, float* out, int rounds, int blocks, CUstream_st* stream) {
+  if (v == SpillVariant::capped)
+    spill_kernel<8><<<blocks, kSpillThreads, 0, stream>>>(out, rounds);
+  else
+    spill_kernel<1><<<blocks, kSpillThreads, 0, stream>>>(out, rounds);
+  check_launch("spill_kernel");
+}
+
+void stream_read_allow_dynamic_shared(std::size_t bytes) {
+  check_cuda(cudaFuncSetAttribute(&stream_read_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                  static_cast<int>(bytes)),
+             "cudaFuncSetAttribute(stream_read_kernel)");
+}
+
+void stream_read_launch(const void* data, std::size_t n16, float* out, int blocks, int threads,
+                        std::size_t dynamic_shared, CUstream_st* stream) {
+  stream_read_kernel<<<blocks, threads, std::max<std::size_t>(dynamic_shared, sizeof(float)),
+                       stream>>>(static_cast<const float4*>(data), n16, out);
+  check_launch("stream_read_kernel");
+}
+
+void pointer_chase_launch(const std::uint32_t* next, std::uint64_t steps, std::uint32_t* out,
+                          CUstream_st* stream) {
+  pointer_chase_kernel<<<1, 1, 0, stream>>>(next, steps, out);
+  check_launch("pointer_chase_kernel");
 }
 
 void divergence_launch(float* out, int paths, int iters, int blocks, int threads,

@@ -40,6 +40,30 @@ std::string residency_cooperative_launch(ResidencyKernel k, BlockRecord* out, in
                                          int threads, std::size_t dynamic_shared,
                                          std::uint64_t spin_ns);
 
+// Register pressure: 64 accumulators updated `rounds` times. capped = __launch_bounds__(256, 8),
+// at most 32 registers per thread, so the array spills to local memory; uncapped has room for it.
+// out[thread] = the thread's sum (reference/occupancy.h).
+enum class SpillVariant { uncapped, capped };
+struct SpillAttributes {
+  int registers = 0;
+  std::size_t local_bytes = 0;  // per thread: spilled values live here
+};
+SpillAttributes spill_attributes(SpillVariant v);
+void spill_launch(SpillVariant v, float* out, int rounds, int blocks, CUstream_st* stream);
+inline constexpr int kSpillThreads = 256;
+
+// Streaming read for latency hiding: each thread sums n16/(grid) 16-byte loads, one load in flight
+// per thread (the loop is not unrolled and each sum needs the load before it). dynamic_shared only
+// throttles how many blocks fit on an SM. out[block] = the block's sum of x components.
+void stream_read_launch(const void* data, std::size_t n16, float* out, int blocks, int threads,
+                        std::size_t dynamic_shared, CUstream_st* stream);
+void stream_read_allow_dynamic_shared(std::size_t bytes);
+
+// Pointer chase: one thread follows next[] `steps` times from 0; out[0] = where it ended, so each
+// load waits for the one before it. Time / steps = latency.
+void pointer_chase_launch(const std::uint32_t* next, std::uint64_t steps, std::uint32_t* out,
+                          CUstream_st* stream);
+
 // Lane l of each warp takes path l % paths; each path is `iters` dependent FMAs, so a warp runs
 // `paths` paths one after another. out[thread] = the lane's result (reference/occupancy.h).
 void divergence_launch(float* out, int paths, int iters, int blocks, int threads,

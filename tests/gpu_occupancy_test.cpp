@@ -81,6 +81,53 @@ TEST_F(GpuKernels, BankConflictSumsMatchReferenceBitExactly) {
   }
 }
 
+TEST_F(GpuKernels, SpillVariantsMatchReferenceAndOnlyTheCappedOneSpills) {
+  for (auto v : {kernels::SpillVariant::uncapped, kernels::SpillVariant::capped}) {
+    const Comparison c = run_float(
+        2, kernels::kSpillThreads,
+        [&](float* out, int b, int) { kernels::spill_launch(v, out, 5, b, nullptr); },
+        [&](int i) { return reference::spill_thread(i, 5); });
+    EXPECT_TRUE(c.ok()) << c.describe();
+  }
+  EXPECT_GT(kernels::spill_attributes(kernels::SpillVariant::capped).local_bytes, 0u);
+  EXPECT_EQ(kernels::spill_attributes(kernels::SpillVariant::uncapped).local_bytes, 0u);
+}
+
+TEST_F(GpuKernels, StreamReadSumsEachBlocksShare) {
+  const std::size_t n16 = 100003;
+  const int blocks = 7, threads = 128;
+  std::vector<float> host(4 * n16);
+  for (std::size_t i = 0; i < host.size(); ++i) host[i] = static_cast<float>(i % 5);
+  DeviceBuffer data(host.size() * sizeof(float)), out(blocks * sizeof(float));
+  data.upload(host.data(), host.size() * sizeof(float));
+  out.fill_bytes(0xFF);
+  kernels::stream_read_allow_dynamic_shared(64 * 1024);
+  kernels::stream_read_launch(data.get(), n16, out.as<float>(), blocks, threads, 64 * 1024,
+                              nullptr);
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  std::vector<float> got(blocks), want(blocks, 0.0f);
+  out.download(got.data(), got.size() * sizeof(float));
+  for (std::size_t i = 0; i < n16; ++i)
+    want[(i % (static_cast<std::size_t>(blocks) * threads)) / threads] += host[4 * i];
+  const Comparison c = compare<float, float>(got, want, Tolerance{0, 0});
+  EXPECT_TRUE(c.ok()) << c.describe();
+}
+
+TEST_F(GpuKernels, PointerChaseFollowsTheChain) {
+  const std::uint32_t n = 4096;
+  std::vector<std::uint32_t> next(n);
+  for (std::uint32_t i = 0; i < n; ++i) next[i] = (i * 37 + 11) % n;  // a permutation of 0..n-1
+  DeviceBuffer d_next(n * sizeof(std::uint32_t)), d_out(sizeof(std::uint32_t));
+  d_next.upload(next.data(), n * sizeof(std::uint32_t));
+  d_out.fill_bytes(0xFF);
+  kernels::pointer_chase_launch(d_next.as<std::uint32_t>(), 1000, d_out.as<std::uint32_t>(),
+                                nullptr);
+  std::uint32_t got = 0, p = 0;
+  d_out.download(&got, sizeof got);
+  for (int s = 0; s < 1000; ++s) p = next[p];
+  EXPECT_EQ(got, p);
+}
+
 TEST_F(GpuKernels, ResidencyRecordsEveryBlockAndCooperativeLimit) {
   const GpuDevice& gpu = status_.devices.at(0);
   const int blocks = 2 * gpu.sm_count + 3;

@@ -80,5 +80,46 @@ TEST(OccupancySuiteChecks, DivergenceAndBankConflictsAreLinear) {
   EXPECT_EQ(find(checks, "bank_conflicts/padded")->verdict, Verdict::fail);
 }
 
+TEST(OccupancySuiteChecks, LatencyHidingFollowsLittlesLaw) {
+  // 600 ns latency; 132 SMs x 512 B per warp; bandwidth rises linearly until 32 warps/SM, then
+  // flat at 4 TB/s: Little's law says 4e12 x 600e-9 / (132 x 512) = 35.5 warps.
+  std::vector<CaseResult> rs;
+  rs.push_back(result("latency/dram", {{"steps", 65536}}, 65536 * 600e-9));
+  for (int w : {4, 8, 16, 32, 48, 64}) {
+    const double bw = 4e12 * std::min(1.0, w / 32.0);
+    CaseResult r = result(
+        "latency_hiding/warps_per_sm=" + std::to_string(w),
+        {{"warps_per_sm", w}, {"sm_count", 132}, {"bytes_in_flight_per_warp", 512}}, 1.0737e9 / bw);
+    r.work.bytes_read = 1.0737e9;
+    rs.push_back(r);
+  }
+  auto checks = occupancy_suite_checks(rs);
+  const Check* k = find(checks, "latency_hiding/littles_law");
+  ASSERT_NE(k, nullptr);
+  EXPECT_EQ(k->verdict, Verdict::pass) << k->reason;
+  EXPECT_EQ(k->measured, 32);
+  EXPECT_NEAR(k->predicted, 35.5, 0.1);
+  // A plateau reached already at 4 warps/SM is 8x sooner than Little's law allows: FAIL.
+  for (auto& r : rs)
+    if (r.name.rfind("latency_hiding/", 0) == 0) r.summary.median_s = 1.0737e9 / 4e12;
+  checks = occupancy_suite_checks(rs);
+  EXPECT_EQ(find(checks, "latency_hiding/littles_law")->verdict, Verdict::fail);
+}
+
+TEST(OccupancySuiteChecks, SpillsAreSeenInTheCappedKernelOnly) {
+  std::vector<CaseResult> rs = {
+      result("spills/uncapped", {{"registers_per_thread", 71}, {"local_bytes_per_thread", 0}},
+             1e-3),
+      result("spills/capped", {{"registers_per_thread", 32}, {"local_bytes_per_thread", 280}},
+             1.6e-3)};
+  auto checks = occupancy_suite_checks(rs);
+  const Check* k = find(checks, "spills/forced");
+  ASSERT_NE(k, nullptr);
+  EXPECT_EQ(k->verdict, Verdict::pass) << k->reason;
+  EXPECT_DOUBLE_EQ(k->measured, 1.6);
+  rs[1].params["local_bytes_per_thread"] = 0;  // no spill where one was forced: FAIL
+  EXPECT_EQ(find(occupancy_suite_checks(rs), "spills/forced")->verdict, Verdict::fail);
+}
+
 }  // namespace
 }  // namespace bb::suites

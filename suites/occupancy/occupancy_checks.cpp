@@ -1,6 +1,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <map>
 #include <string>
 
@@ -96,6 +97,69 @@ void linear_checks(const std::vector<CaseResult>& results, std::vector<Check>& o
   }
 }
 
+const CaseResult* find_case(const std::vector<CaseResult>& results, const std::string& name) {
+  for (const auto& r : results)
+    if (r.name == name) return &r;
+  return nullptr;
+}
+
+void latency_hiding_checks(const std::vector<CaseResult>& results, std::vector<Check>& out) {
+  const CaseResult* chase = find_case(results, "latency/dram");
+  std::vector<std::pair<double, double>> bw_by_warps;  // (warps per SM, bytes/s)
+  double sms = 0, per_warp = 0;
+  for (const auto& r : results) {
+    if (!starts_with(r.name, "latency_hiding/")) continue;
+    bw_by_warps.push_back(
+        {r.params.at("warps_per_sm").get<double>(), r.work.bytes() / r.summary.median_s});
+    sms = r.params.at("sm_count").get<double>();
+    per_warp = r.params.at("bytes_in_flight_per_warp").get<double>();
+  }
+  if (!chase || bw_by_warps.size() < 2) return;
+  const double latency_s = chase->summary.median_s / chase->params.at("steps").get<double>();
+  std::sort(bw_by_warps.begin(), bw_by_warps.end());
+  double best = 0;
+  for (const auto& [w, bw] : bw_by_warps) best = std::max(best, bw);
+  double plateau = bw_by_warps.back().first;
+  for (const auto& [w, bw] : bw_by_warps)
+    if (bw >= 0.9 * best) {
+      plateau = w;
+      break;
+    }
+  // Little's law: warps per SM that keep BW × latency bytes in flight.
+  const double little = theory::bytes_in_flight(best, latency_s) / (sms * per_warp);
+  char reason[200];
+  std::snprintf(
+      reason, sizeof reason,
+      "latency %.0f ns, best %.0f GB/s; 90%% of it from %.0f warps/SM; Little's law: %.1f",
+      latency_s * 1e9, best / 1e9, plateau, little);
+  out.push_back(check("latency_hiding/littles_law",
+                      "warps/SM at the bandwidth plateau within 2x of BW x latency / (SMs x bytes "
+                      "per warp)",
+                      little, plateau, 2, plateau >= little / 2 && plateau <= 2 * little, reason));
+}
+
+void spill_checks(const std::vector<CaseResult>& results, std::vector<Check>& out) {
+  const CaseResult* capped = find_case(results, "spills/capped");
+  const CaseResult* uncapped = find_case(results, "spills/uncapped");
+  if (!capped || !uncapped) return;
+  const double local_capped = capped->params.at("local_bytes_per_thread").get<double>();
+  const double local_uncapped = uncapped->params.at("local_bytes_per_thread").get<double>();
+  const double slowdown = capped->summary.median_s / uncapped->summary.median_s;
+  char reason[200];
+  std::snprintf(reason, sizeof reason,
+                "capped: %d registers, %.0f local bytes/thread; uncapped: %d registers, %.0f; "
+                "slowdown %.2fx",
+                capped->params.at("registers_per_thread").get<int>(), local_capped,
+                uncapped->params.at("registers_per_thread").get<int>(), local_uncapped, slowdown);
+  Check k = check("spills/forced",
+                  "capping registers spills to local memory; the uncapped kernel "
+                  "does not (slowdown reported)",
+                  std::numeric_limits<double>::quiet_NaN(), slowdown,
+                  std::numeric_limits<double>::quiet_NaN(), local_capped > 0 && local_uncapped == 0,
+                  reason);
+  out.push_back(k);
+}
+
 }  // namespace
 
 int max_co_resident(const std::vector<kernels::BlockRecord>& records) {
@@ -117,6 +181,8 @@ std::vector<Check> occupancy_suite_checks(const std::vector<CaseResult>& results
   std::vector<Check> out;
   waves_checks(results, out);
   linear_checks(results, out);
+  latency_hiding_checks(results, out);
+  spill_checks(results, out);
   return out;
 }
 

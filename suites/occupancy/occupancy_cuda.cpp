@@ -8,6 +8,7 @@
 #include "harness/gpu.h"
 #include "kernels/occupancy.h"
 #include "reference/occupancy.h"
+#include "reference/random.h"
 #include "suites/occupancy/occupancy_suite.h"
 #include "suites/suites.h"
 #include "theory/occupancy.h"
@@ -195,7 +196,7 @@ class FloatKernel final : public Instance {
     run(nullptr);
     std::vector<float> out(n_), ref(n_);
     out_.download(out.data(), n_ * sizeof(float));
-    for (std::size_t i = 0; i < n_; ++i) ref[i] = reference_(static_cast<int>(i & 31));
+    for (std::size_t i = 0; i < n_; ++i) ref[i] = reference_(static_cast<int>(i));
     return compare<float, float>(out, ref, Tolerance{0, 0});  // same operations: bit-exact
   }
   void run(gpu_stream s) override { launch_(out_.as<float>(), blocks_, threads_, s); }
@@ -248,7 +249,7 @@ Case bank_case(int stride) {
                 [stride](float* out, int b, int t, gpu_stream s) {
                   kernels::bank_conflict_launch(out, stride, kBankIters, b, t, s);
                 },
-                [stride](int lane) { return reference::bank_lane(lane, stride, kBankIters); });
+                [stride](int i) { return reference::bank_lane(i & 31, stride, kBankIters); });
             p.work.flop = 1.0 * kBankIters * blocks * threads;  // one add per word read
             p.work.precision = theory::Precision::fp32;
             p.work.memory_level = "shared";
@@ -257,6 +258,165 @@ Case bank_case(int stride) {
                         {"iters", kBankIters},
                         {"blocks", blocks},
                         {"threads_per_block", threads}};
+            return p;
+          },
+          nullptr};
+}
+
+Case spill_case(kernels::SpillVariant v) {
+  const bool capped = v == kernels::SpillVariant::capped;
+  return {std::string("spills/") + (capped ? "capped" : "uncapped"), Backend::cuda,
+          [=](const CaseContext& ctx) {
+            const kernels::SpillAttributes a = kernels::spill_attributes(v);
+            const int blocks = ctx.gpu->sm_count * 8;
+            Prepared p;
+            p.instance = float_kernel(
+                blocks, kernels::kSpillThreads,
+                [v](float* out, int b, int, gpu_stream s) {
+                  kernels::spill_launch(v, out, kSpillRounds, b, s);
+                },
+                [](int i) { return reference::spill_thread(i, kSpillRounds); });
+            p.work.flop = 2.0 * 64 * kSpillRounds * blocks * kernels::kSpillThreads;
+            p.work.precision = theory::Precision::fp32;
+            p.work.memory_level = "registers";
+            p.params = {{"variant", capped ? "capped" : "uncapped"},
+                        {"launch_bounds", capped ? "256, 8" : "256, 1"},
+                        {"registers_per_thread", a.registers},
+                        {"local_bytes_per_thread", a.local_bytes},
+                        {"rounds", kSpillRounds},
+                        {"blocks", blocks}};
+            return p;
+          },
+          nullptr};
+}
+
+// Streaming reads with one 16-byte load in flight per thread, at a given number of resident
+// 128-thread blocks per SM (dynamic shared memory throttles the rest), one wave of blocks.
+class StreamRead final : public Instance {
+ public:
+  StreamRead(const GpuDevice& gpu, int blocks_per_sm, std::size_t dynamic_shared)
+      : blocks_(gpu.sm_count * blocks_per_sm),
+        dynamic_(dynamic_shared),
+        data_(kLatencyN16 * 16),
+        out_(static_cast<std::size_t>(blocks_) * sizeof(float)) {
+    std::vector<float> host(kLatencyN16 * 4);
+    for (std::size_t i = 0; i < kLatencyN16; ++i)
+      for (int c = 0; c < 4; ++c)
+        host[4 * i + c] = static_cast<float>((i * 2654435761ull >> 30) & 3);
+    data_.upload(host.data(), host.size() * sizeof(float));
+    // The reference: each block's sum of the x components its threads read (small integers:
+    // exact in fp32 in any order).
+    expected_.assign(static_cast<std::size_t>(blocks_), 0.0f);
+    const std::size_t stride = static_cast<std::size_t>(blocks_) * kLatencyThreads;
+    for (std::size_t i = 0; i < kLatencyN16; ++i)
+      expected_[(i % stride) / kLatencyThreads] += host[4 * i];
+  }
+  Comparison validate() override {
+    out_.fill_bytes(0xFF);
+    run(nullptr);
+    std::vector<float> out(expected_.size());
+    out_.download(out.data(), out.size() * sizeof(float));
+    return compare<float, float>(out, expected_, Tolerance{0, 0});
+  }
+  void run(gpu_stream s) override {
+    kernels::stream_read_launch(data_.get(), kLatencyN16, out_.as<float>(), blocks_,
+                                kLatencyThreads, dynamic_, s);
+  }
+
+ private:
+  int blocks_;
+  std::size_t dynamic_;
+  DeviceBuffer data_, out_;
+  std::vector<float> expected_;
+};
+
+Case latency_hiding_case(int blocks_per_sm) {
+  const int warps = blocks_per_sm * kLatencyThreads / 32;
+  return {"latency_hiding/warps_per_sm=" + std::to_string(warps), Backend::cuda,
+          [=](const CaseContext& ctx) {
+            const theory::SmLimits& sm = sm_limits_of(*ctx.gpu);
+            // Shared memory per block so that exactly blocks_per_sm fit, checked with the model.
+            const std::size_t per_block = sm.shared_per_sm_bytes() / blocks_per_sm;
+            const std::size_t dynamic =
+                (per_block - sm.reserved_shared_per_block_bytes) / 128 * 128;
+            theory::KernelResources k;
+            k.threads_per_block = kLatencyThreads;
+            k.registers_per_thread = 32;
+            k.dynamic_shared_bytes = dynamic;
+            k.max_dynamic_shared_bytes = dynamic;
+            const int predicted = theory::occupancy(sm, k).blocks_per_sm;
+            if (predicted != blocks_per_sm)
+              throw std::runtime_error("throttling to " + std::to_string(blocks_per_sm) +
+                                       " blocks/SM gave " + std::to_string(predicted));
+            kernels::stream_read_allow_dynamic_shared(dynamic);
+            Prepared p;
+            p.instance = std::make_unique<StreamRead>(*ctx.gpu, blocks_per_sm, dynamic);
+            p.work.bytes_read = static_cast<double>(kLatencyN16) * 16;
+            p.work.flop = static_cast<double>(kLatencyN16);
+            p.work.precision = theory::Precision::fp32;
+            p.params = {{"warps_per_sm", warps},
+                        {"blocks_per_sm", blocks_per_sm},
+                        {"threads_per_block", kLatencyThreads},
+                        {"dynamic_shared_bytes", dynamic},
+                        {"bytes_in_flight_per_warp", 32 * 16},
+                        {"sm_count", ctx.gpu->sm_count}};
+            return p;
+          },
+          nullptr};
+}
+
+// One thread chasing a random single cycle through 512 MiB, one entry per 64-byte line.
+class PointerChase final : public Instance {
+ public:
+  PointerChase() : next_(kChaseWords * sizeof(std::uint32_t)), out_(2 * sizeof(std::uint32_t)) {
+    const std::size_t lines = kChaseWords / 16;
+    std::vector<std::uint32_t> order(lines);
+    for (std::size_t i = 0; i < lines; ++i) order[i] = static_cast<std::uint32_t>(i);
+    // Sattolo's algorithm: a uniformly random permutation that is one cycle through every line.
+    std::uint64_t state = 0x9E3779B97F4A7C15ull;
+    for (std::size_t i = lines - 1; i > 0; --i) {
+      state = reference::splitmix64(state);
+      std::swap(order[i], order[state % i]);
+    }
+    host_.assign(kChaseWords, 0);
+    for (std::size_t i = 0; i < lines; ++i) host_[order[i] * 16] = order[(i + 1) % lines] * 16;
+    next_.upload(host_.data(), host_.size() * sizeof(std::uint32_t));
+  }
+  Comparison validate() override {
+    out_.fill_bytes(0xFF);
+    kernels::pointer_chase_launch(next_.as<std::uint32_t>(), kChaseSteps / 2,
+                                  out_.as<std::uint32_t>(), nullptr);
+    kernels::pointer_chase_launch(next_.as<std::uint32_t>(), kChaseSteps,
+                                  out_.as<std::uint32_t>() + 1, nullptr);
+    std::uint32_t out[2];
+    out_.download(out, sizeof out);
+    std::uint32_t p = 0, ref[2] = {0, 0};
+    for (std::uint64_t s = 1; s <= kChaseSteps; ++s) {
+      p = host_[p];
+      if (s == kChaseSteps / 2) ref[0] = p;
+    }
+    ref[1] = p;
+    return compare<std::uint32_t, std::uint32_t>(out, ref, Tolerance{0, 0});
+  }
+  void run(gpu_stream s) override {
+    kernels::pointer_chase_launch(next_.as<std::uint32_t>(), kChaseSteps, out_.as<std::uint32_t>(),
+                                  s);
+  }
+
+ private:
+  DeviceBuffer next_, out_;
+  std::vector<std::uint32_t> host_;
+};
+
+Case pointer_chase_case() {
+  return {"latency/dram", Backend::cuda,
+          [](const CaseContext&) {
+            Prepared p;
+            p.instance = std::make_unique<PointerChase>();
+            p.work.memory_level = "latency";  // one dependent load at a time: no bandwidth bound
+            p.params = {{"steps", kChaseSteps},
+                        {"working_set_bytes", kChaseWords * sizeof(std::uint32_t)},
+                        {"stride_bytes", 64}};
             return p;
           },
           nullptr};
@@ -280,6 +440,11 @@ std::vector<Case> occupancy_cuda_cases() {
   };
   for (int paths : {1, 2, 4, 8, 16, 32}) cases.push_back(divergence_case(paths));
   for (int stride : {1, 2, 4, 8, 16, 32, 33}) cases.push_back(bank_case(stride));
+  cases.push_back(spill_case(kernels::SpillVariant::uncapped));
+  cases.push_back(spill_case(kernels::SpillVariant::capped));
+  cases.push_back(pointer_chase_case());
+  for (int blocks_per_sm : {1, 2, 3, 4, 6, 8, 12, 16})
+    cases.push_back(latency_hiding_case(blocks_per_sm));
   return cases;
 }
 

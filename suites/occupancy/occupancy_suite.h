@@ -1,6 +1,7 @@
 // The occupancy suite's shared constants and its checks over all measured cases.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -12,11 +13,20 @@ namespace bb::suites {
 inline constexpr std::uint64_t kWavesSpinNs = 50'000;  // each block of the waves cases
 inline constexpr int kDivergenceIters = 4096;          // dependent FMAs per path
 inline constexpr int kBankIters = 4000;                // shared-memory words read per thread
+inline constexpr int kSpillRounds = 256;               // rounds over the 64 accumulators
+inline constexpr std::size_t kLatencyN16 = std::size_t{1} << 26;  // 16-byte loads: 1 GiB read
+inline constexpr int kLatencyThreads = 128;                       // 4 warps per block
+inline constexpr std::size_t kChaseWords = std::size_t{1} << 27;  // 512 MiB chased
+inline constexpr std::uint64_t kChaseSteps = 1 << 16;
 
 // Most blocks that ran on one SM at the same time, from the blocks' own %smid and start/end
 // %globaltimer records (a block ending at the instant another starts does not overlap it).
 int max_co_resident(const std::vector<kernels::BlockRecord>& records);
 
+// Latency hiding: the fewest warps per SM reaching 90% of the best streaming bandwidth lies within
+// a factor 2 of Little's law, BW x latency / (SMs x bytes in flight per warp). Spills: capping
+// registers (__launch_bounds__(256, 8)) makes the kernel spill where the uncapped one does not;
+// the slowdown is reported.
 // Waves: measured waves round(t(N) / t(one full wave)) == ceil(N / blocks per wave) for every N.
 // Divergence: time linear in the number of paths (R² ≥ 0.95, positive slope). Bank conflicts: time
 // linear in the conflict ways (R² ≥ 0.95), and the padded stride (33) within 25% of stride 1.
