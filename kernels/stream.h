@@ -29,3 +29,13 @@ void triad_cuda(float* a, const float* b, const float* c, float s, std::size_t n
                 int threads, CUstream_st* stream);
 
 }  // namespace bb::kernels
+
+namespace bb::kernels {
+
+// Host streaming read: the sum of x[0..n) over OpenMP threads (static split), vectorised.
+double read_sum_host(const double* x, std::size_t n);
+
+// Host pointer chase: follows next[] `steps` times from index 0 and returns where it ended.
+std::uint32_t chase_host(const std::uint32_t* next, std::uint64_t steps);
+
+}  // namespace bb::kernels

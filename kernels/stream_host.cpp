@@ -43,7 +43,33 @@ void for_each_thread_range(std::size_t n, Body&& body) {
   triad_range(a, b, c, s, begin, end);
 }
 
+[[gnu::target_clones("avx512f", "avx2", "default")]] double sum_f64(const double* __restrict x,
+                                                                    std::size_t begin,
+                                                                    std::size_t end) {
+  double s = 0;
+#pragma omp simd reduction(+ : s)
+  for (std::size_t i = begin; i < end; ++i) s += x[i];
+  return s;
+}
+
 }  // namespace
+
+double read_sum_host(const double* x, std::size_t n) {
+  double total = 0;
+#pragma omp parallel reduction(+ : total)
+  {
+    const auto t = static_cast<std::size_t>(omp_get_thread_num());
+    const auto threads = static_cast<std::size_t>(omp_get_num_threads());
+    total += sum_f64(x, n * t / threads, n * (t + 1) / threads);
+  }
+  return total;
+}
+
+std::uint32_t chase_host(const std::uint32_t* next, std::uint64_t steps) {
+  std::uint32_t p = 0;
+  for (std::uint64_t s = 0; s < steps; ++s) p = next[p];
+  return p;
+}
 
 void triad_host(double* a, const double* b, const double* c, double s, std::size_t n) {
   for_each_thread_range(n, [&](std::size_t lo, std::size_t hi) { triad_f64(a, b, c, s, lo, hi); });

@@ -19,7 +19,7 @@ std::vector<Suite> all_suites() {
       {"occupancy",
        "GPU occupancy: model vs CUDA's calculator vs measured co-residency; waves, divergence, "
        "bank conflicts",
-       occupancy_cuda_cases(), occupancy_suite_checks},
+       join(occupancy_cuda_cases(), occupancy_host_cases()), occupancy_suite_checks},
       {"harness", "the measurement engine itself: per-sample overhead", harness_host_cases()},
   };
 }

@@ -15,5 +15,6 @@ std::vector<Case> stream_host_cases();
 std::vector<Case> stream_cuda_cases();
 std::vector<Case> harness_host_cases();
 std::vector<Case> occupancy_cuda_cases();
+std::vector<Case> occupancy_host_cases();
 
 }  // namespace bb::suites

@@ -121,5 +121,27 @@ TEST(OccupancySuiteChecks, SpillsAreSeenInTheCappedKernelOnly) {
   EXPECT_EQ(find(occupancy_suite_checks(rs), "spills/forced")->verdict, Verdict::fail);
 }
 
+TEST(OccupancySuiteChecks, HostLittlesLaw) {
+  // 100 ns latency, 4 GB read in 0.2 s = 20 GB/s: 20e9 x 100e-9 / 64 = 31.25 lines in flight.
+  std::vector<CaseResult> rs = {result("host/latency", {{"steps", 1000}}, 1000 * 100e-9),
+                                result("host/read",
+                                       {{"threads", 2},
+                                        {"cores", 2},
+                                        {"fp64_lanes", 8},
+                                        {"parallel_fp64_lanes", 16},
+                                        {"line_bytes", 64}},
+                                       0.2)};
+  rs[1].work.bytes_read = 4e9;
+  auto checks = occupancy_suite_checks(rs);
+  const Check* k = find(checks, "host/littles_law");
+  ASSERT_NE(k, nullptr);
+  EXPECT_EQ(k->verdict, Verdict::pass) << k->reason;
+  EXPECT_NEAR(k->measured, 31.25, 1e-9);
+  EXPECT_NE(k->reason.find("2 cores x 8 fp64 lanes = 16"), std::string::npos) << k->reason;
+  // Streaming slower than one chasing thread per core cannot be right: FAIL.
+  rs[1].summary.median_s = 100.0;
+  EXPECT_EQ(find(occupancy_suite_checks(rs), "host/littles_law")->verdict, Verdict::fail);
+}
+
 }  // namespace
 }  // namespace bb::suites

@@ -138,6 +138,31 @@ void latency_hiding_checks(const std::vector<CaseResult>& results, std::vector<C
                       little, plateau, 2, plateau >= little / 2 && plateau <= 2 * little, reason));
 }
 
+// The host's Little's law: lines in flight = BW × latency / 64 B. A streaming read keeps at least
+// one line per thread in flight, so BW ≥ threads × 64 B / latency; the parallelism that maps is
+// cores × SIMD lanes.
+void host_checks(const std::vector<CaseResult>& results, std::vector<Check>& out) {
+  const CaseResult* chase = find_case(results, "host/latency");
+  const CaseResult* read = find_case(results, "host/read");
+  if (!chase || !read) return;
+  const double latency_s = chase->summary.median_s / chase->params.at("steps").get<double>();
+  const double bw = read->work.bytes() / read->summary.median_s;
+  const double line = read->params.at("line_bytes").get<double>();
+  const double threads = read->params.at("threads").get<double>();
+  const double in_flight = theory::bytes_in_flight(bw, latency_s) / line;
+  char reason[256];
+  std::snprintf(reason, sizeof reason,
+                "latency %.1f ns, read %.2f GB/s: %.1f lines in flight, %.1f per thread (%g "
+                "threads); parallelism %d cores x %d fp64 lanes = %d",
+                latency_s * 1e9, bw / 1e9, in_flight, in_flight / threads, threads,
+                read->params.at("cores").get<int>(), read->params.at("fp64_lanes").get<int>(),
+                read->params.at("parallel_fp64_lanes").get<int>());
+  out.push_back(
+      check("host/littles_law",
+            "lines in flight = BW x latency / 64 B >= threads (one line per thread at least)",
+            threads, in_flight, 0, in_flight >= threads, reason));
+}
+
 void spill_checks(const std::vector<CaseResult>& results, std::vector<Check>& out) {
   const CaseResult* capped = find_case(results, "spills/capped");
   const CaseResult* uncapped = find_case(results, "spills/uncapped");
@@ -183,6 +208,7 @@ std::vector<Check> occupancy_suite_checks(const std::vector<CaseResult>& results
   linear_checks(results, out);
   latency_hiding_checks(results, out);
   spill_checks(results, out);
+  host_checks(results, out);
   return out;
 }
 

@@ -1,0 +1,126 @@
+// The host side of latency hiding: one thread's DRAM latency (a pointer chase through a random
+// cycle of cache lines, 4x the last-level cache) and all threads' streaming-read bandwidth (8x the
+// last-level cache), for Little's law on the host.
+#include <algorithm>
+#include <cstdlib>
+#include <memory>
+#include <stdexcept>
+#include <vector>
+
+#include "harness/host_threads.h"
+#include "kernels/stream.h"
+#include "reference/random.h"
+#include "suites/bandwidth/stream_sizes.h"
+#include "suites/occupancy/occupancy_suite.h"
+#include "suites/suites.h"
+
+namespace bb::suites {
+namespace {
+
+constexpr std::uint64_t kHostChaseSteps = 1 << 16;
+
+class HostChase final : public Instance {
+ public:
+  explicit HostChase(std::size_t lines) : lines_(lines), next_(lines * 16, 0), order_(lines) {
+    for (std::size_t i = 0; i < lines; ++i) order_[i] = static_cast<std::uint32_t>(i);
+    std::uint64_t state = 0x2545F4914F6CDD1Dull;  // Sattolo: one random cycle through every line
+    for (std::size_t i = lines - 1; i > 0; --i) {
+      state = reference::splitmix64(state);
+      std::swap(order_[i], order_[state % i]);
+    }
+    for (std::size_t i = 0; i < lines; ++i) next_[order_[i] * 16] = order_[(i + 1) % lines] * 16;
+  }
+  Comparison validate() override {
+    // Independent of the chase: after s steps from line order[k] = 0 the walk is at order[k + s].
+    const std::size_t k =
+        static_cast<std::size_t>(std::find(order_.begin(), order_.end(), 0u) - order_.begin());
+    const std::vector<double> out = {
+        static_cast<double>(kernels::chase_host(next_.data(), kHostChaseSteps / 2)),
+        static_cast<double>(kernels::chase_host(next_.data(), kHostChaseSteps))};
+    const std::vector<double> ref = {
+        static_cast<double>(order_[(k + kHostChaseSteps / 2) % lines_] * 16),
+        static_cast<double>(order_[(k + kHostChaseSteps) % lines_] * 16)};
+    return compare<double, double>(out, ref, Tolerance{0, 0});
+  }
+  void run(gpu_stream) override { sink_ ^= kernels::chase_host(next_.data(), kHostChaseSteps); }
+
+ private:
+  std::size_t lines_;
+  std::vector<std::uint32_t> next_, order_;
+  std::uint32_t sink_ = 0;
+};
+
+class HostRead final : public Instance {
+ public:
+  explicit HostRead(std::size_t n)
+      : n_(n), x_(static_cast<double*>(std::aligned_alloc(64, n * 8))) {
+    if (!x_) throw std::runtime_error("cannot allocate the host read array");
+    // Small integers: every partial sum is exact, so any order gives the same total.
+    kernels::fill_value_host(x_.get(), n_, 0.0);
+    for (std::size_t i = 0; i < n_; ++i) x_[i] = static_cast<double>(i % 7);
+  }
+  Comparison validate() override {
+    // Closed form of Σ (i mod 7) over [0, m): 21 per full period plus the partial one.
+    auto expected = [](std::size_t m) {
+      const std::size_t r = m % 7;
+      return static_cast<double>(m / 7 * 21 + r * (r - 1) / 2);
+    };
+    const std::vector<double> out = {kernels::read_sum_host(x_.get(), n_ / 3),
+                                     kernels::read_sum_host(x_.get(), n_)};
+    const std::vector<double> ref = {expected(n_ / 3), expected(n_)};
+    return compare<double, double>(out, ref, Tolerance{0, 0});
+  }
+  void run(gpu_stream) override { sink_ += kernels::read_sum_host(x_.get(), n_); }
+
+ private:
+  struct Free {
+    void operator()(double* p) const { std::free(p); }
+  };
+  std::size_t n_;
+  std::unique_ptr<double[], Free> x_;
+  double sink_ = 0;
+};
+
+}  // namespace
+
+std::vector<Case> occupancy_host_cases() {
+  return {
+      {"host/latency", Backend::host,
+       [](const CaseContext& ctx) {
+         const std::uint64_t llc = std::max<std::uint64_t>(ctx.host.last_level_cache_bytes(), 1);
+         const std::size_t lines = std::max<std::size_t>(4 * llc / 64, std::size_t{1} << 22);
+         check_host_memory(ctx.host, lines * 64);
+         Prepared p;
+         p.instance = std::make_unique<HostChase>(lines);
+         p.work.memory_level = "latency";
+         p.params = {
+             {"steps", kHostChaseSteps}, {"working_set_bytes", lines * 64}, {"stride_bytes", 64}};
+         return p;
+       },
+       nullptr},
+      {"host/read", Backend::host,
+       [](const CaseContext& ctx) {
+         const std::size_t n = stream_elements(ctx.host.last_level_cache_bytes(), sizeof(double), 1,
+                                               kHostMinElements);
+         check_host_memory(ctx.host, n * sizeof(double));
+         Prepared p;
+         p.instance = std::make_unique<HostRead>(n);
+         p.work.bytes_read = static_cast<double>(n) * sizeof(double);
+         p.work.flop = static_cast<double>(n);
+         p.work.elements = static_cast<double>(n);
+         p.work.precision = theory::Precision::fp64;
+         const int cores =
+             ctx.host.physical_cores > 0 ? ctx.host.physical_cores : ctx.host.logical_cpus;
+         p.params = {{"elements", n},
+                     {"threads", openmp_threads()},
+                     {"cores", cores},
+                     {"fp64_lanes", ctx.host.fp64_simd_lanes()},
+                     {"parallel_fp64_lanes", cores * ctx.host.fp64_simd_lanes()},
+                     {"line_bytes", 64}};
+         return p;
+       },
+       nullptr},
+  };
+}
+
+}  // namespace bb::suites
