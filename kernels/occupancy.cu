@@ -48,9 +48,9 @@ __global__ void residency_light(BlockRecord* out, std::uint64_t spin_ns) {
 // the kernel needs ~64+ registers per thread, so at 256 threads registers bind.
 __global__ void __launch_bounds__(256) residency_heavy(BlockRecord* out, std::uint64_t spin_ns) {
   float acc[64];
-  const float seed = static_cast<float>(threadIdx.x) * 1e-3f;
+  const float seed = __fmul_rn(static_cast<float>(threadIdx.x), 1e-3f);
 #pragma unroll
-  for (int j = 0; j < 64; ++j) acc[j] = seed + static_cast<float>(j);
+  for (int j = 0; j < 64; ++j) acc[j] = __fadd_rn(seed, static_cast<float>(j));
 #pragma unroll
   for (int round = 0; round < 8; ++round) {
     float first = acc[0];
@@ -70,15 +70,17 @@ template <int MinBlocks>
 __global__ void __launch_bounds__(256, MinBlocks) spill_kernel(float* out, int rounds) {
   const int tid = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
   float acc[64];
-  const float seed = static_cast<float>(tid) * 1e-3f;
+  // Explicit roundings (__fmul_rn, __fadd_rn, __fsub_rn): no contraction into FMAs that the
+  // reference would not do. Each round moves every value halfway to its neighbour: bounded.
+  const float seed = __fmul_rn(static_cast<float>(tid), 1e-3f);
 #pragma unroll
-  for (int j = 0; j < 64; ++j) acc[j] = seed + static_cast<float>(j);
+  for (int j = 0; j < 64; ++j) acc[j] = __fadd_rn(seed, static_cast<float>(j));
 #pragma unroll 1
   for (int r = 0; r < rounds; ++r) {
     const float first = acc[0];
 #pragma unroll
-    for (int j = 0; j < 63; ++j) acc[j] = fmaf(acc[j], 0.999f, acc[j + 1]);
-    acc[63] = fmaf(acc[63], 0.999f, first);
+    for (int j = 0; j < 63; ++j) acc[j] = fmaf(__fsub_rn(acc[j + 1], acc[j]), 0.5f, acc[j]);
+    acc[63] = fmaf(__fsub_rn(first, acc[63]), 0.5f, acc[63]);
   }
   float sum = 0;
 #pragma unroll
@@ -111,11 +113,11 @@ __global__ void pointer_chase_kernel(const std::uint32_t* __restrict__ next, std
 
 __global__ void divergence_kernel(float* out, int paths, int iters) {
   const int lane = threadIdx.x & 31;
-  float x = 1.0f + static_cast<float>(lane) * 1e-3f;
+  float x = __fadd_rn(1.0f, __fmul_rn(static_cast<float>(lane), 1e-3f));
   const int mine = lane % paths;
   for (int p = 0; p < paths; ++p) {  // uniform loop; the branch inside diverges
     if (mine == p) {
-      const float c = 1e-4f * static_cast<float>(p + 1);
+      const float c = __fmul_rn(1e-4f, static_cast<float>(p + 1));
       for (int i = 0; i < iters; ++i) x = fmaf(x, 0.9999f, c);
     }
   }

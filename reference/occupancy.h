@@ -16,16 +16,16 @@ inline float divergence_lane(int lane, int paths, int iters) {
   return x;
 }
 
-// Spill kernel: 64 accumulators a_j = tid·0.001 + j, each round a_j = a_j·0.999 + a_{j+1} (the last
-// reads the first's value from before the round); the result is their sum in order.
+// Spill kernel: 64 accumulators a_j = tid·0.001 + j; each round a_j += (a_{j+1} − a_j)·0.5 as one
+// FMA (the last moves toward the first's value from before the round); the result is their sum.
 inline float spill_thread(int tid, int rounds) {
   float acc[64];
   const float seed = static_cast<float>(tid) * 1e-3f;
   for (int j = 0; j < 64; ++j) acc[j] = seed + static_cast<float>(j);
   for (int r = 0; r < rounds; ++r) {
     const float first = acc[0];
-    for (int j = 0; j < 63; ++j) acc[j] = std::fmaf(acc[j], 0.999f, acc[j + 1]);
-    acc[63] = std::fmaf(acc[63], 0.999f, first);
+    for (int j = 0; j < 63; ++j) acc[j] = std::fmaf(acc[j + 1] - acc[j], 0.5f, acc[j]);
+    acc[63] = std::fmaf(first - acc[63], 0.5f, acc[63]);
   }
   float sum = 0;
   for (int j = 0; j < 64; ++j) sum += acc[j];

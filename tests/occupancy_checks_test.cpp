@@ -121,6 +121,21 @@ TEST(OccupancySuiteChecks, SpillsAreSeenInTheCappedKernelOnly) {
   EXPECT_EQ(find(occupancy_suite_checks(rs), "spills/forced")->verdict, Verdict::fail);
 }
 
+TEST(OccupancySuiteChecks, MissingPartnersAreSkippedWithTheReason) {
+  std::vector<CaseResult> rs = {
+      result("waves/double", {{"blocks", 2112}, {"blocks_per_wave", 1056}}, 1e-4),
+      result("spills/capped", {{"registers_per_thread", 32}, {"local_bytes_per_thread", 280}},
+             1e-3),
+      result("host/read", {{"threads", 2}}, 0.2)};
+  const auto checks = occupancy_suite_checks(rs);
+  for (const char* name : {"waves", "spills/forced", "host/littles_law"}) {
+    const Check* k = find(checks, name);
+    ASSERT_NE(k, nullptr) << name;
+    EXPECT_EQ(k->verdict, Verdict::skip);
+    EXPECT_NE(k->reason.find("not measured"), std::string::npos) << k->reason;
+  }
+}
+
 TEST(OccupancySuiteChecks, HostLittlesLaw) {
   // 100 ns latency, 4 GB read in 0.2 s = 20 GB/s: 20e9 x 100e-9 / 64 = 31.25 lines in flight.
   std::vector<CaseResult> rs = {result("host/latency", {{"steps", 1000}}, 1000 * 100e-9),

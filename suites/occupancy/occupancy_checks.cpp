@@ -35,11 +35,34 @@ std::string fit_text(const LinearFit& f, const char* unit) {
   return buf;
 }
 
+// A suite check that could not be made because a case it needs was not measured (filtered out, or
+// it failed its own checks): SKIP, saying which.
+Check missing(const std::string& name, const std::string& law, const std::string& what) {
+  Check k;
+  k.suite = "occupancy";
+  k.name = name;
+  k.law = law;
+  k.verdict = Verdict::skip;
+  k.reason = "needs " + what + ", which was not measured";
+  return k;
+}
+
+std::size_t count_prefix(const std::vector<CaseResult>& results, const char* prefix) {
+  std::size_t n = 0;
+  for (const auto& r : results) n += starts_with(r.name, prefix);
+  return n;
+}
+
 void waves_checks(const std::vector<CaseResult>& results, std::vector<Check>& out) {
   const CaseResult* full = nullptr;
   for (const auto& r : results)
     if (r.name == "waves/full") full = &r;
-  if (!full) return;
+  if (!full) {
+    if (count_prefix(results, "waves/") > 0)
+      out.push_back(missing("waves", "round(t(N) / t(one wave)) == ceil(N / (SMs x blocks/SM))",
+                            "waves/full"));
+    return;
+  }
   for (const auto& r : results) {
     if (!starts_with(r.name, "waves/")) continue;
     const auto blocks = r.params.at("blocks").get<long long>();
@@ -76,6 +99,15 @@ void linear_checks(const std::vector<CaseResult>& results, std::vector<Check>& o
       t_ways.push_back(r.summary.median_s);
     }
   }
+  if (!paths.empty() && paths.size() < 3)
+    out.push_back(
+        missing("divergence/linear", "t(k paths) = a + b k", "three or more path counts"));
+  if (!ways.empty() && ways.size() < 3)
+    out.push_back(
+        missing("bank_conflicts/linear", "t(k-way conflict) = a + b k", "three or more strides"));
+  if ((t_stride1 > 0) != (t_padded > 0))
+    out.push_back(missing("bank_conflicts/padded", "padding to stride 33 removes the conflict",
+                          "both stride 1 and stride 33"));
   if (paths.size() >= 3) {
     const LinearFit f = linear_fit(paths, t_paths);
     out.push_back(check("divergence/linear", "t(k paths) = a + b k with R^2 >= 0.95, b > 0", 0.95,
@@ -114,7 +146,12 @@ void latency_hiding_checks(const std::vector<CaseResult>& results, std::vector<C
     sms = r.params.at("sm_count").get<double>();
     per_warp = r.params.at("bytes_in_flight_per_warp").get<double>();
   }
-  if (!chase || bw_by_warps.size() < 2) return;
+  if (!chase || bw_by_warps.size() < 2) {
+    if (chase || !bw_by_warps.empty())
+      out.push_back(missing("latency_hiding/littles_law", "plateau within 2x of Little's law",
+                            "latency/dram and two or more latency_hiding cases"));
+    return;
+  }
   const double latency_s = chase->summary.median_s / chase->params.at("steps").get<double>();
   std::sort(bw_by_warps.begin(), bw_by_warps.end());
   double best = 0;
@@ -144,7 +181,12 @@ void latency_hiding_checks(const std::vector<CaseResult>& results, std::vector<C
 void host_checks(const std::vector<CaseResult>& results, std::vector<Check>& out) {
   const CaseResult* chase = find_case(results, "host/latency");
   const CaseResult* read = find_case(results, "host/read");
-  if (!chase || !read) return;
+  if (!chase || !read) {
+    if (chase || read)
+      out.push_back(missing("host/littles_law", "lines in flight = BW x latency / 64 B",
+                            "both host/latency and host/read"));
+    return;
+  }
   const double latency_s = chase->summary.median_s / chase->params.at("steps").get<double>();
   const double bw = read->work.bytes() / read->summary.median_s;
   const double line = read->params.at("line_bytes").get<double>();
@@ -166,7 +208,12 @@ void host_checks(const std::vector<CaseResult>& results, std::vector<Check>& out
 void spill_checks(const std::vector<CaseResult>& results, std::vector<Check>& out) {
   const CaseResult* capped = find_case(results, "spills/capped");
   const CaseResult* uncapped = find_case(results, "spills/uncapped");
-  if (!capped || !uncapped) return;
+  if (!capped || !uncapped) {
+    if (capped || uncapped)
+      out.push_back(missing("spills/forced", "capping registers spills to local memory",
+                            "both spills/capped and spills/uncapped"));
+    return;
+  }
   const double local_capped = capped->params.at("local_bytes_per_thread").get<double>();
   const double local_uncapped = uncapped->params.at("local_bytes_per_thread").get<double>();
   const double slowdown = capped->summary.median_s / uncapped->summary.median_s;

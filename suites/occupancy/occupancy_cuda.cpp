@@ -57,12 +57,16 @@ class Residency final : public Instance {
     run(nullptr);
     std::vector<BlockRecord> rec(static_cast<std::size_t>(blocks_));
     records_.download(rec.data(), rec.size() * sizeof(BlockRecord));
-    std::vector<double> out(rec.size()), ref(rec.size());
-    for (std::size_t i = 0; i < rec.size(); ++i) {
+    // Per block: its id (proves the record was written) and 1 if its SM and times make sense.
+    const std::size_t n = rec.size();
+    std::vector<double> out(2 * n), ref(2 * n);
+    for (std::size_t i = 0; i < n; ++i) {
       const bool sane = rec[i].smid < static_cast<std::uint32_t>(gpu_.sm_count) &&
                         rec[i].end_ns >= rec[i].start_ns + spin_ns_;
-      out[i] = sane ? rec[i].block : -1.0;
+      out[i] = rec[i].block;
       ref[i] = static_cast<double>(i);
+      out[n + i] = sane ? 1.0 : 0.0;
+      ref[n + i] = 1.0;
     }
     measured_ = max_co_resident(rec);
     if (cooperative_) {
@@ -215,28 +219,27 @@ std::unique_ptr<Instance> float_kernel(int blocks, int threads, Launch l, Refere
 }
 
 Case divergence_case(int paths) {
-  return {"divergence/paths=" + std::to_string(paths), Backend::cuda,
-          [paths](const CaseContext& ctx) {
-            const int blocks = ctx.gpu->sm_count * 8, threads = 256;
-            Prepared p;
-            p.instance = float_kernel(
-                blocks, threads,
-                [paths](float* out, int b, int t, gpu_stream s) {
-                  kernels::divergence_launch(out, paths, kDivergenceIters, b, t, s);
-                },
-                [paths](int lane) {
-                  return reference::divergence_lane(lane, paths, kDivergenceIters);
-                });
-            p.work.flop = 2.0 * kDivergenceIters * blocks * threads;  // useful FMAs only
-            p.work.precision = theory::Precision::fp32;
-            p.work.memory_level = "registers";
-            p.params = {{"paths", paths},
-                        {"iters", kDivergenceIters},
-                        {"blocks", blocks},
-                        {"threads_per_block", threads}};
-            return p;
-          },
-          nullptr};
+  return {
+      "divergence/paths=" + std::to_string(paths), Backend::cuda,
+      [paths](const CaseContext& ctx) {
+        const int blocks = ctx.gpu->sm_count * 8, threads = 256;
+        Prepared p;
+        p.instance = float_kernel(
+            blocks, threads,
+            [paths](float* out, int b, int t, gpu_stream s) {
+              kernels::divergence_launch(out, paths, kDivergenceIters, b, t, s);
+            },
+            [paths](int i) { return reference::divergence_lane(i & 31, paths, kDivergenceIters); });
+        p.work.flop = 2.0 * kDivergenceIters * blocks * threads;  // useful FMAs only
+        p.work.precision = theory::Precision::fp32;
+        p.work.memory_level = "registers";
+        p.params = {{"paths", paths},
+                    {"iters", kDivergenceIters},
+                    {"blocks", blocks},
+                    {"threads_per_block", threads}};
+        return p;
+      },
+      nullptr};
 }
 
 Case bank_case(int stride) {
