@@ -14,20 +14,6 @@ namespace {
 
 bool starts_with(const std::string& s, const char* prefix) { return s.rfind(prefix, 0) == 0; }
 
-Check check(const std::string& name, const std::string& law, double predicted, double measured,
-            double tolerance, bool ok, const std::string& reason) {
-  Check k;
-  k.suite = "occupancy";
-  k.name = name;
-  k.law = law;
-  k.predicted = predicted;
-  k.measured = measured;
-  k.tolerance = tolerance;
-  k.verdict = ok ? Verdict::pass : Verdict::fail;
-  k.reason = reason;
-  return k;
-}
-
 std::string fit_text(const LinearFit& f, const char* unit) {
   char buf[160];
   std::snprintf(buf, sizeof buf, "slope %.4g s per %s, intercept %.4g s, R^2 %.4f over %zu points",
@@ -73,10 +59,10 @@ void waves_checks(const std::vector<CaseResult>& results, std::vector<Check>& ou
     char reason[160];
     std::snprintf(reason, sizeof reason, "%lld blocks, %lld per wave: t/t(one wave) = %.3f", blocks,
                   per_wave, ratio);
-    out.push_back(check(r.name + "/waves",
-                        "round(t(N) / t(one wave)) == ceil(N / (SMs x blocks/SM))",
-                        static_cast<double>(predicted), measured, 0,
-                        measured == static_cast<double>(predicted), reason));
+    out.push_back(occupancy_check(r.name + "/waves",
+                                  "round(t(N) / t(one wave)) == ceil(N / (SMs x blocks/SM))",
+                                  static_cast<double>(predicted), measured, 0,
+                                  measured == static_cast<double>(predicted), reason));
   }
 }
 
@@ -110,22 +96,23 @@ void linear_checks(const std::vector<CaseResult>& results, std::vector<Check>& o
                           "both stride 1 and stride 33"));
   if (paths.size() >= 3) {
     const LinearFit f = linear_fit(paths, t_paths);
-    out.push_back(check("divergence/linear", "t(k paths) = a + b k with R^2 >= 0.95, b > 0", 0.95,
-                        f.r2, 0, f.r2 >= 0.95 && f.slope > 0, fit_text(f, "path")));
+    out.push_back(occupancy_check("divergence/linear",
+                                  "t(k paths) = a + b k with R^2 >= 0.95, b > 0", 0.95, f.r2, 0,
+                                  f.r2 >= 0.95 && f.slope > 0, fit_text(f, "path")));
   }
   if (ways.size() >= 3) {
     const LinearFit f = linear_fit(ways, t_ways);
-    out.push_back(check("bank_conflicts/linear",
-                        "t(k-way conflict) = a + b k with R^2 >= 0.95, b > 0", 0.95, f.r2, 0,
-                        f.r2 >= 0.95 && f.slope > 0, fit_text(f, "way")));
+    out.push_back(occupancy_check("bank_conflicts/linear",
+                                  "t(k-way conflict) = a + b k with R^2 >= 0.95, b > 0", 0.95, f.r2,
+                                  0, f.r2 >= 0.95 && f.slope > 0, fit_text(f, "way")));
   }
   if (t_stride1 > 0 && t_padded > 0) {
     const double ratio = t_padded / t_stride1;
     char reason[96];
     std::snprintf(reason, sizeof reason, "t(stride 33) / t(stride 1) = %.3f", ratio);
-    out.push_back(check("bank_conflicts/padded",
-                        "padding to stride 33 removes the conflict: t <= 1.25 t(1)", 1.0, ratio,
-                        0.25, ratio <= 1.25, reason));
+    out.push_back(occupancy_check("bank_conflicts/padded",
+                                  "padding to stride 33 removes the conflict: t <= 1.25 t(1)", 1.0,
+                                  ratio, 0.25, ratio <= 1.25, reason));
   }
 }
 
@@ -169,7 +156,8 @@ void latency_hiding_checks(const std::vector<CaseResult>& results, std::vector<C
       reason, sizeof reason,
       "latency %.0f ns, best %.0f GB/s; 90%% of it from %.0f warps/SM; Little's law: %.1f",
       latency_s * 1e9, best / 1e9, plateau, little);
-  out.push_back(check("latency_hiding/littles_law",
+  out.push_back(
+      occupancy_check("latency_hiding/littles_law",
                       "warps/SM at the bandwidth plateau within 2x of BW x latency / (SMs x bytes "
                       "per warp)",
                       little, plateau, 2, plateau >= little / 2 && plateau <= 2 * little, reason));
@@ -199,10 +187,10 @@ void host_checks(const std::vector<CaseResult>& results, std::vector<Check>& out
                 latency_s * 1e9, bw / 1e9, in_flight, in_flight / threads, threads,
                 read->params.at("cores").get<int>(), read->params.at("fp64_lanes").get<int>(),
                 read->params.at("parallel_fp64_lanes").get<int>());
-  out.push_back(
-      check("host/littles_law",
-            "lines in flight = BW x latency / 64 B >= threads (one line per thread at least)",
-            threads, in_flight, 0, in_flight >= threads, reason));
+  out.push_back(occupancy_check(
+      "host/littles_law",
+      "lines in flight = BW x latency / 64 B >= threads (one line per thread at least)", threads,
+      in_flight, 0, in_flight >= threads, reason));
 }
 
 void spill_checks(const std::vector<CaseResult>& results, std::vector<Check>& out) {
@@ -223,16 +211,30 @@ void spill_checks(const std::vector<CaseResult>& results, std::vector<Check>& ou
                 "slowdown %.2fx",
                 capped->params.at("registers_per_thread").get<int>(), local_capped,
                 uncapped->params.at("registers_per_thread").get<int>(), local_uncapped, slowdown);
-  Check k = check("spills/forced",
-                  "capping registers spills to local memory; the uncapped kernel "
-                  "does not (slowdown reported)",
-                  std::numeric_limits<double>::quiet_NaN(), slowdown,
-                  std::numeric_limits<double>::quiet_NaN(), local_capped > 0 && local_uncapped == 0,
-                  reason);
+  Check k = occupancy_check("spills/forced",
+                            "capping registers spills to local memory; the uncapped kernel "
+                            "does not (slowdown reported)",
+                            std::numeric_limits<double>::quiet_NaN(), slowdown,
+                            std::numeric_limits<double>::quiet_NaN(),
+                            local_capped > 0 && local_uncapped == 0, reason);
   out.push_back(k);
 }
 
 }  // namespace
+
+Check occupancy_check(const std::string& name, const std::string& law, double predicted,
+                      double measured, double tolerance, bool ok, const std::string& reason) {
+  Check k;
+  k.suite = "occupancy";
+  k.name = name;
+  k.law = law;
+  k.predicted = predicted;
+  k.measured = measured;
+  k.tolerance = tolerance;
+  k.verdict = ok ? Verdict::pass : Verdict::fail;
+  k.reason = reason;
+  return k;
+}
 
 int max_co_resident(const std::vector<kernels::BlockRecord>& records) {
   std::map<std::uint32_t, std::vector<std::pair<std::uint64_t, int>>> events;  // by SM

@@ -114,18 +114,10 @@ class Residency final : public Instance {
   DeviceBuffer records_;
 };
 
+// Exact agreement of two counts.
 Check observed_check(const std::string& name, const std::string& law, double predicted,
                      double measured, const std::string& detail) {
-  Check k;
-  k.suite = "occupancy";
-  k.name = name;
-  k.law = law;
-  k.predicted = predicted;
-  k.measured = measured;
-  k.tolerance = 0;
-  k.verdict = predicted == measured ? Verdict::pass : Verdict::fail;
-  k.reason = detail;
-  return k;
+  return occupancy_check(name, law, predicted, measured, 0, predicted == measured, detail);
 }
 
 Case residency_case(const std::string& label, ResidencyKernel kernel, int threads,

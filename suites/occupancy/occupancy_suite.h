@@ -3,6 +3,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "harness/case.h"
@@ -18,6 +19,10 @@ inline constexpr std::size_t kLatencyN16 = std::size_t{1} << 26;  // 16-byte loa
 inline constexpr int kLatencyThreads = 128;                       // 4 warps per block
 inline constexpr std::size_t kChaseWords = std::size_t{1} << 27;  // 512 MiB chased
 inline constexpr std::uint64_t kChaseSteps = 1 << 16;
+
+// A PASS/FAIL check of the occupancy suite.
+Check occupancy_check(const std::string& name, const std::string& law, double predicted,
+                      double measured, double tolerance, bool ok, const std::string& reason);
 
 // Most blocks that ran on one SM at the same time, from the blocks' own %smid and start/end
 // %globaltimer records (a block ending at the instant another starts does not overlap it).
