@@ -92,5 +92,59 @@ TEST(Runner, ObservationsAndSuiteChecks) {
   std::filesystem::remove_all(dir);
 }
 
+// A case that fails while it is being measured: the run goes on, the failure is a FAIL check, and
+// the next case is still measured.
+class FailsLater final : public Instance {
+ public:
+  Comparison validate() override {
+    std::vector<double> v = {1, 2};
+    return compare<double, double>(v, v, Tolerance{0, 0});
+  }
+  void run(gpu_stream) override {
+    if (++runs_ == 3) throw std::runtime_error("device fell off the bus");
+  }
+
+ private:
+  int runs_ = 0;
+};
+
+TEST(Runner, AFailureDuringMeasurementIsAFailCheckAndTheRunContinues) {
+  char tmpl[] = "/tmp/bb_runner_XXXXXX";
+  ASSERT_NE(mkdtemp(tmpl), nullptr);
+  const std::filesystem::path dir = tmpl;
+  Case failing{"fails", Backend::host,
+               [](const CaseContext&) {
+                 Prepared p;
+                 p.instance = std::make_unique<FailsLater>();
+                 return p;
+               },
+               nullptr};
+  const std::vector<Suite> suites = {
+      Suite{"synthetic", "test suite", {failing, counting_case(2)}, nullptr}};
+  RunOptions opts;
+  opts.rule.min_samples = 5;
+  opts.rule.min_time_s = 0;
+  opts.rule.timeout_s = 0.01;
+  opts.out_path = (dir / "r.json").string();
+  Environment env{query_host(), GpuStatus{}};
+  opts.backend = Backend::host;
+  const RunOutcome out = run_cases(select_cases(suites, opts, env), opts, env);
+  EXPECT_EQ(out.cases, 2);
+  EXPECT_EQ(out.case_errors, 1);
+  EXPECT_TRUE(out.failed());
+  std::ifstream in(opts.out_path);
+  const auto doc = nlohmann::json::parse(in);
+  ASSERT_EQ(doc["benchmarks"].size(), 2u);
+  EXPECT_TRUE(doc["benchmarks"][0]["error_occurred"].get<bool>());
+  EXPECT_NE(doc["benchmarks"][0]["error_message"].get<std::string>().find("fell off the bus"),
+            std::string::npos);
+  EXPECT_GT(doc["benchmarks"][1]["samples"].get<int>(), 0);
+  bool found = false;
+  for (const auto& c : doc["checks"])
+    found = found || (c["name"] == "fails/run" && c["verdict"] == "FAIL");
+  EXPECT_TRUE(found);
+  std::filesystem::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace bb
