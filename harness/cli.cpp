@@ -6,6 +6,7 @@
 #include <iostream>
 #include <map>
 
+#include "harness/regression.h"
 #include "harness/results.h"
 #include "harness/runner.h"
 #include "suites/suites.h"
@@ -149,6 +150,23 @@ int cmd_list(const std::vector<Suite>& suites) {
   return kExitOk;
 }
 
+int cmd_compare(const std::string& base_path, const std::string& next_path, double threshold_pct,
+                bool cross_device, const std::string& markdown_path, bool json) {
+  CompareOptions opts;
+  opts.threshold = threshold_pct / 100;
+  opts.cross_device = cross_device;
+  if (!markdown_path.empty()) ensure_writable(markdown_path);
+  const nlohmann::json base = load_results(base_path);
+  const nlohmann::json next = load_results(next_path);
+  const RunComparison c = compare_runs(base, next, opts);
+  if (json)
+    std::cout << comparison_json(c, opts).dump(2) << "\n";
+  else
+    std::cout << comparison_table(c, opts);
+  if (!markdown_path.empty()) write_file_atomically(markdown_path, comparison_markdown(c, opts));
+  return c.regressed() ? kExitCheckFailed : kExitOk;
+}
+
 }  // namespace
 
 int cli_main(int argc, char** argv) {
@@ -197,6 +215,17 @@ int cli_main(int argc, char** argv) {
   bool json = false;
   auto* info = app.add_subcommand("info", "host and GPU information, peaks and ridge points");
   info->add_flag("--json", json, "print JSON");
+  std::string base_path, next_path, markdown_path;
+  double threshold_pct = 5;
+  bool cross_device = false;
+  auto* cmp = app.add_subcommand("compare", "compare two results files: regressions and checks");
+  cmp->add_option("base", base_path, "the baseline results file")->required();
+  cmp->add_option("new", next_path, "the results file to judge")->required();
+  cmp->add_option("--threshold", threshold_pct, "change in % that counts (default 5)")
+      ->check(CLI::Range(0.0, 1000.0));
+  cmp->add_option("--markdown", markdown_path, "also write a markdown summary here");
+  cmp->add_flag("--cross-device", cross_device, "different devices: compare % of bound");
+  cmp->add_flag("--json", json, "print JSON");
   std::string formula;
   auto* th = app.add_subcommand("theory", "evaluate a formula: theory NAME --param value ...");
   th->add_option("formula", formula, "formula name (none: list them)");
@@ -216,6 +245,8 @@ int cli_main(int argc, char** argv) {
   try {
     if (*th) return cmd_theory(formula, th->remaining(), json);
     if (*info) return cmd_info(json);
+    if (*cmp)
+      return cmd_compare(base_path, next_path, threshold_pct, cross_device, markdown_path, json);
     const std::vector<Suite> suites = suites::all_suites();
     if (*list) return cmd_list(suites);
 
@@ -250,7 +281,7 @@ int cli_main(int argc, char** argv) {
     std::printf("results: %s\nsummary: %s\n", opts.out_path.c_str(), opts.summary_path.c_str());
     return out.failed() && !no_fail ? kExitCheckFailed : kExitOk;
   } catch (const std::invalid_argument& e) {
-    return usage_error(e.what(), *th ? "theory" : (*run ? "run" : ""));
+    return usage_error(e.what(), *th ? "theory" : (*run ? "run" : (*cmp ? "compare" : "")));
   } catch (const std::exception& e) {
     std::fprintf(stderr, "boundbench: error: %s\n", e.what());
     return kExitCheckFailed;

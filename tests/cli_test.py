@@ -195,6 +195,45 @@ class RooflineFailure(unittest.TestCase):
             self.assertIn("FAIL", [c["verdict"] for c in json.load(open(out))["checks"]])
 
 
+class Compare(unittest.TestCase):
+    """compare on committed results: a copy made 1.5x slower must give SLOWER and exit 1."""
+    RESULTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "results",
+                           "cpu-ci-xeon-2vcpu-kvm", "run.json")
+
+    def test_same_run_is_no_regression(self):
+        r = bb("compare", self.RESULTS, self.RESULTS)
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertIn("no regression", r.stdout)
+
+    def test_slower_copy_regresses(self):
+        doc = json.load(open(self.RESULTS))
+        for b in doc["benchmarks"]:
+            for k in ("median_s", "min_s", "mean_s", "max_s", "real_time"):
+                if k in b:
+                    b[k] *= 1.5
+        with tempfile.TemporaryDirectory() as d:
+            slower = os.path.join(d, "slower.json")
+            json.dump(doc, open(slower, "w"))
+            md = os.path.join(d, "cmp.md")
+            r = bb("compare", self.RESULTS, slower, "--markdown", md)
+            self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
+            self.assertIn("SLOWER", r.stdout)
+            self.assertIn("bandwidth/triad/fp64/host", open(md).read())
+            j = json.loads(bb("compare", self.RESULTS, slower, "--json").stdout)
+            self.assertTrue(j["regressed"])
+            triad = [c for c in j["cases"] if c["name"] == "bandwidth/triad/fp64/host"][0]
+            self.assertEqual(triad["verdict"], "SLOWER")
+            self.assertAlmostEqual(triad["change"], 0.5)
+
+    def test_bad_input_exit_2(self):
+        with tempfile.TemporaryDirectory() as d:
+            bad = os.path.join(d, "bad.json")
+            open(bad, "w").write('{"context": ')
+            r = bb("compare", self.RESULTS, bad)
+            self.assertEqual(r.returncode, 2)
+            self.assertIn("bad.json: not valid JSON", r.stderr.splitlines()[0])
+
+
 class Interrupted(unittest.TestCase):
     def test_sigterm_leaves_valid_file(self):
         """SIGTERM during the second case: the file holds the first case and says incomplete."""
