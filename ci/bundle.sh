@@ -33,8 +33,9 @@ for f in "$bundle"/bin/* "$bundle"/lib/*; do
   patchelf --set-rpath '$ORIGIN/../lib' "$f"
 done
 
-cp ci/gpu_run.sh ci/validate_results.py ci/torch_peer.py "$bundle/ci/"
+cp ci/gpu_run.sh ci/validate_results.py ci/torch_peer.py ci/report.py "$bundle/ci/"
 cp results/schema.json "$bundle/results/"
+cp -r results/baselines "$bundle/results/"
 cp tests/cli_test.py "$bundle/tests/"
 git rev-parse HEAD >"$bundle/COMMIT" 2>/dev/null || echo unknown >"$bundle/COMMIT"
 git status --porcelain --untracked-files=no | grep -q . && echo "dirty" >>"$bundle/COMMIT" || true

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The GPU side of CI. On a machine with a GPU: every GPU test, the GPU tests under compute-sanitizer
 # (memcheck, racecheck), the CPU unit tests, `boundbench run` over every suite, and a PyTorch peer
-# measurement, with logs and JSON in one output folder (at most 8 files, for the device tool).
+# measurement, a report and the baseline comparison, in one output folder: gpu_run.log (with
+# nvidia-smi), info.json, gpu_test.xml, run.json, run.md, torch_peer.json, report.html, compare.md
+# (at most 8 files, for the device tool).
 #   ci/gpu_run.sh [BIN_DIR] [OUT_DIR]
 # BIN_DIR holds boundbench, gpu_test, theory_test, harness_test: bundle/bin (from ci/bundle.sh,
 # default) or build/default after a local build; OUT_DIR defaults to $OUT, else ./gpu-results.
@@ -41,7 +43,7 @@ step() {  # step NAME COMMAND...: runs it, logs it, records failure
   cat "$bin/../COMMIT" 2>/dev/null || git -C "$here/.." rev-parse HEAD 2>/dev/null
   nvidia-smi --query-gpu=name,driver_version,pci.bus_id,clocks.sm,clocks.max.sm,clocks.mem,temperature.gpu,power.draw --format=csv
   nvidia-smi
-} >"$out/nvidia-smi.txt" 2>&1
+} >>"$log" 2>&1
 
 step info "$bin/boundbench" info
 "$bin/boundbench" info --json >"$out/info.json" 2>>"$log"
@@ -68,6 +70,21 @@ b = [e for e in json.load(open(sys.argv[1]))["benchmarks"] if e.get("backend") =
 ok = [e for e in b if e["run_type"] == "iteration" and not e.get("error_occurred")]
 print(len(ok), "CUDA cases measured:", [e["name"] for e in ok])
 sys.exit(0 if ok and len(ok) == len([e for e in b if e["run_type"] == "iteration"]) else 1)' "$out/run.json"
+# The report (one self-contained HTML file: its images are embedded) and, where this device has a
+# committed baseline (results/baselines/<device>.json), the regression comparison.
+tmp_report=$(mktemp -d)
+step report "$bin/boundbench" report "$out/run.json" --out "$tmp_report" &&
+  cp "$tmp_report/report.html" "$out/report.html"
+rm -rf "$tmp_report"
+device=$(python3 -c 'import json, re, sys
+g = json.load(open(sys.argv[1]))["gpus"]
+print(re.sub(r"[^a-z0-9]+", "-", g["devices"][0]["name"].lower()).strip("-") if g["usable"] else "")' "$out/info.json" 2>/dev/null)
+baseline=$here/../results/baselines/$device.json
+if [[ -n $device && -f $baseline ]]; then
+  step compare_baseline "$bin/boundbench" compare "$baseline" "$out/run.json" --markdown "$out/compare.md"
+else
+  echo "=== no baseline for '$device' (results/baselines/$device.json): comparison skipped" | tee -a "$log"
+fi
 if [[ -f $here/validate_results.py ]]; then
   step validate python3 "$here/validate_results.py" "$out/run.json" --require-complete --min-benchmarks 1 --schema-optional
 fi

@@ -12,6 +12,7 @@ packages=(
   nlohmann-json3-dev               # results files
   libcli11-dev                     # command line
   python3 python3-jsonschema python3-scipy  # results validation; compare.py needs scipy
+  python3-matplotlib               # boundbench report: plots
   likwid                           # likwid-bench: the host STREAM reference measurement
   patchelf                         # GPU bundles: rpath $ORIGIN
 )

@@ -15,4 +15,6 @@ preset=${BOUNDBENCH_PRESET:-$preset}
 echo "test: preset $preset"
 cmake --preset "$preset" >/dev/null
 cmake --build --preset "$preset" -j"$(nproc)"
-ctest --preset "$preset" -j"$(nproc)" ${BOUNDBENCH_CTEST_ARGS:-}
+# JUnit XML for CI systems that show test results (GitHub, GitLab, Jenkins).
+ctest --preset "$preset" -j"$(nproc)" --output-junit "$PWD/build/$preset/junit.xml" \
+  ${BOUNDBENCH_CTEST_ARGS:-}

@@ -1,11 +1,17 @@
 #include "harness/cli.h"
 
+#include <unistd.h>
+
 #include <CLI/CLI.hpp>
+#include <cerrno>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <iostream>
 #include <map>
 
+#include "harness/build_info.h"
 #include "harness/regression.h"
 #include "harness/results.h"
 #include "harness/runner.h"
@@ -167,6 +173,34 @@ int cmd_compare(const std::string& base_path, const std::string& next_path, doub
   return c.regressed() ? kExitCheckFailed : kExitOk;
 }
 
+// The report is drawn by ci/report.py (matplotlib): found beside a bundle's binary (../ci), else in
+// the source tree this binary was built from; $BOUNDBENCH_REPORT_SCRIPT overrides both.
+int cmd_report(const std::vector<std::string>& runs, const std::string& out_dir) {
+  namespace fs = std::filesystem;
+  std::vector<fs::path> candidates;
+  if (const char* env = std::getenv("BOUNDBENCH_REPORT_SCRIPT")) candidates.emplace_back(env);
+  std::error_code ec;
+  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  if (!ec) candidates.push_back(exe.parent_path() / ".." / "ci" / "report.py");
+  candidates.push_back(fs::path(kSourceDir) / "ci" / "report.py");
+  for (const auto& script : candidates) {
+    if (!fs::exists(script, ec)) continue;
+    // Debian's interpreter has Debian's matplotlib; elsewhere the first python3 on PATH.
+    const std::string python = fs::exists("/usr/bin/python3", ec) ? "/usr/bin/python3" : "python3";
+    std::vector<std::string> args = {python, script.string()};
+    for (const auto& r : runs) args.push_back(r);
+    args.push_back("--out");
+    args.push_back(out_dir);
+    std::vector<char*> argv;
+    for (auto& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    std::fflush(stdout);
+    execvp(argv[0], argv.data());
+    throw std::runtime_error("cannot run " + python + ": " + std::strerror(errno));
+  }
+  throw std::runtime_error("ci/report.py not found (set BOUNDBENCH_REPORT_SCRIPT)");
+}
+
 }  // namespace
 
 int cli_main(int argc, char** argv) {
@@ -226,6 +260,11 @@ int cli_main(int argc, char** argv) {
   cmp->add_option("--markdown", markdown_path, "also write a markdown summary here");
   cmp->add_flag("--cross-device", cross_device, "different devices: compare % of bound");
   cmp->add_flag("--json", json, "print JSON");
+  std::vector<std::string> report_runs;
+  std::string report_out;
+  auto* rep = app.add_subcommand("report", "HTML page and PNG plots comparing results files");
+  rep->add_option("runs", report_runs, "results files")->required();
+  rep->add_option("--out", report_out, "output folder")->required();
   std::string formula;
   auto* th = app.add_subcommand("theory", "evaluate a formula: theory NAME --param value ...");
   th->add_option("formula", formula, "formula name (none: list them)");
@@ -245,6 +284,7 @@ int cli_main(int argc, char** argv) {
   try {
     if (*th) return cmd_theory(formula, th->remaining(), json);
     if (*info) return cmd_info(json);
+    if (*rep) return cmd_report(report_runs, report_out);
     if (*cmp)
       return cmd_compare(base_path, next_path, threshold_pct, cross_device, markdown_path, json);
     const std::vector<Suite> suites = suites::all_suites();

@@ -234,6 +234,32 @@ class Compare(unittest.TestCase):
             self.assertIn("bad.json: not valid JSON", r.stderr.splitlines()[0])
 
 
+class Report(unittest.TestCase):
+    def test_html_and_pngs(self):
+        with tempfile.TemporaryDirectory() as d:
+            slower = os.path.join(d, "slower.json")
+            doc = json.load(open(Compare.RESULTS))
+            for b in doc["benchmarks"]:
+                b["median_s"] *= 1.5
+            json.dump(doc, open(slower, "w"))
+            out = os.path.join(d, "report")
+            r = bb("report", Compare.RESULTS, slower, "--out", out)
+            self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+            page = open(os.path.join(out, "report.html")).read()
+            self.assertIn("data:image/png;base64,", page)  # self-contained
+            self.assertIn("Intel(R) Xeon(R) Processor", page)
+            self.assertIn("bandwidth/triad/fp64/host", page)
+            png = open(os.path.join(out, "roofline.png"), "rb").read()
+            self.assertEqual(png[:8], b"\x89PNG\r\n\x1a\n")
+            self.assertGreater(len(png), 10000)
+
+    def test_bad_input_exit_2(self):
+        with tempfile.TemporaryDirectory() as d:
+            r = bb("report", os.path.join(d, "missing.json"), "--out", d)
+            self.assertEqual(r.returncode, 2)
+            self.assertIn("missing.json: cannot be read", r.stderr)
+
+
 class Interrupted(unittest.TestCase):
     def test_sigterm_leaves_valid_file(self):
         """SIGTERM during the second case: the file holds the first case and says incomplete."""

@@ -15,7 +15,7 @@ set(_cli_tests
   NoGpuPath.test_info_says_why NoGpuPath.test_cuda_backend_skips_with_reason
   RooflineFailure.test_faster_than_bound_fails_the_run
   Compare.test_same_run_is_no_regression Compare.test_slower_copy_regresses
-  Compare.test_bad_input_exit_2
+  Compare.test_bad_input_exit_2 Report.test_html_and_pngs Report.test_bad_input_exit_2
   Interrupted.test_sigterm_leaves_valid_file)
 foreach(t IN LISTS _cli_tests)
   add_test(NAME cli.${t}

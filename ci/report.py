@@ -1,0 +1,243 @@
+#!/usr/bin/python3
+"""boundbench report: the hardware comparison of one or more results files.
+
+    report.py RUN.json [RUN.json ...] --out DIR
+
+Writes DIR/report.html (self-contained: images embedded, opens offline) and the PNG files beside it:
+a headline table per run (device, bandwidth and % of peak, FLOP/s, checks), the roofline of every
+run with each measured case on it, and one plot per swept case family (time, or bandwidth where the
+cases move bytes, against the parameter that varies), runs overlaid. New suites' cases appear
+without changes here. Exit 2 with a one-line error on bad input.
+"""
+import argparse
+import base64
+import html
+import io
+import json
+import math
+import os
+import re
+import sys
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+# Parameters that make a sweep's x axis, most telling first.
+SWEEP_KEYS = ["working_set_bytes", "message_bytes", "n", "k", "paths", "stride_words",
+              "warps_per_sm", "blocks", "elements"]
+
+
+def fail(msg):
+    print(f"report: error: {msg}", file=sys.stderr)
+    sys.exit(2)
+
+
+def load(path):
+    try:
+        with open(path, encoding="utf-8") as f:
+            doc = json.load(f)
+    except OSError as e:
+        fail(f"{path}: cannot be read ({e.strerror})")
+    except ValueError as e:
+        fail(f"{path}: not valid JSON ({e})")
+    if not isinstance(doc, dict) or "boundbench" not in doc.get("context", {}) or \
+            not isinstance(doc.get("benchmarks"), list):
+        fail(f"{path}: not a boundbench results file (no context.boundbench)")
+    if doc["context"]["boundbench"].get("schema_version") != 1:
+        fail(f"{path}: schema version {doc['context']['boundbench'].get('schema_version')}, "
+             "this report reads 1")
+    measured = [b for b in doc["benchmarks"]
+                if b.get("run_type") == "iteration" and not b.get("error_occurred")]
+    if not measured:
+        fail(f"{path}: holds no measured case")
+    return doc, measured
+
+
+def device_of(doc):
+    bb = doc["context"]["boundbench"]
+    gpus = bb.get("gpus", {})
+    if gpus.get("usable") and gpus.get("devices"):
+        return gpus["devices"][0]["name"], gpus["devices"][0]
+    return bb.get("host", {}).get("cpu_model", "?") + " (host)", None
+
+
+def label_of(doc):
+    bb = doc["context"]["boundbench"]
+    return f"{device_of(doc)[0]} · {bb.get('date', '')[:10]} · {bb.get('git_commit', '')[:8]}"
+
+
+def png(fig, out_dir, name):
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=110, bbox_inches="tight")
+    plt.close(fig)
+    data = buf.getvalue()
+    with open(os.path.join(out_dir, name), "wb") as f:
+        f.write(data)
+    return name, base64.b64encode(data).decode("ascii")
+
+
+def roofline(runs, out_dir):
+    fig, ax = plt.subplots(figsize=(7.5, 5))
+    any_point = False
+    for i, (doc, measured, label) in enumerate(runs):
+        color = f"C{i}"
+        pts = [(b["flop"] / b["bytes"], b["flop"] / b["median_s"], b["name"])
+               for b in measured if b.get("flop", 0) > 0 and b.get("bytes", 0) > 0]
+        if not pts:
+            continue
+        any_point = True
+        ax.scatter([p[0] for p in pts], [p[1] for p in pts], color=color, label=label, zorder=3)
+        for x, y, name in pts if len(pts) <= 10 else []:  # names only where they stay legible
+            ax.annotate(name.split("/", 1)[-1], (x, y), fontsize=6, xytext=(3, 3),
+                        textcoords="offset points")
+        _, dev = device_of(doc)
+        if not dev:  # the host: its estimated fp64 peak, and the DRAM roof if the run was given it
+            host = doc["context"]["boundbench"].get("host", {})
+            peak = host.get("peak_fp64_flop_per_s_estimate", 0)
+            bw = max((b.get("peak_bytes_per_s", 0) for b in measured), default=0)
+            xs = [10 ** (e / 10) for e in range(-30, 41)]
+            if peak > 0:
+                ax.plot(xs, [min(peak, x * bw) if bw > 0 else peak for x in xs], color=color,
+                        lw=1, ls="--", alpha=0.7)
+                ax.annotate("fp64 peak (estimate)", (xs[-1], peak), fontsize=7, color=color,
+                            ha="right", va="bottom")
+        if dev and dev.get("peak_dram_bytes_per_s"):
+            bw = dev["peak_dram_bytes_per_s"]
+            xs = [10 ** (e / 10) for e in range(-30, 41)]
+            for prec in sorted({b.get("precision") for b in measured if b.get("flop", 0) > 0}):
+                peaks = [dev.get(k, {}).get(prec, 0)
+                         for k in ("peak_cuda_core_flop_per_s", "peak_tensor_flop_per_s")]
+                peak = max(peaks)
+                if peak > 0:
+                    ax.plot(xs, [min(peak, x * bw) for x in xs], color=color, lw=1,
+                            ls="--", alpha=0.7)
+                    ax.annotate(f"{prec} peak", (xs[-1], peak), fontsize=7, color=color,
+                                ha="right", va="bottom")
+    if not any_point:
+        plt.close(fig)
+        return None
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("arithmetic intensity (flop / byte)")
+    ax.set_ylabel("attained FLOP/s")
+    ax.set_title("Roofline: measured cases against each device's bound (dashed)")
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=7)
+    return png(fig, out_dir, "roofline.png")
+
+
+def families(measured):
+    """Cases grouped by suite and name stem, with the numeric parameter that varies in the group."""
+    groups = {}
+    for b in measured:
+        stem = re.sub(r"/[^/]*$", "", b["name"])
+        groups.setdefault(stem, []).append(b)
+    result = {}
+    for stem, members in groups.items():
+        if len(members) < 3:
+            continue
+        keys = [k for k in SWEEP_KEYS
+                if all(isinstance(m.get("params", {}).get(k), (int, float)) for m in members)
+                and len({m["params"][k] for m in members}) == len(members)]
+        if keys:
+            result[stem] = keys[0]
+    return result
+
+
+def sweeps(runs, out_dir):
+    stems = {}
+    for doc, measured, label in runs:
+        for stem, key in families(measured).items():
+            stems.setdefault(stem, key)
+    images = []
+    for n, (stem, key) in enumerate(sorted(stems.items())):
+        fig, ax = plt.subplots(figsize=(6.5, 4))
+        bandwidth = True
+        for i, (doc, measured, label) in enumerate(runs):
+            members = [b for b in measured if re.sub(r"/[^/]*$", "", b["name"]) == stem
+                       and key in b.get("params", {})]
+            if not members:
+                continue
+            members.sort(key=lambda b: b["params"][key])
+            bandwidth = all(b.get("bytes", 0) > 0 for b in members)
+            xs = [b["params"][key] for b in members]
+            ys = [b["bytes_per_s"] / 1e9 if bandwidth else b["median_s"] * 1e6 for b in members]
+            ax.plot(xs, ys, marker="o", color=f"C{i}", label=label)
+        if max(xs) / max(min(xs), 1e-300) > 8:
+            ax.set_xscale("log", base=2)
+        ax.set_xlabel(key)
+        ax.set_ylabel("bandwidth (GB/s)" if bandwidth else "median time (us)")
+        ax.set_title(f"{stem}: {'bandwidth' if bandwidth else 'time'} vs {key}")
+        ax.grid(True, alpha=0.3)
+        ax.legend(fontsize=7)
+        images.append(png(fig, out_dir, f"sweep_{n:02d}_{re.sub(r'[^A-Za-z0-9]+', '_', stem)}.png"))
+    return images
+
+
+def headline_rows(runs):
+    rows = []
+    for doc, measured, label in runs:
+        checks = doc.get("checks", [])
+        counts = {v: sum(1 for c in checks if c.get("verdict") == v) for v in ("PASS", "FAIL", "SKIP")}
+        dram = [b for b in measured if b.get("bytes", 0) > 0 and "pct_of_peak_bandwidth" in b]
+        best_bw = max(measured, key=lambda b: b.get("bytes_per_s", 0))
+        best_flop = max(measured, key=lambda b: b.get("flop_per_s", 0))
+        bw_text = f"{best_bw.get('bytes_per_s', 0) / 1e9:.1f} GB/s ({best_bw['name']})"
+        if dram:
+            top = max(dram, key=lambda b: b["pct_of_peak_bandwidth"])
+            bw_text += f"; {top['pct_of_peak_bandwidth']:.1f}% of peak ({top['name']})"
+        fails = [f"{c['suite']}/{c['name']}" for c in checks if c.get("verdict") == "FAIL"]
+        rows.append([label, bw_text,
+                     f"{best_flop.get('flop_per_s', 0) / 1e9:.1f} GFLOP/s ({best_flop['name']})",
+                     f"{counts['PASS']} / {counts['FAIL']} / {counts['SKIP']}",
+                     ", ".join(fails) or "-"])
+    return rows
+
+
+def main(argv):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("runs", nargs="+", metavar="RUN.json")
+    ap.add_argument("--out", required=True, metavar="DIR")
+    args = ap.parse_args(argv)
+    runs = []
+    for path in args.runs:
+        doc, measured = load(path)
+        runs.append((doc, measured, label_of(doc)))
+    try:
+        os.makedirs(args.out, exist_ok=True)
+    except OSError as e:
+        fail(f"{args.out}: cannot create ({e.strerror})")
+
+    images = []
+    r = roofline(runs, args.out)
+    if r:
+        images.append(r)
+    images += sweeps(runs, args.out)
+
+    head = ["run", "best bandwidth", "best FLOP/s", "checks pass / fail / skip", "failed checks"]
+    table = "<table><tr>" + "".join(f"<th>{html.escape(h)}</th>" for h in head) + "</tr>"
+    for row in headline_rows(runs):
+        table += "<tr>" + "".join(f"<td>{html.escape(str(c))}</td>" for c in row) + "</tr>"
+    table += "</table>"
+    figures = "".join(
+        f'<figure><img alt="{html.escape(name)}" src="data:image/png;base64,{data}">'
+        f"<figcaption>{html.escape(name)}</figcaption></figure>" for name, data in images)
+    page = f"""<!doctype html><html><head><meta charset="utf-8"><title>boundbench report</title>
+<style>body{{font-family:sans-serif;margin:2em}}table{{border-collapse:collapse}}
+td,th{{border:1px solid #ccc;padding:4px 8px;font-size:13px}}figure{{display:inline-block;margin:1em}}
+img{{max-width:720px}}</style></head><body>
+<h1>boundbench report</h1><p>{len(runs)} run(s): {html.escape("; ".join(r[2] for r in runs))}</p>
+<h2>Headline figures</h2>{table}<h2>Figures</h2>{figures}</body></html>
+"""
+    tmp = os.path.join(args.out, "report.html.tmp")
+    with open(tmp, "w", encoding="utf-8") as f:
+        f.write(page)
+    os.replace(tmp, os.path.join(args.out, "report.html"))
+    print(f"report: {os.path.join(args.out, 'report.html')} with {len(images)} figure(s)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
