@@ -52,6 +52,12 @@ def load(path):
                 if b.get("run_type") == "iteration" and not b.get("error_occurred")]
     if not measured:
         fail(f"{path}: holds no measured case")
+    seen = set()
+    for b in measured:
+        key = (b.get("name"), b.get("repetition_index", 0))
+        if key in seen:
+            fail(f"{path}: case '{key[0]}' appears twice")
+        seen.add(key)
     return doc, measured
 
 
