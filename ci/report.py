@@ -189,14 +189,18 @@ def headline_rows(runs):
         counts = {v: sum(1 for c in checks if c.get("verdict") == v) for v in ("PASS", "FAIL", "SKIP")}
         dram = [b for b in measured if b.get("bytes", 0) > 0 and "pct_of_peak_bandwidth" in b]
         best_bw = max(measured, key=lambda b: b.get("bytes_per_s", 0))
-        best_flop = max(measured, key=lambda b: b.get("flop_per_s", 0))
+        per_precision = {}
+        for b in measured:
+            if b.get("flop_per_s", 0) > per_precision.get(b.get("precision"), (0, ""))[0]:
+                per_precision[b.get("precision")] = (b["flop_per_s"], b["name"])
         bw_text = f"{best_bw.get('bytes_per_s', 0) / 1e9:.1f} GB/s ({best_bw['name']})"
         if dram:
             top = max(dram, key=lambda b: b["pct_of_peak_bandwidth"])
             bw_text += f"; {top['pct_of_peak_bandwidth']:.1f}% of peak ({top['name']})"
         fails = [f"{c['suite']}/{c['name']}" for c in checks if c.get("verdict") == "FAIL"]
         rows.append([label, bw_text,
-                     f"{best_flop.get('flop_per_s', 0) / 1e9:.1f} GFLOP/s ({best_flop['name']})",
+                     "; ".join(f"{p}: {v / 1e12:.3g} TFLOP/s ({n})"
+                               for p, (v, n) in sorted(per_precision.items())) or "-",
                      f"{counts['PASS']} / {counts['FAIL']} / {counts['SKIP']}",
                      ", ".join(fails) or "-"])
     return rows
@@ -222,7 +226,8 @@ def main(argv):
         images.append(r)
     images += sweeps(runs, args.out)
 
-    head = ["run", "best bandwidth", "best FLOP/s", "checks pass / fail / skip", "failed checks"]
+    head = ["run", "best bandwidth", "best FLOP/s per precision", "checks pass / fail / skip",
+            "failed checks"]
     table = "<table><tr>" + "".join(f"<th>{html.escape(h)}</th>" for h in head) + "</tr>"
     for row in headline_rows(runs):
         table += "<tr>" + "".join(f"<td>{html.escape(str(c))}</td>" for c in row) + "</tr>"
