@@ -243,7 +243,6 @@ int cli_main(int argc, char** argv) {
   run->add_option("--roofline-tolerance", opts.roofline_tolerance,
                   "fraction by which a case may beat its roofline bound (default 0.05)")
       ->check(CLI::Range(0.0, 0.5));
-  run->allow_extras();  // after "--": Google Benchmark's own flags
 
   auto* list = app.add_subcommand("list", "list suites, cases and their checks");
   bool json = false;
@@ -271,8 +270,17 @@ int cli_main(int argc, char** argv) {
   th->add_flag("--json", json, "print JSON");
   th->allow_extras();
 
+  // Everything after "--" belongs to Google Benchmark (run only); CLI11 sees what comes before.
+  std::vector<std::string> passthrough;
+  int own_argc = argc;
+  for (int i = 1; i < argc; ++i)
+    if (std::string(argv[i]) == "--") {
+      passthrough.assign(argv + i + 1, argv + argc);
+      own_argc = i;
+      break;
+    }
   try {
-    app.parse(argc, argv);
+    app.parse(own_argc, argv);
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
   } catch (const CLI::CallForAllHelp& e) {
@@ -282,6 +290,7 @@ int cli_main(int argc, char** argv) {
   }
 
   try {
+    if (!passthrough.empty() && !*run) return usage_error("arguments after -- are for 'run' only");
     if (*th) return cmd_theory(formula, th->remaining(), json);
     if (*info) return cmd_info(json);
     if (*rep) return cmd_report(report_runs, report_out);
@@ -291,9 +300,10 @@ int cli_main(int argc, char** argv) {
     if (*list) return cmd_list(suites);
 
     // run: validate everything before measuring anything.
-    for (const auto& extra : run->remaining()) {
+    for (const auto& extra : passthrough) {
       if (extra.rfind("--benchmark_", 0) != 0)
-        return usage_error("unexpected argument '" + extra + "'", "run");
+        return usage_error(
+            "after --, only Google Benchmark flags (--benchmark_...), not '" + extra + "'", "run");
       opts.benchmark_args.push_back(extra);
     }
     opts.suites = suites_wanted;

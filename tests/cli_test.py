@@ -65,6 +65,9 @@ class UsageErrors(unittest.TestCase):
         with tempfile.TemporaryDirectory() as d:
             self.assert_usage_error(["run", "--out", d], "is a directory")
 
+    def test_passthrough_must_be_benchmark_flags(self):
+        self.assert_usage_error(["run", "--quick", "--", "--oops"], "only Google Benchmark flags")
+
     def test_unknown_subcommand(self):
         r = bb("frobnicate")
         self.assertEqual(r.returncode, 2)
@@ -232,6 +235,17 @@ class Compare(unittest.TestCase):
             r = bb("compare", self.RESULTS, bad)
             self.assertEqual(r.returncode, 2)
             self.assertIn("bad.json: not valid JSON", r.stderr.splitlines()[0])
+
+
+class GoogleBenchmarkPassthrough(unittest.TestCase):
+    def test_benchmark_out_writes_its_own_json(self):
+        with tempfile.TemporaryDirectory() as d:
+            gb = os.path.join(d, "gb.json")
+            r = bb("run", "--suite", "harness", "--quick", "--out", os.path.join(d, "r.json"),
+                   "--", "--benchmark_out=" + gb, "--benchmark_out_format=json")
+            self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+            names = [b["name"] for b in json.load(open(gb))["benchmarks"]]
+            self.assertTrue(any(n.startswith("harness/overhead/host") for n in names), names)
 
 
 class Report(unittest.TestCase):

@@ -6,6 +6,8 @@ set(_cli_tests
   UsageErrors.test_filter_matches_nothing UsageErrors.test_filter_matches_nothing_any_backend
   UsageErrors.test_summary_same_as_out UsageErrors.test_unwritable_out
   UsageErrors.test_out_is_directory UsageErrors.test_unknown_subcommand
+  UsageErrors.test_passthrough_must_be_benchmark_flags
+  GoogleBenchmarkPassthrough.test_benchmark_out_writes_its_own_json
   UsageErrors.test_unknown_formula UsageErrors.test_theory_malformed_value
   UsageErrors.test_theory_negative_value UsageErrors.test_theory_missing_value
   UsageErrors.test_theory_unknown_parameter UsageErrors.test_occupancy_threads_above_limit
