@@ -185,8 +185,18 @@ int cmd_report(const std::vector<std::string>& runs, const std::string& out_dir)
   candidates.push_back(fs::path(kSourceDir) / "ci" / "report.py");
   for (const auto& script : candidates) {
     if (!fs::exists(script, ec)) continue;
-    // Debian's interpreter has Debian's matplotlib; elsewhere the first python3 on PATH.
-    const std::string python = fs::exists("/usr/bin/python3", ec) ? "/usr/bin/python3" : "python3";
+    // The first interpreter that has matplotlib: $BOUNDBENCH_PYTHON, python3 on PATH (PyTorch's on
+    // the GPU machines), Debian's /usr/bin/python3 (with python3-matplotlib).
+    std::vector<std::string> pythons = {"python3", "/usr/bin/python3"};
+    if (const char* env = std::getenv("BOUNDBENCH_PYTHON")) pythons.insert(pythons.begin(), env);
+    std::string python;
+    for (const auto& p : pythons)
+      if (std::system((p + " -c 'import matplotlib' >/dev/null 2>&1").c_str()) == 0) {
+        python = p;
+        break;
+      }
+    if (python.empty())
+      throw std::runtime_error("no python3 with matplotlib (apt-get install python3-matplotlib)");
     std::vector<std::string> args = {python, script.string()};
     for (const auto& r : runs) args.push_back(r);
     args.push_back("--out");
