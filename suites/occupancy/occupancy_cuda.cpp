@@ -1,8 +1,9 @@
 // Occupancy on the GPU: co-resident blocks per SM measured (each block records %smid and
 // %globaltimer) against the model and cudaOccupancyMaxActiveBlocksPerMultiprocessor, cooperative
-// launches at and past the limit, waves, divergence and bank conflicts. CUDA builds only.
+// launches at and past the limit, waves, divergence, bank conflicts, forced spills, DRAM latency and
+// latency hiding. CUDA builds only; the checks over all cases are in occupancy_checks.cpp.
 #include <algorithm>
-#include <map>
+#include <stdexcept>
 #include <vector>
 
 #include "harness/gpu.h"
