@@ -1,7 +1,7 @@
 // Occupancy on the GPU: co-resident blocks per SM measured (each block records %smid and
 // %globaltimer) against the model and cudaOccupancyMaxActiveBlocksPerMultiprocessor, cooperative
-// launches at and past the limit, waves, divergence, bank conflicts, forced spills, DRAM latency and
-// latency hiding. CUDA builds only; the checks over all cases are in occupancy_checks.cpp.
+// launches at and past the limit, waves, divergence, bank conflicts, forced spills, DRAM latency
+// and latency hiding. CUDA builds only; the checks over all cases are in occupancy_checks.cpp.
 #include <algorithm>
 #include <stdexcept>
 #include <vector>
