@@ -7,6 +7,7 @@
 #include <string>
 
 #include "harness/cuda_check.h"
+#include "harness/device_timers.cuh"
 #include "harness/gpu.h"
 
 namespace bb {
@@ -43,12 +44,6 @@ GpuDevice describe_device(int index) {
   d.max_blocks_per_sm = p.maxBlocksPerMultiProcessor;
   fill_gpu_peaks(d);
   return d;
-}
-
-__device__ std::uint64_t global_timer_ns() {
-  std::uint64_t t;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-  return t;
 }
 
 // One thread spins for `spin_ns` of %globaltimer time and records the clock64() cycles it saw.

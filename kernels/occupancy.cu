@@ -3,22 +3,11 @@
 #include <cstdint>
 
 #include "harness/cuda_check.h"
+#include "harness/device_timers.cuh"
 #include "kernels/occupancy.h"
 
 namespace bb::kernels {
 namespace {
-
-__device__ inline std::uint64_t global_timer_ns() {
-  std::uint64_t t;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-  return t;
-}
-
-__device__ inline std::uint32_t sm_id() {
-  std::uint32_t id;
-  asm volatile("mov.u32 %0, %%smid;" : "=r"(id));
-  return id;
-}
 
 // Thread 0 holds the block on its SM for spin_ns; the others wait at the barrier.
 __device__ inline void hold_and_record(BlockRecord* out, std::uint64_t spin_ns) {

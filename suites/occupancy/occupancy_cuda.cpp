@@ -8,8 +8,8 @@
 
 #include "harness/gpu.h"
 #include "kernels/occupancy.h"
+#include "reference/chase.h"
 #include "reference/occupancy.h"
-#include "reference/random.h"
 #include "suites/occupancy/occupancy_suite.h"
 #include "suites/suites.h"
 #include "theory/occupancy.h"
@@ -365,17 +365,8 @@ Case latency_hiding_case(int blocks_per_sm) {
 class PointerChase final : public Instance {
  public:
   PointerChase() : next_(kChaseWords * sizeof(std::uint32_t)), out_(2 * sizeof(std::uint32_t)) {
-    const std::size_t lines = kChaseWords / 16;
-    std::vector<std::uint32_t> order(lines);
-    for (std::size_t i = 0; i < lines; ++i) order[i] = static_cast<std::uint32_t>(i);
-    // Sattolo's algorithm: a uniformly random permutation that is one cycle through every line.
-    std::uint64_t state = 0x9E3779B97F4A7C15ull;
-    for (std::size_t i = lines - 1; i > 0; --i) {
-      state = reference::splitmix64(state);
-      std::swap(order[i], order[state % i]);
-    }
-    host_.assign(kChaseWords, 0);
-    for (std::size_t i = 0; i < lines; ++i) host_[order[i] * 16] = order[(i + 1) % lines] * 16;
+    host_ = reference::chase_table(reference::random_cycle(kChaseWords / 16, 0x9E3779B97F4A7C15ull),
+                                   16);
     next_.upload(host_.data(), host_.size() * sizeof(std::uint32_t));
   }
   Comparison validate() override {

@@ -9,7 +9,7 @@
 
 #include "harness/host_threads.h"
 #include "kernels/stream.h"
-#include "reference/random.h"
+#include "reference/chase.h"
 #include "suites/bandwidth/stream_sizes.h"
 #include "suites/occupancy/occupancy_suite.h"
 #include "suites/suites.h"
@@ -21,15 +21,10 @@ constexpr std::uint64_t kHostChaseSteps = 1 << 16;
 
 class HostChase final : public Instance {
  public:
-  explicit HostChase(std::size_t lines) : lines_(lines), next_(lines * 16, 0), order_(lines) {
-    for (std::size_t i = 0; i < lines; ++i) order_[i] = static_cast<std::uint32_t>(i);
-    std::uint64_t state = 0x2545F4914F6CDD1Dull;  // Sattolo: one random cycle through every line
-    for (std::size_t i = lines - 1; i > 0; --i) {
-      state = reference::splitmix64(state);
-      std::swap(order_[i], order_[state % i]);
-    }
-    for (std::size_t i = 0; i < lines; ++i) next_[order_[i] * 16] = order_[(i + 1) % lines] * 16;
-  }
+  explicit HostChase(std::size_t lines)
+      : lines_(lines),
+        order_(reference::random_cycle(lines, 0x2545F4914F6CDD1Dull)),
+        next_(reference::chase_table(order_, 16)) {}
   Comparison validate() override {
     // Independent of the chase: after s steps from line order[k] = 0 the walk is at order[k + s].
     const std::size_t k =
@@ -46,7 +41,7 @@ class HostChase final : public Instance {
 
  private:
   std::size_t lines_;
-  std::vector<std::uint32_t> next_, order_;
+  std::vector<std::uint32_t> order_, next_;  // order_ first: next_ is built from it
   std::uint32_t sink_ = 0;
 };
 
