@@ -7,6 +7,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -49,6 +50,12 @@ struct Check {
   std::string reason;
 };
 
+// Thrown by `prepare` when the case cannot run here for a reason that is not a fault (e.g. its size
+// does not fit in this machine's memory): the run records a SKIP with the reason and goes on.
+struct CaseSkipped : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
 // What the harness knows when a case is prepared.
 struct CaseContext {
   const HostInfo& host;
@@ -89,6 +96,12 @@ struct Case {
   std::function<Prepared(const CaseContext&)> prepare;
   // Checks beyond the harness's own (validation, roofline bound, clock), made from the measurement.
   std::function<std::vector<Check>(const Prepared&, const Measurement&)> extra_checks;
+  // One point of a sweep over many sizes: sampled with StoppingRule::for_sweep_point().
+  bool sweep_point = false;
+  // Measures a cache level: the GPU L2 is not flushed between its samples (as with --hot).
+  bool warm_caches = false;
+  // Run by `run --quick` too; false for cases that only add coverage (other dtypes, widths).
+  bool in_quick = true;
 };
 
 // One measured case, as a suite's own checks see it (e.g. to fit time against a parameter).
@@ -108,6 +121,9 @@ struct Suite {
   // Checks over all of the suite's measured cases (fits, step positions, …), made after the last
   // one ran; not called when none was measured.
   std::function<std::vector<Check>(const std::vector<CaseResult>&)> suite_checks;
+  // What the suite measured as a whole (e.g. the memory hierarchy per device), written to the
+  // results under "figures"/<suite>; made after the last case, not called when none was measured.
+  std::function<nlohmann::json(const std::vector<CaseResult>&)> suite_figures;
 };
 
 }  // namespace bb

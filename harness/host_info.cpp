@@ -141,12 +141,16 @@ HostInfo query_host(const std::string& sysfs_cpu_root, const std::string& proc_r
         break;
       }
   }
+  flags.clear();
+  flags.seekg(0);
+  for (std::string f; flags >> f;) h.virtualized = h.virtualized || f == "hypervisor";
 
   h.memory_bytes = static_cast<std::uint64_t>(
       parse_number(proc_field(proc_root + "/meminfo", "MemTotal")) * 1024);
   const double max_khz =
       parse_number(read_first_line(sysfs_cpu_root + "/cpu0/cpufreq/cpuinfo_max_freq"));
   h.cpu_clock_hz = max_khz > 0 ? max_khz * 1e3 : parse_number(proc_field(cpuinfo, "cpu MHz")) * 1e6;
+  h.clock_is_max = max_khz > 0;
   char name[256] = {};
   if (gethostname(name, sizeof name - 1) == 0) h.hostname = name;
   return h;

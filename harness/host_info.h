@@ -22,6 +22,12 @@ struct HostInfo {
   std::vector<std::string> isa;   // "avx2", "avx512f", "avx512_bf16", "amx_tile", …
   std::uint64_t memory_bytes = 0;
   double cpu_clock_hz = 0;  // max frequency (cpufreq), else the current "cpu MHz"
+  // True when cpu_clock_hz is the maximum (cpufreq's cpuinfo_max_freq): only then is the peak
+  // estimate an upper bound. "cpu MHz" (e.g. under a hypervisor) can sit below the turbo clock.
+  bool clock_is_max = false;
+  // The CPU flag "hypervisor": a virtual machine, whose cache sizes in sysfs describe the host's
+  // CPU, not what this VM's vCPUs get (placement, other tenants).
+  bool virtualized = false;
   std::string hostname;
 
   std::uint64_t last_level_cache_bytes() const;  // largest data/unified cache, 0 if unknown

@@ -78,8 +78,9 @@ Bounds bounds_for(Backend backend, const Work& work, const GpuDevice* gpu, const
     b.bandwidth_bytes_per_s = *host_peak_bytes_per_s;
     b.bandwidth_source = "--host-peak-bw";
   }
-  // The host estimate covers fp64 and fp32 (twice the lanes); other precisions stay unknown.
-  const double fp64 = host.peak_fp64_flop_per_s_estimate();
+  // The host estimate covers fp64 and fp32 (twice the lanes); other precisions stay unknown. It is
+  // a bound only when the clock is the maximum one (cpufreq); "cpu MHz" can be below turbo.
+  const double fp64 = host.clock_is_max ? host.peak_fp64_flop_per_s_estimate() : 0.0;
   if (work.precision == theory::Precision::fp64) b.peak_flop_per_s = fp64;
   if (work.precision == theory::Precision::fp32) b.peak_flop_per_s = 2 * fp64;
   return b;

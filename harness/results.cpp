@@ -45,6 +45,8 @@ nlohmann::json to_json(const HostInfo& h) {
           {"cpu_clock_hz", h.cpu_clock_hz},
           {"hostname", h.hostname},
           {"peak_fp64_flop_per_s_estimate", h.peak_fp64_flop_per_s_estimate()},
+          {"clock_is_max", h.clock_is_max},
+          {"virtualized", h.virtualized},
           {"peak_estimate_basis",
            std::to_string(h.fp64_simd_lanes()) +
                " fp64 lanes x 2 FMA units (assumed) x 2 flop x physical cores x clock"}};
@@ -154,6 +156,11 @@ void ResultsFile::add(const std::vector<nlohmann::json>& benchmarks,
                       const std::vector<Check>& checks) {
   for (const auto& b : benchmarks) doc_["benchmarks"].push_back(b);
   for (const auto& c : checks) doc_["checks"].push_back(to_json(c));
+  write();
+}
+
+void ResultsFile::add_figures(const std::string& suite, nlohmann::json figures) {
+  doc_["figures"][suite] = std::move(figures);
   write();
 }
 

@@ -34,6 +34,8 @@ class ResultsFile {
   ResultsFile(std::string path, nlohmann::json context);
   // Appends one case's benchmark entries and checks, then rewrites the file (one write per case).
   void add(const std::vector<nlohmann::json>& benchmarks, const std::vector<Check>& checks);
+  // Sets "figures"/<suite> and rewrites the file.
+  void add_figures(const std::string& suite, nlohmann::json figures);
   void finish();  // marks the run complete
   const nlohmann::json& document() const { return doc_; }
 

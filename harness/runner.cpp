@@ -28,6 +28,7 @@ struct Record {
   Bounds bounds;
   std::vector<Check> checks;
   std::string error;
+  bool skipped = false;  // CaseSkipped: not an error of the run
 };
 
 // The state of one run, owned by run_cases and captured by reference by the benchmark functions.
@@ -79,19 +80,34 @@ void run_one(benchmark::State& st, RunState& rs, const SelectedCase& sel) {
       st.SkipWithError(rec.error.c_str());
     } else {
       for (auto _ : st) {
-        rec.m = gpu ? measure_cuda(*p.instance, rs.opts.rule, *gpu, rs.opts.hot)
-                    : measure_host(*p.instance, rs.opts.rule);
+        const StoppingRule rule =
+            sel.item->sweep_point ? rs.opts.rule.for_sweep_point() : rs.opts.rule;
+        rec.m = gpu ? measure_cuda(*p.instance, rule, *gpu, rs.opts.hot || sel.item->warm_caches)
+                    : measure_host(*p.instance, rule);
         st.SetIterationTime(rec.m.summary.median_s);
       }
       rec.bounds =
           bounds_for(sel.item->backend, p.work, gpu, rs.env.host, rs.opts.host_peak_bytes_per_s);
-      rec.checks.push_back(roofline_check(suite, name, p.work, rec.bounds, rec.m.summary,
-                                          rs.opts.roofline_tolerance));
+      // A case that declares no work (a latency chase) has no roofline to be held against.
+      if (p.work.bytes() > 0 || p.work.flop > 0)
+        rec.checks.push_back(roofline_check(suite, name, p.work, rec.bounds, rec.m.summary,
+                                            rs.opts.roofline_tolerance));
       if (gpu) rec.checks.push_back(clock_check(suite, name, rec.m));
       rec.observations = p.instance->observations();
       if (sel.item->extra_checks)
         for (auto& c : sel.item->extra_checks(p, rec.m)) rec.checks.push_back(std::move(c));
     }
+  } catch (const CaseSkipped& e) {
+    rec.error = std::string("skipped: ") + e.what();
+    rec.skipped = true;
+    Check k;
+    k.suite = suite;
+    k.name = name + "/run";
+    k.law = "the case prepares, validates and runs without error";
+    k.verdict = Verdict::skip;
+    k.reason = e.what();
+    rec.checks.push_back(k);
+    if (!st.error_occurred()) st.SkipWithError(rec.error.c_str());
   } catch (const std::exception& e) {
     rec.error = e.what();
     Check k;
@@ -220,7 +236,7 @@ class Reporter : public benchmark::BenchmarkReporter {
       entries.push_back(benchmark_entry(run, sel, rec ? &*rec : nullptr));
       if (!rec) continue;
       ++rs_.outcome.cases;
-      if (!rec->error.empty()) ++rs_.outcome.case_errors;
+      if (!rec->error.empty() && !rec->skipped) ++rs_.outcome.case_errors;
       if (rec->error.empty() && !run.error_occurred)
         rs_.results[sel.suite].push_back({sel.item->name, sel.item->backend, rec->params,
                                           rec->observations, rec->work, rec->m.summary});
@@ -271,6 +287,7 @@ Selection select_cases(const std::vector<Suite>& suites, const RunOptions& opts,
       const std::string full = s.name + "/" + c.name;
       if (opts.backend && *opts.backend != c.backend) continue;
       if (!std::regex_search(full, filter)) continue;
+      if (opts.quick && !c.in_quick) continue;  // coverage cases: full runs only
       ++sel.matched;
       if (c.backend == Backend::cuda && !env.gpus.usable) {
         ++cuda_left_out;
@@ -329,10 +346,11 @@ RunOutcome run_cases(const Selection& selection, const RunOptions& opts, const E
   benchmark::ClearRegisteredBenchmarks();
 
   for (const auto& [suite, results] : rs.results) {
-    if (!suite->suite_checks || results.empty()) continue;
+    if (results.empty()) continue;
     std::vector<Check> checks;
     try {
-      checks = suite->suite_checks(results);
+      if (suite->suite_checks) checks = suite->suite_checks(results);
+      if (suite->suite_figures) file.add_figures(suite->name, suite->suite_figures(results));
     } catch (const std::exception& e) {
       Check k;
       k.suite = suite->name;

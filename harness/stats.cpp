@@ -32,7 +32,16 @@ StoppingRule StoppingRule::quick() {
   r.min_samples = 5;
   r.min_time_s = 0.05;
   r.max_rel_noise = 0.02;
-  r.timeout_s = 2.0;
+  r.timeout_s = 1.0;
+  return r;
+}
+
+StoppingRule StoppingRule::for_sweep_point() const {
+  StoppingRule r = *this;
+  r.min_samples = std::min<std::size_t>(min_samples, 5);
+  r.min_time_s = min_time_s / 50;
+  r.timeout_s = std::max(timeout_s / 30, 0.1);
+  r.max_rel_noise = std::max(max_rel_noise, 0.05);
   return r;
 }
 

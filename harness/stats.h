@@ -29,6 +29,9 @@ struct StoppingRule {
   double timeout_s = 15.0;
 
   static StoppingRule quick();
+  // For one point of a sweep (dozens of sizes, each judged by its median): at most 5 samples,
+  // 1/50 of the time, 1/30 of the timeout (≥ 0.1 s), noise target at least 5%.
+  StoppingRule for_sweep_point() const;
 };
 
 enum class StopReason { none, converged, timeout };

@@ -1,41 +1,57 @@
-// STREAM kernels: host (OpenMP, vectorised) and CUDA launchers. The CUDA launchers exist only in
-// CUDA builds (kernels/stream.cu); the host kernels always (kernels/stream_host.cpp).
+// STREAM kernels (theory/stream.h): host (OpenMP, vectorised) and CUDA launchers. The CUDA
+// launchers exist only in CUDA builds (kernels/stream.cu); the host kernels always
+// (kernels/stream_host.cpp). Arrays a, b, c as in BabelStream; each op reads and writes the arrays
+// its formula names.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 
+#include "theory/stream.h"
+
 struct CUstream_st;
 
 namespace bb::kernels {
 
-// Host triad a[i] = b[i] + s*c[i] over OpenMP threads (static schedule: the same split as the
-// first-touch initialisation), vectorised for AVX-512, AVX2 or SSE2 at run time.
-void triad_host(double* a, const double* b, const double* c, double s, std::size_t n);
-void triad_host(float* a, const float* b, const float* c, float s, std::size_t n);
+using theory::StreamOp;
 
-// Fills x[i] = value(seed, i) in parallel with the same static schedule as triad_host, so each
+// Host: OpenMP threads (static schedule: the same split as the first-touch fills), vectorised for
+// AVX-512, AVX2 or SSE2 at run time. `op` is copy, mul, add, triad or nstream.
+// Versions: 1 = plain loops, compiler-vectorised, plain stores.
+void stream_host(StreamOp op, double* a, double* b, double* c, double s, std::size_t n);
+void stream_host(StreamOp op, float* a, float* b, float* c, float s, std::size_t n);
+
+// Host dot product Σ a_i b_i in the element type, each thread over its static share with
+// kDotHostLanes independent partial sums (so that the add latency does not bound the bandwidth).
+inline constexpr std::size_t kDotHostLanes = 64;
+double dot_host(const double* a, const double* b, std::size_t n);
+float dot_host(const float* a, const float* b, std::size_t n);
+// The most roundings a term of dot_host goes through (reference::dot_abs_tolerance).
+std::size_t dot_host_depth(std::size_t n, int threads);
+
+// Fills x[i] = value(seed, i) in parallel with the same static schedule as the kernels, so each
 // page is first touched by the thread that will stream it.
 void fill_random_host(double* x, std::size_t n, std::uint64_t seed);
 void fill_random_host(float* x, std::size_t n, std::uint64_t seed);
 void fill_value_host(double* x, std::size_t n, double value);
 void fill_value_host(float* x, std::size_t n, float value);
 
-// CUDA triad: 16-byte accesses (double2 / float4), grid-stride; `blocks` × `threads` threads.
-// Versions: 1 = vectorised grid-stride (this one).
-void triad_cuda(double* a, const double* b, const double* c, double s, std::size_t n, int blocks,
-                int threads, CUstream_st* stream);
-void triad_cuda(float* a, const float* b, const float* c, float s, std::size_t n, int blocks,
-                int threads, CUstream_st* stream);
+// CUDA: grid-stride loops of `access_bytes`-wide loads and stores (4, 8 or 16 bytes per thread
+// access; at least the element size). `blocks` × `threads` threads.
+// Versions: 1 = vectorised grid-stride, scalar tail.
+void stream_cuda(StreamOp op, int access_bytes, double* a, double* b, double* c, double s,
+                 std::size_t n, int blocks, int threads, CUstream_st* stream);
+void stream_cuda(StreamOp op, int access_bytes, float* a, float* b, float* c, float s,
+                 std::size_t n, int blocks, int threads, CUstream_st* stream);
 
-}  // namespace bb::kernels
-
-namespace bb::kernels {
-
-// Host streaming read: the sum of x[0..n) over OpenMP threads (static split), vectorised.
-double read_sum_host(const double* x, std::size_t n);
-
-// Host pointer chase: follows next[] `steps` times from index 0 and returns where it ended.
-std::uint32_t chase_host(const std::uint32_t* next, std::uint64_t steps);
+// CUDA dot: each thread sums its grid-stride share in the element type, each block reduces its
+// threads (shared-memory tree) and writes partial[blockIdx] as a double; the caller sums the
+// `blocks` partials. `threads` a power of two ≤ 1024.
+void dot_cuda(int access_bytes, const double* a, const double* b, std::size_t n, double* partial,
+              int blocks, int threads, CUstream_st* stream);
+void dot_cuda(int access_bytes, const float* a, const float* b, std::size_t n, double* partial,
+              int blocks, int threads, CUstream_st* stream);
+// The most roundings a term of dot_cuda goes through before the partials are summed in long double.
+std::size_t dot_cuda_depth(std::size_t n, int blocks, int threads);
 
 }  // namespace bb::kernels

@@ -1,6 +1,10 @@
 // Host STREAM kernels. Versions: 1 = OpenMP static schedule + compiler vectorisation, cloned for
-// AVX-512, AVX2 and SSE2 and picked at run time (GCC target_clones), plain stores.
+// AVX-512, AVX2 and SSE2 and picked at run time (GCC target_clones), plain stores; dot with
+// kDotHostLanes partial sums per thread.
 #include <omp.h>
+
+#include <algorithm>
+#include <bit>
 
 #include "kernels/stream.h"
 #include "reference/random.h"
@@ -9,11 +13,50 @@ namespace bb::kernels {
 namespace {
 
 template <class T>
-[[gnu::always_inline]] inline void triad_range(T* __restrict a, const T* __restrict b,
-                                               const T* __restrict c, T s, std::size_t begin,
-                                               std::size_t end) {
+[[gnu::always_inline]] inline void stream_range(StreamOp op, T* __restrict a, T* __restrict b,
+                                                T* __restrict c, T s, std::size_t lo,
+                                                std::size_t hi) {
+  switch (op) {
+    case StreamOp::copy:
 #pragma omp simd
-  for (std::size_t i = begin; i < end; ++i) a[i] = b[i] + s * c[i];
+      for (std::size_t i = lo; i < hi; ++i) c[i] = a[i];
+      break;
+    case StreamOp::mul:
+#pragma omp simd
+      for (std::size_t i = lo; i < hi; ++i) b[i] = s * c[i];
+      break;
+    case StreamOp::add:
+#pragma omp simd
+      for (std::size_t i = lo; i < hi; ++i) c[i] = a[i] + b[i];
+      break;
+    case StreamOp::triad:
+#pragma omp simd
+      for (std::size_t i = lo; i < hi; ++i) a[i] = b[i] + s * c[i];
+      break;
+    case StreamOp::nstream:
+#pragma omp simd
+      for (std::size_t i = lo; i < hi; ++i) a[i] += b[i] + s * c[i];
+      break;
+    case StreamOp::dot: break;
+  }
+}
+
+// kDotHostLanes independent sums: lane j adds the products of elements j, j + L, j + 2L, …
+template <class T>
+[[gnu::always_inline]] inline T dot_range(const T* __restrict a, const T* __restrict b,
+                                          std::size_t lo, std::size_t hi) {
+  constexpr std::size_t L = kDotHostLanes;
+  T acc[L] = {};
+  std::size_t i = lo;
+  for (; i + L <= hi; i += L) {
+#pragma omp simd
+    for (std::size_t j = 0; j < L; ++j) acc[j] += a[i + j] * b[i + j];
+  }
+  for (std::size_t j = 0; i < hi; ++i, ++j) acc[j] += a[i] * b[i];
+  // Pairwise over the lanes: log2(L) more roundings on any term's path.
+  for (std::size_t w = L / 2; w > 0; w /= 2)
+    for (std::size_t j = 0; j < w; ++j) acc[j] += acc[j + w];
+  return acc[0];
 }
 
 // The static split shared by the fills and the kernels: thread t owns [n·t/T, n·(t+1)/T).
@@ -27,56 +70,74 @@ void for_each_thread_range(std::size_t n, Body&& body) {
   }
 }
 
-[[gnu::target_clones("avx512f", "avx2", "default")]] void triad_f64(double* __restrict a,
-                                                                    const double* __restrict b,
-                                                                    const double* __restrict c,
-                                                                    double s, std::size_t begin,
-                                                                    std::size_t end) {
-  triad_range(a, b, c, s, begin, end);
+[[gnu::target_clones("avx512f", "avx2", "default")]] void stream_f64(StreamOp op, double* a,
+                                                                     double* b, double* c, double s,
+                                                                     std::size_t lo,
+                                                                     std::size_t hi) {
+  stream_range(op, a, b, c, s, lo, hi);
 }
 
-[[gnu::target_clones("avx512f", "avx2", "default")]] void triad_f32(float* __restrict a,
-                                                                    const float* __restrict b,
-                                                                    const float* __restrict c,
-                                                                    float s, std::size_t begin,
-                                                                    std::size_t end) {
-  triad_range(a, b, c, s, begin, end);
+[[gnu::target_clones("avx512f", "avx2", "default")]] void stream_f32(StreamOp op, float* a,
+                                                                     float* b, float* c, float s,
+                                                                     std::size_t lo,
+                                                                     std::size_t hi) {
+  stream_range(op, a, b, c, s, lo, hi);
 }
 
-[[gnu::target_clones("avx512f", "avx2", "default")]] double sum_f64(const double* __restrict x,
-                                                                    std::size_t begin,
-                                                                    std::size_t end) {
-  double s = 0;
-#pragma omp simd reduction(+ : s)
-  for (std::size_t i = begin; i < end; ++i) s += x[i];
-  return s;
+[[gnu::target_clones("avx512f", "avx2", "default")]] double dot_f64(const double* a,
+                                                                    const double* b, std::size_t lo,
+                                                                    std::size_t hi) {
+  return dot_range(a, b, lo, hi);
+}
+
+[[gnu::target_clones("avx512f", "avx2", "default")]] float dot_f32(const float* a, const float* b,
+                                                                   std::size_t lo, std::size_t hi) {
+  return dot_range(a, b, lo, hi);
+}
+
+template <class T, class Range>
+T dot_threads(const T* a, const T* b, std::size_t n, Range range) {
+  T partial[256] = {};
+  int used = 1;
+#pragma omp parallel num_threads(std::min(omp_get_max_threads(), 256))
+  {
+    const auto t = static_cast<std::size_t>(omp_get_thread_num());
+    const auto threads = static_cast<std::size_t>(omp_get_num_threads());
+    partial[t] = range(a, b, n * t / threads, n * (t + 1) / threads);
+#pragma omp single
+    used = omp_get_num_threads();
+  }
+  T total = 0;  // in thread order: the same result on every run
+  for (int t = 0; t < used; ++t) total += partial[t];
+  return total;
 }
 
 }  // namespace
 
-double read_sum_host(const double* x, std::size_t n) {
-  double total = 0;
-#pragma omp parallel reduction(+ : total)
-  {
-    const auto t = static_cast<std::size_t>(omp_get_thread_num());
-    const auto threads = static_cast<std::size_t>(omp_get_num_threads());
-    total += sum_f64(x, n * t / threads, n * (t + 1) / threads);
-  }
-  return total;
+void stream_host(StreamOp op, double* a, double* b, double* c, double s, std::size_t n) {
+  for_each_thread_range(
+      n, [&](std::size_t lo, std::size_t hi) { stream_f64(op, a, b, c, s, lo, hi); });
 }
 
-std::uint32_t chase_host(const std::uint32_t* next, std::uint64_t steps) {
-  std::uint32_t p = 0;
-  for (std::uint64_t s = 0; s < steps; ++s) p = next[p];
-  return p;
+void stream_host(StreamOp op, float* a, float* b, float* c, float s, std::size_t n) {
+  for_each_thread_range(
+      n, [&](std::size_t lo, std::size_t hi) { stream_f32(op, a, b, c, s, lo, hi); });
 }
 
-void triad_host(double* a, const double* b, const double* c, double s, std::size_t n) {
-  for_each_thread_range(n, [&](std::size_t lo, std::size_t hi) { triad_f64(a, b, c, s, lo, hi); });
+double dot_host(const double* a, const double* b, std::size_t n) {
+  return dot_threads(a, b, n, dot_f64);
 }
 
-void triad_host(float* a, const float* b, const float* c, float s, std::size_t n) {
-  for_each_thread_range(n, [&](std::size_t lo, std::size_t hi) { triad_f32(a, b, c, s, lo, hi); });
+float dot_host(const float* a, const float* b, std::size_t n) {
+  return dot_threads(a, b, n, dot_f32);
+}
+
+std::size_t dot_host_depth(std::size_t n, int threads) {
+  // product + serial adds in a lane + log2(lanes) lane tree + the sum of thread partials.
+  const std::size_t per_thread = n / static_cast<std::size_t>(std::max(threads, 1)) + 1;
+  const auto lane_tree = static_cast<std::size_t>(std::bit_width(kDotHostLanes) - 1);
+  return 1 + per_thread / kDotHostLanes + 1 + lane_tree +
+         static_cast<std::size_t>(std::max(threads, 1));
 }
 
 void fill_random_host(double* x, std::size_t n, std::uint64_t seed) {

@@ -1,25 +1,41 @@
 #include "suites/suites.h"
 
+#include "suites/bandwidth/bandwidth_suite.h"
 #include "suites/occupancy/occupancy_suite.h"
 
 namespace bb::suites {
 namespace {
 
-std::vector<Case> join(std::vector<Case> a, std::vector<Case> b) {
-  for (auto& c : b) a.push_back(std::move(c));
-  return a;
+void append(std::vector<Case>& to, std::vector<Case> from) {
+  for (auto& c : from) to.push_back(std::move(c));
+}
+
+std::vector<Case> bandwidth_cases(const SuiteTarget& t) {
+  std::vector<Case> cases;
+  append(cases, stream_host_cases());
+  append(cases, hierarchy_host_cases(t));
+  append(cases, intensity_host_cases());
+  append(cases, stream_cuda_cases());
+  append(cases, hierarchy_cuda_cases(t));
+  append(cases, intensity_cuda_cases());
+  append(cases, copy_cuda_cases());
+  return cases;
 }
 
 }  // namespace
 
-std::vector<Suite> all_suites() {
+std::vector<Suite> all_suites(const SuiteTarget& target) {
+  std::vector<Case> occupancy = occupancy_cuda_cases();
+  append(occupancy, occupancy_host_cases());
   return {
-      {"bandwidth", "memory hierarchy: STREAM kernels against the DRAM roofline",
-       join(stream_host_cases(), stream_cuda_cases())},
+      {"bandwidth",
+       "memory hierarchy: STREAM kernels, latency and bandwidth per cache level, strided access, "
+       "arithmetic intensity, host<->device copies — against the roofline",
+       bandwidth_cases(target), bandwidth_suite_checks, bandwidth_suite_figures},
       {"occupancy",
        "GPU occupancy: model vs CUDA's calculator vs measured co-residency; waves, divergence, "
        "bank conflicts",
-       join(occupancy_cuda_cases(), occupancy_host_cases()), occupancy_suite_checks},
+       std::move(occupancy), occupancy_suite_checks},
       {"harness", "the measurement engine itself: per-sample overhead", harness_host_cases()},
   };
 }

@@ -7,7 +7,16 @@
 
 namespace bb::suites {
 
-std::vector<Suite> all_suites();
+// The machine the case lists are built for: sweeps span its caches (4 KiB up to a multiple of the
+// last-level cache or L2), and --quick runs take fewer points. Null host or GPU: nominal sizes
+// (32 MiB LLC, 50 MiB L2), as `list` shows without hardware.
+struct SuiteTarget {
+  const HostInfo* host = nullptr;
+  const GpuDevice* gpu = nullptr;
+  bool quick = false;
+};
+
+std::vector<Suite> all_suites(const SuiteTarget& target = {});
 
 // Case lists per suite and backend. The *_cuda_cases lists come from CUDA builds only;
 // cuda_absent.cpp gives empty lists when boundbench is built without CUDA.

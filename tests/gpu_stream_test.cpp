@@ -15,6 +15,8 @@
 namespace bb {
 namespace {
 
+using theory::StreamOp;
+
 class GpuTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -26,37 +28,91 @@ class GpuTest : public ::testing::Test {
 };
 
 template <class T>
-Comparison run_triad(std::size_t n, int blocks, int threads) {
-  std::vector<T> b(n), c(n), out(n), ref(n);
+Comparison run_op(StreamOp op, int access_bytes, std::size_t n, int blocks, int threads) {
+  std::vector<T> h[3];
+  DeviceBuffer d[3] = {DeviceBuffer(n * sizeof(T)), DeviceBuffer(n * sizeof(T)),
+                       DeviceBuffer(n * sizeof(T))};
+  for (std::size_t k = 0; k < 3; ++k) {
+    h[k].resize(n);
+    for (std::size_t i = 0; i < n; ++i)
+      h[k][i] = static_cast<T>(reference::positive_test_value(11 + k, i));
+    d[k].upload(h[k].data(), n * sizeof(T));
+  }
+  const auto written = reference::written_array(op);
+  DeviceBuffer& out = d[static_cast<int>(written)];
+  if (op != StreamOp::nstream) out.fill_bytes(0xFF);  // NaN poison: an unwritten element fails
+  kernels::stream_cuda(op, access_bytes, d[0].as<T>(), d[1].as<T>(), d[2].as<T>(), T(0.4), n,
+                       blocks, threads, nullptr);
+  std::vector<T> got(n);
+  out.download(got.data(), n * sizeof(T));
+  const std::vector<T> want = reference::stream_expected<T>(op, h[0], h[1], h[2], T(0.4));
+  return compare<T, T>(got, want, {0.0, reference::stream_rtol<T>()});
+}
+
+// Odd sizes exercise the scalar tail after the vector loop; a small grid the grid-stride loop.
+TEST_F(GpuTest, EveryStreamOpAndWidthMatchesReference) {
+  for (const auto& k : theory::kStreamKernels) {
+    if (k.op == StreamOp::dot) continue;
+    for (std::size_t n : {std::size_t{3}, std::size_t{1000003}}) {
+      for (int w : {8, 16}) {
+        const Comparison c = run_op<double>(k.op, w, n, 7, 128);
+        EXPECT_TRUE(c.ok()) << k.name << " fp64 w" << w << " n=" << n << ": " << c.describe();
+      }
+      for (int w : {4, 8, 16}) {
+        const Comparison c = run_op<float>(k.op, w, n, gpu().sm_count * 4, 256);
+        EXPECT_TRUE(c.ok()) << k.name << " fp32 w" << w << " n=" << n << ": " << c.describe();
+      }
+    }
+  }
+}
+
+template <class T>
+void expect_dot(int access_bytes, std::size_t n, int blocks, int threads) {
+  std::vector<T> a(n), b(n);
   for (std::size_t i = 0; i < n; ++i) {
-    b[i] = static_cast<T>(reference::positive_test_value(11, i));
-    c[i] = static_cast<T>(reference::positive_test_value(12, i));
+    a[i] = static_cast<T>(reference::positive_test_value(21, i));
+    b[i] = static_cast<T>(reference::positive_test_value(22, i));
   }
-  DeviceBuffer da(n * sizeof(T)), db(n * sizeof(T)), dc(n * sizeof(T));
+  DeviceBuffer da(n * sizeof(T)), db(n * sizeof(T)), dp(static_cast<std::size_t>(blocks) * 8);
+  da.upload(a.data(), n * sizeof(T));
   db.upload(b.data(), n * sizeof(T));
-  dc.upload(c.data(), n * sizeof(T));
-  da.fill_bytes(0xFF);  // NaN poison: an unwritten element fails the comparison
-  kernels::triad_cuda(da.as<T>(), db.as<T>(), dc.as<T>(), T(0.4), n, blocks, threads, nullptr);
-  da.download(out.data(), n * sizeof(T));
-  reference::triad<T>(ref, b, c, T(0.4));
-  return compare<T, T>(out, ref, {0.0, reference::triad_rtol<T>()});
+  dp.fill_bytes(0xFF);
+  kernels::dot_cuda(access_bytes, da.as<T>(), db.as<T>(), n, dp.as<double>(), blocks, threads,
+                    nullptr);
+  std::vector<double> partial(static_cast<std::size_t>(blocks));
+  dp.download(partial.data(), partial.size() * sizeof(double));
+  long double total = 0;
+  for (double p : partial) total += p;
+  const reference::DotReference ref = reference::dot<T>(a, b);
+  const double bound =
+      reference::dot_abs_tolerance<T>(kernels::dot_cuda_depth(n, blocks, threads), ref.abs_sum);
+  EXPECT_LE(std::fabs(static_cast<double>(total - ref.value)), bound)
+      << "w" << access_bytes << " n=" << n;
 }
 
-// Odd sizes exercise the scalar tail after the 16-byte vector loop; a small grid exercises the
-// grid-stride loop.
-TEST_F(GpuTest, TriadFp64MatchesReference) {
-  for (std::size_t n :
-       {std::size_t{2}, std::size_t{3}, std::size_t{1000003}, (std::size_t{1} << 22) + 5}) {
-    const Comparison c = run_triad<double>(n, 7, 128);
-    EXPECT_TRUE(c.ok()) << "n=" << n << ": " << c.describe();
+TEST_F(GpuTest, DotWithinItsErrorBound) {
+  for (std::size_t n : {std::size_t{5}, std::size_t{1000003}}) {
+    expect_dot<double>(8, n, 9, 128);
+    expect_dot<double>(16, n, gpu().sm_count, 256);
+    expect_dot<float>(4, n, 9, 64);
+    expect_dot<float>(16, n, gpu().sm_count, 1024);
   }
 }
 
-TEST_F(GpuTest, TriadFp32MatchesReference) {
-  for (std::size_t n : {std::size_t{5}, std::size_t{1000003}, (std::size_t{1} << 22) + 3}) {
-    const Comparison c = run_triad<float>(n, gpu().sm_count * 8, 256);
-    EXPECT_TRUE(c.ok()) << "n=" << n << ": " << c.describe();
-  }
+TEST_F(GpuTest, StreamRefusesBadGeometry) {
+  DeviceBuffer a(64), b(64), c(64);
+  EXPECT_THROW(kernels::stream_cuda(StreamOp::copy, 4, a.as<double>(), b.as<double>(),
+                                    c.as<double>(), 1.0, 8, 1, 32, nullptr),
+               std::invalid_argument);  // narrower than the element
+  EXPECT_THROW(kernels::stream_cuda(StreamOp::copy, 12, a.as<float>(), b.as<float>(), c.as<float>(),
+                                    1.0f, 8, 1, 32, nullptr),
+               std::invalid_argument);
+  EXPECT_THROW(kernels::stream_cuda(StreamOp::dot, 16, a.as<float>(), b.as<float>(), c.as<float>(),
+                                    1.0f, 8, 1, 32, nullptr),
+               std::invalid_argument);
+  EXPECT_THROW(
+      kernels::dot_cuda(16, a.as<float>(), b.as<float>(), 8, c.as<double>(), 1, 96, nullptr),
+      std::invalid_argument);  // threads not a power of two
 }
 
 TEST_F(GpuTest, DeviceInfoIsPlausible) {
@@ -76,8 +132,8 @@ TEST_F(GpuTest, SessionTimesAndReadsClock) {
   b.fill_bytes(0x3F);
   c.fill_bytes(0x3F);
   const double t = session.time_sample_s([&](gpu_stream s) {
-    kernels::triad_cuda(a.as<double>(), b.as<double>(), c.as<double>(), 0.5, n, gpu().sm_count * 8,
-                        256, s);
+    kernels::stream_cuda(StreamOp::triad, 16, a.as<double>(), b.as<double>(), c.as<double>(), 0.5,
+                         n, gpu().sm_count * 8, 256, s);
   });
   // The event-timed triad cannot beat the DRAM bound (3 arrays) and takes well under a second.
   EXPECT_GE(t, 0.95 * 3.0 * static_cast<double>(n * sizeof(double)) / gpu().peak_dram_bytes_per_s);

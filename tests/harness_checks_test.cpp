@@ -106,7 +106,14 @@ HostInfo avx2_host() {
   h.isa = {"avx2"};
   h.logical_cpus = 4;
   h.cpu_clock_hz = 2e9;
+  h.clock_is_max = true;  // cpufreq's maximum: the estimate is a bound
   return h;
+}
+
+TEST(BoundsFor, HostClockBelowTurboGivesNoComputeBound) {
+  HostInfo h = avx2_host();
+  h.clock_is_max = false;  // "cpu MHz" under a hypervisor: turbo may exceed it
+  EXPECT_EQ(bounds_for(Backend::host, memory_work(), nullptr, h, std::nullopt).peak_flop_per_s, 0);
 }
 
 TEST(BoundsFor, HostWithoutPeakBandwidth) {

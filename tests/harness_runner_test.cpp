@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <thread>
 #include <vector>
 
 #include "harness/runner.h"
@@ -144,6 +145,78 @@ TEST(Runner, AFailureDuringMeasurementIsAFailCheckAndTheRunContinues) {
     found = found || (c["name"] == "fails/run" && c["verdict"] == "FAIL");
   EXPECT_TRUE(found);
   std::filesystem::remove_all(dir);
+}
+
+class Sleeping final : public Instance {
+ public:
+  Comparison validate() override {
+    std::vector<double> v = {1, 2};
+    return compare<double, double>(v, v, Tolerance{0, 0});
+  }
+  void run(gpu_stream) override { std::this_thread::sleep_for(std::chrono::microseconds(200)); }
+};
+
+// A case that does not fit this machine is a SKIP, not an error; a sweep point samples by the
+// lighter rule; coverage cases stay out of quick runs; the suite's figures reach the file.
+TEST(Runner, SkippedCasesSweepPointsQuickSelectionAndFigures) {
+  char tmpl[] = "/tmp/bb_runner_XXXXXX";
+  ASSERT_NE(mkdtemp(tmpl), nullptr);
+  const std::filesystem::path dir = tmpl;
+  Case too_big{"too-big", Backend::host,
+               [](const CaseContext&) -> Prepared { throw CaseSkipped("needs 1 PiB"); }, nullptr};
+  Case point{"point", Backend::host,
+             [](const CaseContext&) {
+               Prepared p;
+               p.instance = std::make_unique<Sleeping>();
+               return p;
+             },
+             nullptr};
+  point.sweep_point = true;
+  Case coverage = counting_case(7);
+  coverage.in_quick = false;
+  Suite suite{"synthetic", "test suite", {too_big, point, coverage}, nullptr};
+  suite.suite_figures = [](const std::vector<CaseResult>& rs) {
+    return nlohmann::json{{"measured", rs.size()}};
+  };
+  RunOptions opts;
+  opts.quick = true;
+  opts.rule.min_samples = 1000;  // the case rule: 1000 samples of 200 µs
+  opts.rule.min_time_s = 0;
+  opts.rule.max_rel_noise = 0.5;
+  opts.rule.timeout_s = 5;
+  opts.out_path = (dir / "r.json").string();
+  Environment env{query_host(), GpuStatus{}};
+  opts.backend = Backend::host;
+  const std::vector<Suite> suites = {suite};  // the selection points into it
+  const Selection sel = select_cases(suites, opts, env);
+  ASSERT_EQ(sel.run.size(), 2u);  // the coverage case is left out of quick runs
+  const RunOutcome out = run_cases(sel, opts, env);
+  EXPECT_EQ(out.case_errors, 0);
+  EXPECT_FALSE(out.failed());
+  EXPECT_EQ(out.checks_skip, 1);
+  std::ifstream in(opts.out_path);
+  const auto doc = nlohmann::json::parse(in);
+  bool skipped = false;
+  for (const auto& c : doc["checks"])
+    skipped = skipped || (c["name"] == "too-big/run" && c["verdict"] == "SKIP" &&
+                          c["reason"] == "needs 1 PiB");
+  EXPECT_TRUE(skipped) << doc["checks"].dump(2);
+  // The sweep point's rule asks for 5 samples (and stops at 5 s / 30 regardless), not 1000.
+  ASSERT_EQ(doc["benchmarks"].size(), 2u);
+  EXPECT_GE(doc["benchmarks"][1]["samples"].get<int>(), 5);
+  EXPECT_LT(doc["benchmarks"][1]["samples"].get<int>(), 1000);
+  EXPECT_EQ(doc["figures"]["synthetic"]["measured"], 1);
+  std::filesystem::remove_all(dir);
+}
+
+TEST(StoppingRule, SweepPointRuleIsLighter) {
+  const StoppingRule full;
+  const StoppingRule s = full.for_sweep_point();
+  EXPECT_EQ(s.min_samples, 5u);
+  EXPECT_DOUBLE_EQ(s.min_time_s, full.min_time_s / 50);
+  EXPECT_DOUBLE_EQ(s.timeout_s, 0.5);
+  EXPECT_DOUBLE_EQ(s.max_rel_noise, 0.05);
+  EXPECT_DOUBLE_EQ(StoppingRule::quick().for_sweep_point().timeout_s, 0.1);
 }
 
 }  // namespace

@@ -9,7 +9,10 @@
 
 namespace bb::theory {
 
+enum class StreamOp { copy, mul, add, triad, dot, nstream };
+
 struct StreamKernel {
+  StreamOp op;
   std::string_view name;
   std::string_view formula;  // element-wise operation
   int arrays_read;
@@ -18,13 +21,19 @@ struct StreamKernel {
 };
 
 inline constexpr std::array<StreamKernel, 6> kStreamKernels = {{
-    {"copy", "c = a", 1, 1, 0},
-    {"mul", "b = s*c", 1, 1, 1},
-    {"add", "c = a + b", 2, 1, 1},
-    {"triad", "a = b + s*c", 2, 1, 2},
-    {"dot", "sum += a*b", 2, 0, 2},
-    {"nstream", "a += b + s*c", 3, 1, 3},
+    {StreamOp::copy, "copy", "c = a", 1, 1, 0},
+    {StreamOp::mul, "mul", "b = s*c", 1, 1, 1},
+    {StreamOp::add, "add", "c = a + b", 2, 1, 1},
+    {StreamOp::triad, "triad", "a = b + s*c", 2, 1, 2},
+    {StreamOp::dot, "dot", "sum += a*b", 2, 0, 2},
+    {StreamOp::nstream, "nstream", "a += b + s*c", 3, 1, 3},
 }};
+
+inline const StreamKernel& stream_kernel(StreamOp op) {
+  for (const auto& k : kStreamKernels)
+    if (k.op == op) return k;
+  return kStreamKernels[0];  // unreachable: every op is in the table
+}
 
 inline std::optional<StreamKernel> find_stream_kernel(std::string_view name) {
   for (const auto& k : kStreamKernels)

@@ -1,5 +1,6 @@
-// STREAM triad on the GPU: 16-byte accesses, grid-stride, one full wave of 256-thread blocks, at a
-// working set of at least 8x the L2 (and 2^25 elements), validated against the CPU reference.
+// STREAM kernels on the GPU (copy, mul, add, triad, dot, nstream; fp64 and fp32; 16-byte accesses,
+// plus 4- and 8-byte ones in full runs): grid-stride, one full wave of 256-thread blocks, the three
+// arrays together at least 8x the L2, validated against the CPU reference before they are timed.
 #include <limits>
 #include <vector>
 
@@ -7,7 +8,7 @@
 #include "kernels/stream.h"
 #include "reference/random.h"
 #include "reference/stream.h"
-#include "suites/bandwidth/stream_sizes.h"
+#include "suites/bandwidth/bandwidth_suite.h"
 #include "suites/suites.h"
 
 namespace bb::suites {
@@ -16,77 +17,137 @@ namespace {
 constexpr int kThreads = 256;
 
 template <class T>
-class TriadCuda final : public Instance {
+class StreamCuda final : public Instance {
  public:
-  TriadCuda(const GpuDevice& gpu, std::size_t n)
-      : n_(n),
+  StreamCuda(const GpuDevice& gpu, StreamOp op, int access_bytes, std::size_t n)
+      : op_(op),
+        access_bytes_(access_bytes),
+        n_(n),
         blocks_(gpu.sm_count * std::max(1, gpu.max_threads_per_sm / kThreads)),
         a_(n * sizeof(T)),
         b_(n * sizeof(T)),
         c_(n * sizeof(T)),
-        b_host_(n),
-        c_host_(n) {
-    for (std::size_t i = 0; i < n_; ++i) {
-      b_host_[i] = static_cast<T>(reference::positive_test_value(1, i));
-      c_host_[i] = static_cast<T>(reference::positive_test_value(2, i));
-    }
-    b_.upload(b_host_.data(), n_ * sizeof(T));
-    c_.upload(c_host_.data(), n_ * sizeof(T));
+        partial_(static_cast<std::size_t>(blocks_) * sizeof(double)),
+        host_{std::vector<T>(n), std::vector<T>(n), std::vector<T>(n)} {
+    for (std::size_t k = 0; k < 3; ++k)
+      for (std::size_t i = 0; i < n_; ++i)
+        host_[k][i] = static_cast<T>(reference::positive_test_value(k + 1, i));
   }
 
   Comparison validate() override {
-    a_.fill_bytes(0xFF);  // poison: all-ones bytes are NaN in fp32 and fp64
-    kernels::triad_cuda(a_.as<T>(), b_.as<T>(), c_.as<T>(), scalar_, n_, blocks_, kThreads,
-                        nullptr);
-    std::vector<T> out(n_), ref(n_);
-    a_.download(out.data(), n_ * sizeof(T));
-    reference::triad<T>(ref, b_host_, c_host_, scalar_);
-    return compare<T, T>(out, ref, {0.0, reference::triad_rtol<T>()});
+    DeviceBuffer* dev[3] = {&a_, &b_, &c_};
+    for (std::size_t k = 0; k < 3; ++k) dev[k]->upload(host_[k].data(), n_ * sizeof(T));
+    const std::span<const T> a(host_[0]), b(host_[1]), c(host_[2]);
+    if (op_ == StreamOp::dot) {
+      partial_.fill_bytes(0xFF);  // NaN poison: a block that writes nothing fails
+      run(nullptr);
+      std::vector<double> partial(static_cast<std::size_t>(blocks_));
+      partial_.download(partial.data(), partial.size() * sizeof(double));
+      long double total = 0;
+      for (double p : partial) total += p;
+      const reference::DotReference ref = reference::dot<T>(a, b);
+      const double atol = reference::dot_abs_tolerance<T>(
+          kernels::dot_cuda_depth(n_, blocks_, kThreads), ref.abs_sum);
+      // The total and the first block's partial (against its own grid-stride share).
+      const std::vector<double> out = {static_cast<double>(total), partial[0]};
+      long double first = 0;
+      for (std::size_t i = 0; i < n_; ++i)
+        if (owner(i) == 0) first += static_cast<long double>(a[i]) * b[i];
+      const std::vector<double> want = {static_cast<double>(ref.value), static_cast<double>(first)};
+      return compare<double, double>(out, want, {atol, 0.0});
+    }
+    const std::vector<T> expected = reference::stream_expected<T>(op_, a, b, c, scalar_);
+    DeviceBuffer& out = op_ == StreamOp::mul                            ? b_
+                        : op_ == StreamOp::copy || op_ == StreamOp::add ? c_
+                                                                        : a_;
+    if (op_ != StreamOp::nstream) out.fill_bytes(0xFF);  // NaN poison
+    run(nullptr);
+    std::vector<T> got(n_);
+    out.download(got.data(), n_ * sizeof(T));
+    return compare<T, T>(got, expected, {0.0, reference::stream_rtol<T>()});
   }
 
   void run(gpu_stream s) override {
-    kernels::triad_cuda(a_.as<T>(), b_.as<T>(), c_.as<T>(), scalar_, n_, blocks_, kThreads, s);
+    if (op_ == StreamOp::dot)
+      kernels::dot_cuda(access_bytes_, a_.as<T>(), b_.as<T>(), n_, partial_.as<double>(), blocks_,
+                        kThreads, s);
+    else
+      kernels::stream_cuda(op_, access_bytes_, a_.as<T>(), b_.as<T>(), c_.as<T>(), scalar_, n_,
+                           blocks_, kThreads, s);
   }
 
   int blocks() const { return blocks_; }
 
  private:
+  // The block whose grid-stride loop reads element i (vector part; the tail goes by thread index).
+  std::size_t owner(std::size_t i) const {
+    const std::size_t per = static_cast<std::size_t>(access_bytes_) / sizeof(T);
+    const std::size_t grid = static_cast<std::size_t>(blocks_) * kThreads;
+    const std::size_t vec_n = n_ / per;
+    const std::size_t thread = i < vec_n * per ? (i / per) % grid : (i - vec_n * per) % grid;
+    return thread / kThreads;
+  }
+
+  StreamOp op_;
+  int access_bytes_;
   std::size_t n_;
   int blocks_;
-  DeviceBuffer a_, b_, c_;
-  std::vector<T> b_host_, c_host_;
+  DeviceBuffer a_, b_, c_, partial_;
+  std::vector<T> host_[3];
   T scalar_ = T(0.4);
 };
 
 template <class T>
-Case triad_case(const char* dtype) {
-  return {std::string("triad/") + dtype + "/cuda", Backend::cuda,
-          [dtype](const CaseContext& ctx) {
-            const GpuDevice& gpu = *ctx.gpu;
-            const std::size_t n = stream_elements(gpu.l2_bytes, sizeof(T), 3, kCudaMinElements);
-            check_host_memory(ctx.host, 4 * n * sizeof(T));  // host copies of b, c, out, ref
-            auto instance = std::make_unique<TriadCuda<T>>(gpu, n);
-            Prepared p;
-            p.params = {{"kernel", "triad"},
-                        {"dtype", dtype},
-                        {"elements", n},
-                        {"element_bytes", sizeof(T)},
-                        {"access_bytes", 16},
-                        {"working_set_bytes", 3 * n * sizeof(T)},
-                        {"l2_bytes", gpu.l2_bytes},
-                        {"blocks", instance->blocks()},
-                        {"threads_per_block", kThreads}};
-            p.instance = std::move(instance);
-            p.work = stream_work<T>(*theory::find_stream_kernel("triad"), n);
-            return p;
-          },
-          nullptr};
+Case stream_case(StreamOp op, const char* dtype, int access_bytes, bool in_quick) {
+  const theory::StreamKernel& k = theory::stream_kernel(op);
+  std::string name = std::string(k.name) + "/" + dtype + "/cuda";
+  if (access_bytes != 16) name += "/" + std::to_string(access_bytes) + "B";
+  Case c{name, Backend::cuda,
+         [op, dtype, access_bytes](const CaseContext& ctx) {
+           const GpuDevice& gpu = *ctx.gpu;
+           const theory::StreamKernel& kk = theory::stream_kernel(op);
+           const std::size_t n =
+               stream_elements(gpu.l2_bytes, kCudaCacheMultiple, sizeof(T), kCudaMinElements);
+           check_host_memory(ctx.host, 4 * n * sizeof(T));  // host copies of a, b, c, expected
+           if (3 * n * sizeof(T) > gpu.memory_bytes / 4 * 3)
+             throw CaseSkipped("needs " + std::to_string(3 * n * sizeof(T) >> 20) +
+                               " MiB of GPU memory");
+           auto instance = std::make_unique<StreamCuda<T>>(gpu, op, access_bytes, n);
+           Prepared p;
+           p.params = {{"kernel", kk.name},
+                       {"dtype", dtype},
+                       {"elements", n},
+                       {"element_bytes", sizeof(T)},
+                       {"access_bytes", access_bytes},
+                       {"working_set_bytes", 3 * n * sizeof(T)},
+                       {"l2_bytes", gpu.l2_bytes},
+                       {"peak_bytes_per_s", gpu.peak_dram_bytes_per_s},
+                       {"blocks", instance->blocks()},
+                       {"threads_per_block", kThreads}};
+           p.instance = std::move(instance);
+           p.work = stream_work<T>(kk, n);
+           return p;
+         },
+         nullptr};
+  c.in_quick = in_quick;
+  return c;
 }
 
 }  // namespace
 
 std::vector<Case> stream_cuda_cases() {
-  return {triad_case<double>("fp64"), triad_case<float>("fp32")};
+  std::vector<Case> cases;
+  for (const auto& k : theory::kStreamKernels) {
+    cases.push_back(stream_case<double>(k.op, "fp64", 16, true));
+    cases.push_back(stream_case<float>(k.op, "fp32", 16, true));
+  }
+  // Narrower accesses: more instructions per byte, same bytes (full runs).
+  for (StreamOp op : {StreamOp::copy, StreamOp::triad, StreamOp::dot}) {
+    cases.push_back(stream_case<double>(op, "fp64", 8, false));
+    cases.push_back(stream_case<float>(op, "fp32", 8, false));
+    cases.push_back(stream_case<float>(op, "fp32", 4, false));
+  }
+  return cases;
 }
 
 }  // namespace bb::suites

@@ -1,91 +1,121 @@
-// STREAM triad on the host: OpenMP threads, vectorised, at a working set of at least 8x the
-// last-level cache, validated against the long-double reference before it is timed.
+// STREAM kernels on the host (copy, mul, add, triad, dot, nstream; fp64 and fp32): OpenMP
+// threads, vectorised, every array at least 4x the last-level cache, validated against the
+// long-double reference before they are timed.
 #include <cmath>
-#include <cstdlib>
 #include <limits>
 #include <memory>
-#include <stdexcept>
 #include <vector>
 
 #include "harness/host_threads.h"
 #include "kernels/stream.h"
 #include "reference/stream.h"
-#include "suites/bandwidth/stream_sizes.h"
+#include "suites/bandwidth/bandwidth_suite.h"
+#include "suites/bandwidth/host_buffer.h"
 #include "suites/suites.h"
-#include "theory/stream.h"
 
 namespace bb::suites {
 namespace {
 
-struct FreeDeleter {
-  void operator()(void* p) const { std::free(p); }
-};
-
 template <class T>
-using HostArray = std::unique_ptr<T[], FreeDeleter>;
-
-// Uninitialised, 64-byte aligned: the first touch happens in the parallel fill.
-template <class T>
-HostArray<T> allocate(std::size_t n) {
-  const std::size_t bytes = (n * sizeof(T) + 63) / 64 * 64;
-  auto* p = static_cast<T*>(std::aligned_alloc(64, bytes));
-  if (!p) throw std::runtime_error("cannot allocate " + std::to_string(bytes) + " host bytes");
-  return HostArray<T>(p);
-}
-
-template <class T>
-class TriadHost final : public Instance {
+class StreamHost final : public Instance {
  public:
-  explicit TriadHost(std::size_t n)
-      : n_(n), a_(allocate<T>(n)), b_(allocate<T>(n)), c_(allocate<T>(n)) {
-    kernels::fill_random_host(b_.get(), n_, 1);
-    kernels::fill_random_host(c_.get(), n_, 2);
-    kernels::fill_value_host(a_.get(), n_, T(0));
-  }
+  StreamHost(StreamOp op, std::size_t n)
+      : op_(op), n_(n), a_(allocate_host<T>(n)), b_(allocate_host<T>(n)), c_(allocate_host<T>(n)) {}
 
   Comparison validate() override {
-    kernels::fill_value_host(a_.get(), n_, std::numeric_limits<T>::quiet_NaN());  // poison
-    kernels::triad_host(a_.get(), b_.get(), c_.get(), scalar_, n_);
-    std::vector<T> ref(n_);
-    reference::triad<T>(ref, {b_.get(), n_}, {c_.get(), n_}, scalar_);
-    return compare<T, T>({a_.get(), n_}, ref, {0.0, reference::triad_rtol<T>()});
+    reset();
+    const std::span<const T> a(a_.get(), n_), b(b_.get(), n_), c(c_.get(), n_);
+    if (op_ == StreamOp::dot) {
+      // The whole array and its first third: two sums, each within its own bound.
+      std::vector<double> o, r;
+      double atol = 0;
+      for (std::size_t m : {n_ / 3, n_}) {
+        const reference::DotReference ref = reference::dot<T>(a.first(m), b.first(m));
+        o.push_back(static_cast<double>(kernels::dot_host(a_.get(), b_.get(), m)));
+        r.push_back(static_cast<double>(ref.value));
+        atol = std::max(atol, reference::dot_abs_tolerance<T>(
+                                  kernels::dot_host_depth(m, openmp_threads()), ref.abs_sum));
+      }
+      return compare<double, double>(o, r, {atol, 0.0});
+    }
+    const std::vector<T> expected = reference::stream_expected<T>(op_, a, b, c, scalar_);
+    T* out = written();
+    if (op_ != StreamOp::nstream)  // nstream reads what it writes: its input is the poison check
+      kernels::fill_value_host(out, n_, std::numeric_limits<T>::quiet_NaN());
+    kernels::stream_host(op_, a_.get(), b_.get(), c_.get(), scalar_, n_);
+    return compare<T, T>({out, n_}, expected, {0.0, reference::stream_rtol<T>()});
   }
 
-  void run(gpu_stream) override { kernels::triad_host(a_.get(), b_.get(), c_.get(), scalar_, n_); }
+  void run(gpu_stream) override {
+    if (op_ == StreamOp::dot)
+      sink_ += kernels::dot_host(a_.get(), b_.get(), n_);
+    else
+      kernels::stream_host(op_, a_.get(), b_.get(), c_.get(), scalar_, n_);
+  }
 
  private:
+  // Also the first touch of every page, by the thread that will stream it (validate runs first).
+  void reset() {
+    kernels::fill_random_host(a_.get(), n_, 1);
+    kernels::fill_random_host(b_.get(), n_, 2);
+    kernels::fill_random_host(c_.get(), n_, 3);
+  }
+  T* written() {
+    switch (reference::written_array(op_)) {
+      case reference::StreamArray::a: return a_.get();
+      case reference::StreamArray::b: return b_.get();
+      case reference::StreamArray::c: return c_.get();
+    }
+    return a_.get();
+  }
+
+  StreamOp op_;
   std::size_t n_;
   HostArray<T> a_, b_, c_;
   T scalar_ = T(0.4);
+  T sink_ = 0;
 };
 
 template <class T>
-Case triad_case(const char* dtype) {
-  return {std::string("triad/") + dtype + "/host", Backend::host,
-          [dtype](const CaseContext& ctx) {
-            const std::uint64_t llc = ctx.host.last_level_cache_bytes();
-            const std::size_t n = stream_elements(llc, sizeof(T), 3, kHostMinElements);
-            check_host_memory(ctx.host, 4 * n * sizeof(T));  // a, b, c and the reference
-            const theory::StreamKernel k = *theory::find_stream_kernel("triad");
-            Prepared p;
-            p.instance = std::make_unique<TriadHost<T>>(n);
-            p.work = stream_work<T>(k, n);
-            p.params = {{"kernel", "triad"},
-                        {"dtype", dtype},
-                        {"elements", n},
-                        {"element_bytes", sizeof(T)},
-                        {"working_set_bytes", 3 * n * sizeof(T)},
-                        {"last_level_cache_bytes", llc},
-                        {"threads", openmp_threads()}};
-            return p;
-          },
-          nullptr};
+Case stream_case(StreamOp op, const char* dtype, bool in_quick) {
+  const theory::StreamKernel& k = theory::stream_kernel(op);
+  Case c{
+      std::string(k.name) + "/" + dtype + "/host", Backend::host,
+      [op, dtype](const CaseContext& ctx) {
+        const theory::StreamKernel& kk = theory::stream_kernel(op);
+        const std::uint64_t llc = ctx.host.last_level_cache_bytes();
+        const std::size_t n = stream_elements(llc, kHostCacheMultiple, sizeof(T), kHostMinElements);
+        // a, b, c and the reference's copy of the written array.
+        check_host_memory(ctx.host, 4 * n * sizeof(T));
+        Prepared p;
+        p.instance = std::make_unique<StreamHost<T>>(op, n);
+        p.work = stream_work<T>(kk, n);
+        p.params = {
+            {"kernel", kk.name},
+            {"dtype", dtype},
+            {"elements", n},
+            {"element_bytes", sizeof(T)},
+            {"working_set_bytes",
+             (kk.arrays_read + (kk.arrays_written > 0 && op != StreamOp::nstream)) * n * sizeof(T)},
+            {"last_level_cache_bytes", llc},
+            {"threads", openmp_threads()}};
+        return p;
+      },
+      nullptr};
+  c.in_quick = in_quick;
+  return c;
 }
 
 }  // namespace
 
 std::vector<Case> stream_host_cases() {
-  return {triad_case<double>("fp64"), triad_case<float>("fp32")};
+  std::vector<Case> cases;
+  for (const auto& k : theory::kStreamKernels) {
+    cases.push_back(stream_case<double>(k.op, "fp64", true));
+    // fp32: the triad in quick runs (the foundation's case), the rest in full runs.
+    cases.push_back(stream_case<float>(k.op, "fp32", k.op == StreamOp::triad));
+  }
+  return cases;
 }
 
 }  // namespace bb::suites

@@ -365,8 +365,8 @@ Case latency_hiding_case(int blocks_per_sm) {
 class PointerChase final : public Instance {
  public:
   PointerChase() : next_(kChaseWords * sizeof(std::uint32_t)), out_(2 * sizeof(std::uint32_t)) {
-    host_ = reference::chase_table(reference::random_cycle(kChaseWords / 16, 0x9E3779B97F4A7C15ull),
-                                   16);
+    host_ =
+        reference::chase_table(reference::RandomCycle(kChaseWords / 16, 0x9E3779B97F4A7C15ull), 16);
     next_.upload(host_.data(), host_.size() * sizeof(std::uint32_t));
   }
   Comparison validate() override {

@@ -8,9 +8,10 @@
 #include <vector>
 
 #include "harness/host_threads.h"
+#include "kernels/hierarchy.h"
 #include "kernels/stream.h"
 #include "reference/chase.h"
-#include "suites/bandwidth/stream_sizes.h"
+#include "suites/bandwidth/bandwidth_suite.h"
 #include "suites/occupancy/occupancy_suite.h"
 #include "suites/suites.h"
 
@@ -23,25 +24,25 @@ class HostChase final : public Instance {
  public:
   explicit HostChase(std::size_t lines)
       : lines_(lines),
-        order_(reference::random_cycle(lines, 0x2545F4914F6CDD1Dull)),
-        next_(reference::chase_table(order_, 16)) {}
+        cycle_(lines, 0x2545F4914F6CDD1Dull),
+        next_(reference::chase_table(cycle_, 16)) {}
   Comparison validate() override {
-    // Independent of the chase: after s steps from line order[k] = 0 the walk is at order[k + s].
-    const std::size_t k =
-        static_cast<std::size_t>(std::find(order_.begin(), order_.end(), 0u) - order_.begin());
+    // Independent of the table: after s steps from line 0 = at(k) the walk is at at(k + s).
+    const std::uint64_t k = cycle_.position(0);
     const std::vector<double> out = {
         static_cast<double>(kernels::chase_host(next_.data(), kHostChaseSteps / 2)),
         static_cast<double>(kernels::chase_host(next_.data(), kHostChaseSteps))};
     const std::vector<double> ref = {
-        static_cast<double>(order_[(k + kHostChaseSteps / 2) % lines_] * 16),
-        static_cast<double>(order_[(k + kHostChaseSteps) % lines_] * 16)};
+        static_cast<double>(cycle_.at((k + kHostChaseSteps / 2) % lines_) * 16),
+        static_cast<double>(cycle_.at((k + kHostChaseSteps) % lines_) * 16)};
     return compare<double, double>(out, ref, Tolerance{0, 0});
   }
   void run(gpu_stream) override { sink_ ^= kernels::chase_host(next_.data(), kHostChaseSteps); }
 
  private:
   std::size_t lines_;
-  std::vector<std::uint32_t> order_, next_;  // order_ first: next_ is built from it
+  reference::RandomCycle cycle_;
+  std::vector<std::uint32_t> next_;
   std::uint32_t sink_ = 0;
 };
 
@@ -60,12 +61,12 @@ class HostRead final : public Instance {
       const std::size_t r = m % 7;
       return static_cast<double>(m / 7 * 21 + r * (r - 1) / 2);
     };
-    const std::vector<double> out = {kernels::read_sum_host(x_.get(), n_ / 3),
-                                     kernels::read_sum_host(x_.get(), n_)};
+    const std::vector<double> out = {kernels::read_host(x_.get(), n_ / 3, 1),
+                                     kernels::read_host(x_.get(), n_, 1)};
     const std::vector<double> ref = {expected(n_ / 3), expected(n_)};
     return compare<double, double>(out, ref, Tolerance{0, 0});
   }
-  void run(gpu_stream) override { sink_ += kernels::read_sum_host(x_.get(), n_); }
+  void run(gpu_stream) override { sink_ += kernels::read_host(x_.get(), n_, 1); }
 
  private:
   struct Free {
@@ -95,8 +96,9 @@ std::vector<Case> occupancy_host_cases() {
        nullptr},
       {"host/read", Backend::host,
        [](const CaseContext& ctx) {
-         const std::size_t n = stream_elements(ctx.host.last_level_cache_bytes(), sizeof(double), 1,
-                                               kHostMinElements);
+         // One array of at least 8x the last-level cache.
+         const std::size_t n = stream_elements(ctx.host.last_level_cache_bytes(), 24,
+                                               sizeof(double), kHostMinElements);
          check_host_memory(ctx.host, n * sizeof(double));
          Prepared p;
          p.instance = std::make_unique<HostRead>(n);

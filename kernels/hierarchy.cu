@@ -1,0 +1,86 @@
+// CUDA memory-hierarchy kernels. Versions: 1 = read with float4 loads per block chunk, strided
+// scalar loads, a one-thread pointer chase; block totals by a shared-memory tree in double.
+#include <bit>
+
+#include "harness/cuda_check.h"
+#include "kernels/hierarchy.h"
+
+namespace bb::kernels {
+namespace {
+
+// The block's total of one value per thread, written by thread 0.
+__device__ void block_total(double v, double* out) {
+  __shared__ double tree[1024];
+  tree[threadIdx.x] = v;
+  __syncthreads();
+  for (unsigned w = blockDim.x / 2; w > 0; w /= 2) {
+    if (threadIdx.x < w) tree[threadIdx.x] += tree[threadIdx.x + w];
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) out[blockIdx.x] = tree[0];
+}
+
+__global__ void read_kernel(const float4* __restrict__ x, std::size_t n16, int passes,
+                            double* __restrict__ out) {
+  const std::size_t chunk = (n16 + gridDim.x - 1) / gridDim.x;
+  const std::size_t begin = blockIdx.x * chunk;
+  const std::size_t end = begin + chunk < n16 ? begin + chunk : n16;
+  float sum = 0;  // exact: the data are small integers and each thread's total stays below 2^24
+  for (int p = 0; p < passes; ++p)
+    for (std::size_t i = begin + threadIdx.x; i < end; i += blockDim.x) {
+      const float4 v = x[i];
+      sum += (v.x + v.y) + (v.z + v.w);
+    }
+  block_total(sum, out);
+}
+
+__global__ void strided_kernel(const float* __restrict__ x, std::size_t accesses,
+                               std::size_t stride, double* __restrict__ out) {
+  const std::size_t step = static_cast<std::size_t>(gridDim.x) * blockDim.x;
+  float sum = 0;
+  for (std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+       i < accesses; i += step)
+    sum += x[i * stride];
+  block_total(sum, out);
+}
+
+__global__ void chase_kernel(const std::uint32_t* __restrict__ next, std::uint64_t steps,
+                             std::uint32_t* position) {
+  std::uint32_t p = *position;
+  for (std::uint64_t s = 0; s < steps; ++s) p = next[p];
+  *position = p;
+}
+
+void check_block(const char* what, int blocks, int threads) {
+  if (blocks < 1 || threads < 1 || threads > 1024 ||
+      !std::has_single_bit(static_cast<unsigned>(threads)))
+    throw std::invalid_argument(std::string(what) +
+                                ": blocks >= 1 and threads a power of two <= 1024");
+}
+
+}  // namespace
+
+void read_cuda(const void* x, std::size_t n16, int passes, double* out, int blocks, int threads,
+               CUstream_st* stream) {
+  check_block("read_cuda", blocks, threads);
+  if (reinterpret_cast<std::uintptr_t>(x) % 16 != 0 || passes < 1)
+    throw std::invalid_argument("read_cuda: 16-byte aligned data and passes >= 1");
+  read_kernel<<<blocks, threads, 0, stream>>>(static_cast<const float4*>(x), n16, passes, out);
+  check_launch("read_kernel");
+}
+
+void strided_read_cuda(const float* x, std::size_t accesses, std::size_t stride, double* out,
+                       int blocks, int threads, CUstream_st* stream) {
+  check_block("strided_read_cuda", blocks, threads);
+  if (stride < 1) throw std::invalid_argument("strided_read_cuda: stride >= 1");
+  strided_kernel<<<blocks, threads, 0, stream>>>(x, accesses, stride, out);
+  check_launch("strided_kernel");
+}
+
+void chase_cuda(const std::uint32_t* next, std::uint64_t steps, std::uint32_t* position,
+                CUstream_st* stream) {
+  chase_kernel<<<1, 1, 0, stream>>>(next, steps, position);
+  check_launch("chase_kernel");
+}
+
+}  // namespace bb::kernels

@@ -1,0 +1,303 @@
+// The bandwidth suite's checks over all its measured cases, and the measured hierarchy as figures.
+// One analysis per backend feeds both.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <optional>
+
+#include "suites/bandwidth/bandwidth_suite.h"
+#include "theory/hierarchy.h"
+
+namespace bb::suites {
+namespace {
+
+using nlohmann::json;
+constexpr double kCapacityFactor = 1.5;  // detected vs reported cache capacity
+constexpr double kSectorTolerance = 0.2;
+// Every point no slower than the serial sum of its two costs, flop/P + bytes/B (no overlap of
+// compute and memory at all), with 30% for a noisy machine.
+constexpr double kSerialSlack = 0.7;
+constexpr double kRidgeFactor = 2.0;
+
+std::string fmt(const char* f, double a, double b = 0, double c = 0) {
+  char buf[256];
+  std::snprintf(buf, sizeof buf, f, a, b, c);
+  return buf;
+}
+
+Check make_check(const std::string& name, const std::string& law, double predicted, double measured,
+                 double tolerance, Verdict v, const std::string& reason) {
+  Check k;
+  k.suite = "bandwidth";
+  k.name = name;
+  k.law = law;
+  k.predicted = predicted;
+  k.measured = measured;
+  k.tolerance = tolerance;
+  k.verdict = v;
+  k.reason = reason;
+  return k;
+}
+
+struct Curve {
+  std::vector<double> sizes, cost;
+  json levels = json::array();  // reported capacities, from the points' params
+  bool virtualized = false;     // host under a hypervisor: reported sizes are the host CPU's
+};
+
+// One sweep ("read" or "latency") of one backend, sorted by working-set size.
+Curve sweep_curve(const std::vector<CaseResult>& rs, Backend b, const std::string& sweep) {
+  std::vector<std::pair<double, double>> pts;
+  Curve c;
+  for (const auto& r : rs) {
+    if (r.backend == b && r.params.value("sweep", "") == sweep)
+      c.virtualized = c.virtualized || r.params.value("virtualized", false);
+    if (r.backend != b || r.params.value("sweep", "") != sweep) continue;
+    const double bytes = r.params.value("working_set_bytes", 0.0);
+    const double cost = sweep == "latency" ? r.summary.median_s / r.params.value("steps", 1.0)
+                                           : r.summary.median_s / r.work.bytes_read;
+    if (bytes > 0 && cost > 0) pts.emplace_back(bytes, cost);
+    if (c.levels.empty() && r.params.contains("cache_levels")) c.levels = r.params["cache_levels"];
+  }
+  std::sort(pts.begin(), pts.end());
+  for (const auto& [s, t] : pts) {
+    if (!c.sizes.empty() && s <= c.sizes.back()) continue;
+    c.sizes.push_back(s);
+    c.cost.push_back(t);
+  }
+  return c;
+}
+
+std::string describe_levels(const theory::CacheCurve& cc, const Curve& c, bool latency) {
+  std::string s;
+  for (const auto& p : cc.plateaus)
+    s += (s.empty() ? "plateaus " : ", ") + theory::format_bytes(c.sizes[p.first]) + "–" +
+         theory::format_bytes(c.sizes[p.last]) + ": " +
+         (latency ? fmt("%.3g ns", p.level * 1e9) : fmt("%.3g GB/s", 1e-9 / p.level));
+  if (s.empty()) s = "no plateau";
+  std::string st;
+  for (const auto& k : cc.steps)
+    st += (st.empty() ? "" : ", ") + theory::format_bytes(k.capacity_bytes);
+  return s + "; steps at " + (st.empty() ? "none" : st);
+}
+
+struct Analysis {
+  std::vector<Check> checks;
+  json figures = json::object();
+};
+
+void analyse_sweep(const std::vector<CaseResult>& rs, Backend b, const std::string& sweep,
+                   Analysis& out) {
+  const Curve c = sweep_curve(rs, b, sweep);
+  if (c.sizes.size() < 4) return;
+  const bool latency = sweep == "latency";
+  const theory::CacheCurve cc = theory::detect_cache_steps(c.sizes, c.cost);
+  const std::string be = backend_name(b);
+  const std::string evidence = describe_levels(cc, c, latency);
+  json fig = {{"plateaus", json::array()}, {"steps", json::array()}, {"levels", json::array()}};
+  for (const auto& p : cc.plateaus) {
+    json j = {{"from_bytes", c.sizes[p.first]}, {"to_bytes", c.sizes[p.last]}};
+    if (latency)
+      j["latency_ns"] = p.level * 1e9;
+    else
+      j["bytes_per_s"] = 1 / p.level;
+    fig["plateaus"].push_back(j);
+  }
+  for (const auto& s : cc.steps)
+    fig["steps"].push_back({{"capacity_bytes", s.capacity_bytes}, {"ratio", s.ratio}});
+  for (const auto& level : c.levels) {
+    const std::string name = level.value("name", "?");
+    const double reported = level.value("bytes", 0.0);
+    if (reported <= 0) continue;
+    const theory::CapacityMatch m = theory::match_capacity(cc, reported, kCapacityFactor);
+    const std::string what = latency ? "latency staircase" : "read-bandwidth plateaus";
+    Verdict v = !m.detected_bytes ? Verdict::skip : m.within ? Verdict::pass : Verdict::fail;
+    std::string note;
+    if (v == Verdict::fail && c.virtualized) {
+      // A VM's sysfs sizes are the host CPU's; what its vCPUs get is not promised.
+      v = Verdict::skip;
+      note = "under a hypervisor the reported size is the host CPU's, not this VM's share: ";
+    }
+    std::string reason = m.detected_bytes
+                             ? "detected " + theory::format_bytes(*m.detected_bytes) +
+                                   " from the " + what + ", reported " +
+                                   theory::format_bytes(reported) + fmt(" (ratio %.2f); ", m.ratio)
+                             : "no clear step within 4x of the reported " +
+                                   theory::format_bytes(reported) + " in the " + what + "; ";
+    out.checks.push_back(make_check(
+        be + "/" + (latency ? "latency" : "bandwidth") + "/" + name + "-capacity",
+        "reported/1.5 <= capacity detected from the " + what + " <= 1.5 x reported", reported,
+        m.detected_bytes ? *m.detected_bytes : NAN, kCapacityFactor, v, note + reason + evidence));
+    fig["levels"].push_back(
+        {{"name", name},
+         {"reported_bytes", reported},
+         {"detected_bytes", m.detected_bytes ? json(*m.detected_bytes) : json()}});
+  }
+  out.figures[be][latency ? "latency" : "read_bandwidth"] = fig;
+  if (latency && !cc.plateaus.empty()) {
+    out.figures[be]["dram_latency_ns"] = cc.plateaus.back().level * 1e9;
+    out.figures[be]["dram_latency_from_bytes"] = c.sizes[cc.plateaus.back().first];
+  }
+}
+
+void analyse_strided(const std::vector<CaseResult>& rs, Backend b, Analysis& out) {
+  std::map<double, const CaseResult*> by_stride;
+  for (const auto& r : rs)
+    if (r.backend == b && r.params.contains("stride_elements"))
+      by_stride[r.params["stride_elements"].get<double>()] = &r;
+  if (!by_stride.count(1)) return;
+  const CaseResult& unit = *by_stride.at(1);
+  const std::string be = backend_name(b);
+  for (const auto& [s, r] : by_stride) {
+    if (s == 1) continue;
+    const double predicted = r->work.bytes_read / unit.work.bytes_read;
+    const double measured = r->summary.median_s / unit.summary.median_s;
+    const double sector = r->params.value("sector_bytes", 0.0);
+    // GPU loads move exactly the 32-byte sectors they touch: the model is an equality. CPU
+    // prefetchers (adjacent-line, streamer) also fetch lines nobody reads, so on the host the
+    // touched lines are a lower bound on the traffic: the time may exceed the model, not undercut
+    // it.
+    const bool equality = b == Backend::cuda;
+    const double rel = measured / predicted - 1;
+    const bool ok = equality ? std::fabs(rel) <= kSectorTolerance : rel >= -kSectorTolerance;
+    const std::string units = fmt("%.0f", sector) + " B units touched";
+    out.checks.push_back(make_check(
+        be + "/strided/s" + fmt("%.0f", s) + "/sector-model",
+        equality
+            ? "t(s) / t(1) = bytes moved(s) / bytes moved(1) within 20%, bytes moved = " + units
+            : "t(s) / t(1) >= 0.8 x bytes moved(s) / bytes moved(1), bytes moved >= " + units,
+        predicted, measured, kSectorTolerance, ok ? Verdict::pass : Verdict::fail,
+        fmt("stride %.0f: time ratio %.3f, model %.3f", s, measured, predicted) +
+            (!equality && rel > kSectorTolerance
+                 ? fmt("; %.2fx the touched lines' traffic (prefetched lines nobody reads)",
+                       measured / predicted)
+                 : std::string()) +
+            fmt(" (%.1f GB/s of units moved, %.1f GB/s at stride 1)",
+                r->work.bytes_read / r->summary.median_s / 1e9,
+                unit.work.bytes_read / unit.summary.median_s / 1e9)));
+  }
+}
+
+std::optional<double> best_stream_bytes_per_s(const std::vector<CaseResult>& rs, Backend b,
+                                              std::string* name) {
+  std::optional<double> best;
+  for (const auto& r : rs) {
+    if (r.backend != b || !r.params.contains("kernel") || r.params.contains("stride_elements"))
+      continue;
+    if (r.work.memory_level != "dram" || r.summary.median_s <= 0) continue;
+    const double bw = r.work.bytes() / r.summary.median_s;
+    if (!best || bw > *best) {
+      best = bw;
+      if (name) *name = r.name;
+    }
+  }
+  return best;
+}
+
+void analyse_intensity(const std::vector<CaseResult>& rs, Backend b, Analysis& out) {
+  std::map<std::string, std::vector<const CaseResult*>> by_dtype;
+  for (const auto& r : rs)
+    if (r.backend == b && r.params.contains("fma_per_element"))
+      by_dtype[r.params.value("dtype", "?")].push_back(&r);
+  const std::string be = backend_name(b);
+  for (const auto& [dtype, pts] : by_dtype) {
+    if (pts.size() < 3) continue;
+    // Ceilings from the fastest sample of each point: what the machine can do, the least disturbed
+    // by whatever else shares it.
+    double bw = 0, peak = 0;
+    for (const auto* r : pts) {
+      const double t = r->summary.min_s;
+      if (r->work.memory_level == "dram") bw = std::max(bw, r->work.bytes() / t);
+      peak = std::max(peak, r->work.flop / t);
+    }
+    if (bw <= 0 || peak <= 0) continue;
+    const double ridge = peak / bw;
+    double worst = INFINITY;
+    std::string worst_case;
+    for (const auto* r : pts) {
+      // Roofline: t ≥ max(flop/P, bytes/B); no overlap at all: t = flop/P + bytes/B.
+      const double serial_s = r->work.flop / peak + r->work.bytes() / bw;
+      const double ratio = serial_s / r->summary.min_s;
+      if (ratio < worst) {
+        worst = ratio;
+        worst_case = r->name;
+      }
+    }
+    const std::string base = be + "/intensity/" + dtype;
+    out.checks.push_back(make_check(
+        base + "/attainable",
+        "max(flop/P_max, bytes/B_max) <= t_min <= (flop/P_max + bytes/B_max) / 0.7 at every "
+        "intensity (measured ceilings)",
+        1, worst, kSerialSlack, worst >= kSerialSlack ? Verdict::pass : Verdict::fail,
+        fmt("measured ceilings %.4g GFLOP/s and %.4g GB/s; ", peak / 1e9, bw / 1e9) +
+            fmt("slowest point at %.2f of the serial-sum rate", worst) + " (" + worst_case + ")"));
+    // The ridge from the datasheet side: the device's peak for the precision over its DRAM peak
+    // (GPU), or the host's peak estimate over its best measured STREAM bandwidth.
+    const CaseResult& any = *pts.front();
+    const double table_peak = any.params.value("peak_flop_per_s", 0.0);
+    double table_bw = any.params.value("peak_bytes_per_s", 0.0);
+    std::string bw_source = "the device's DRAM peak";
+    if (table_bw <= 0) {
+      std::string stream_case;
+      if (auto s = best_stream_bytes_per_s(rs, b, &stream_case)) {
+        table_bw = *s;
+        bw_source = "the best measured STREAM bandwidth (" + stream_case + ")";
+      }
+    }
+    json fig = {{"flop_per_s", peak}, {"bytes_per_s", bw}, {"ridge_flop_per_byte", ridge}};
+    if (table_peak > 0 && table_bw > 0) {
+      const double expected = table_peak / table_bw;
+      const double r = ridge / expected;
+      fig["table_ridge_flop_per_byte"] = expected;
+      out.checks.push_back(make_check(
+          base + "/ridge-point", "measured ridge P_max / B_max within 2x of peak / BW", expected,
+          ridge, kRidgeFactor, std::max(r, 1 / r) <= kRidgeFactor ? Verdict::pass : Verdict::fail,
+          fmt("measured %.3g flop/byte, expected %.3g from the peak %.4g GFLOP/s", ridge, expected,
+              table_peak / 1e9) +
+              " over " + bw_source));
+    } else {
+      out.checks.push_back(make_check(
+          base + "/ridge-point", "measured ridge P_max / B_max within 2x of peak / BW", NAN, ridge,
+          kRidgeFactor, Verdict::skip, "no peak FLOP/s or bandwidth to compare with"));
+    }
+    out.figures[be]["ceilings"][dtype] = fig;
+  }
+}
+
+Analysis analyse(const std::vector<CaseResult>& rs) {
+  Analysis out;
+  for (Backend b : {Backend::host, Backend::cuda}) {
+    analyse_sweep(rs, b, "latency", out);
+    analyse_sweep(rs, b, "read", out);
+    analyse_strided(rs, b, out);
+    analyse_intensity(rs, b, out);
+    const std::string be = backend_name(b);
+    std::string name;
+    if (auto best = best_stream_bytes_per_s(rs, b, &name)) {
+      out.figures[be]["stream_best"] = {{"case", name}, {"bytes_per_s", *best}};
+      for (const auto& r : rs)
+        if (r.name == name && r.params.value("peak_bytes_per_s", 0.0) > 0)
+          out.figures[be]["stream_best"]["pct_of_peak"] =
+              100 * *best / r.params["peak_bytes_per_s"].get<double>();
+      // Little's law: the bytes that must be in flight to sustain the best bandwidth at the
+      // measured DRAM latency.
+      if (out.figures[be].contains("dram_latency_ns"))
+        out.figures[be]["bytes_in_flight"] =
+            *best * out.figures[be]["dram_latency_ns"].get<double>() * 1e-9;
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<Check> bandwidth_suite_checks(const std::vector<CaseResult>& results) {
+  return analyse(results).checks;
+}
+
+nlohmann::json bandwidth_suite_figures(const std::vector<CaseResult>& results) {
+  return analyse(results).figures;
+}
+
+}  // namespace bb::suites

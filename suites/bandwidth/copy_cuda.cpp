@@ -1,0 +1,140 @@
+// Host↔device copies over the host link (PCIe, or NVLink-C2C on Grace Hopper): cudaMemcpyAsync of
+// 256 MiB on the sample's stream, from and to pinned (cudaMallocHost) and pageable (aligned_alloc)
+// host memory. Each byte crosses the link once: bytes_read = bytes, bytes_written = 0.
+//
+// No "link_peak_bytes_per_s": the CUDA runtime does not expose the link's generation and width
+// (cudaDeviceProp has only the PCI bus/device/domain IDs; NVML's nvmlDeviceGetCurrPcieLinkWidth
+// is another library), and a hard-coded figure would bound the wrong machine. The memory level
+// "pcie" has no bandwidth bound, so the harness SKIPs the roofline check with that reason.
+#include <cuda_runtime_api.h>
+
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "harness/cuda_check.h"
+#include "harness/gpu.h"
+#include "reference/random.h"
+#include "suites/bandwidth/bandwidth_suite.h"
+#include "suites/bandwidth/host_buffer.h"
+
+namespace bb::suites {
+namespace {
+
+constexpr std::size_t kCopyBytes = std::size_t{256} << 20;
+constexpr std::size_t kCopyFloats = kCopyBytes / sizeof(float);
+constexpr std::uint64_t kPatternSeed = 21;
+
+enum class Direction { h2d, d2h };
+
+// Host memory of either kind, released by its own deallocator; the destructor never throws.
+class HostBytes {
+ public:
+  HostBytes(std::size_t bytes, bool pinned) : pinned_(pinned) {
+    if (pinned_) {
+      check_cuda(cudaMallocHost(&ptr_, bytes), "cudaMallocHost(" + std::to_string(bytes) + ")");
+    } else {
+      pageable_ = allocate_host<unsigned char>(bytes);
+      ptr_ = pageable_.get();
+    }
+  }
+  ~HostBytes() {
+    if (!pinned_ || !ptr_) return;
+    const cudaError_t status = cudaFreeHost(ptr_);
+    if (status != cudaSuccess)
+      std::fprintf(stderr, "boundbench: cudaFreeHost: %s\n", cudaGetErrorString(status));
+  }
+  HostBytes(const HostBytes&) = delete;
+  HostBytes& operator=(const HostBytes&) = delete;
+
+  void* get() const { return ptr_; }
+
+ private:
+  bool pinned_;
+  void* ptr_ = nullptr;
+  HostArray<unsigned char> pageable_;
+};
+
+std::vector<float> copy_pattern() {
+  std::vector<float> p(kCopyFloats);
+  for (std::size_t i = 0; i < kCopyFloats; ++i)
+    p[i] = static_cast<float>(reference::positive_test_value(kPatternSeed, i));
+  return p;
+}
+
+class CopyCuda final : public Instance {
+ public:
+  CopyCuda(Direction d, bool pinned)
+      : direction_(d), host_(kCopyBytes, pinned), device_(kCopyBytes) {
+    // Touch every host page now, so that no sample pays for first-touch page faults.
+    std::memset(host_.get(), 0, kCopyBytes);
+    device_.fill_bytes(0);
+  }
+
+  // The pattern goes one way through copy() into a destination poisoned with 0xFF (NaN as
+  // floats), and comes back bit-exact.
+  Comparison validate() override {
+    const std::vector<float> pattern = copy_pattern();
+    std::vector<float> out(kCopyFloats);
+    if (direction_ == Direction::h2d) {
+      std::memcpy(host_.get(), pattern.data(), kCopyBytes);
+      device_.fill_bytes(0xFF);
+      copy_and_wait();
+      device_.download(out.data(), kCopyBytes);
+    } else {
+      device_.upload(pattern.data(), kCopyBytes);
+      std::memset(host_.get(), 0xFF, kCopyBytes);
+      copy_and_wait();
+      std::memcpy(out.data(), host_.get(), kCopyBytes);
+    }
+    return compare<float, float>(out, pattern, Tolerance{0, 0});
+  }
+
+  void run(gpu_stream s) override {
+    const bool h2d = direction_ == Direction::h2d;
+    check_cuda(
+        cudaMemcpyAsync(h2d ? device_.get() : host_.get(), h2d ? host_.get() : device_.get(),
+                        kCopyBytes, h2d ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost, s),
+        "cudaMemcpyAsync");
+  }
+
+ private:
+  void copy_and_wait() {
+    run(nullptr);
+    check_cuda(cudaStreamSynchronize(nullptr), "cudaStreamSynchronize");
+  }
+
+  Direction direction_;
+  HostBytes host_;
+  DeviceBuffer device_;
+};
+
+Case copy_case(Direction d, bool pinned) {
+  const std::string direction = d == Direction::h2d ? "h2d" : "d2h";
+  const std::string memory = pinned ? "pinned" : "pageable";
+  return {"copy-" + direction + "/" + memory + "/cuda", Backend::cuda,
+          [d, pinned, direction, memory](const CaseContext& ctx) {
+            check_host_memory(ctx.host, 3 * kCopyBytes);  // host buffer, pattern, downloaded copy
+            Prepared p;
+            p.instance = std::make_unique<CopyCuda>(d, pinned);
+            // The link moves each byte once; nothing is written back over it.
+            p.work.bytes_read = static_cast<double>(kCopyBytes);
+            p.work.bytes_written = 0;
+            p.work.elements = static_cast<double>(kCopyFloats);
+            p.work.memory_level = "pcie";
+            p.params = {{"direction", direction}, {"memory", memory}, {"bytes", kCopyBytes}};
+            return p;
+          },
+          nullptr};
+}
+
+}  // namespace
+
+std::vector<Case> copy_cuda_cases() {
+  return {copy_case(Direction::h2d, true), copy_case(Direction::d2h, true),
+          copy_case(Direction::h2d, false), copy_case(Direction::d2h, false)};
+}
+
+}  // namespace bb::suites

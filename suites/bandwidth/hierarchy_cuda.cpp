@@ -1,0 +1,244 @@
+// The GPU memory hierarchy: a read-bandwidth sweep (every block re-reading its own chunk) and a
+// one-thread pointer-chase latency sweep over working sets up to 8x the L2, and strided reads
+// against the 32-byte sector model.
+#include <algorithm>
+#include <cmath>
+#include <memory>
+#include <vector>
+
+#include "harness/gpu.h"
+#include "kernels/hierarchy.h"
+#include "reference/chase.h"
+#include "suites/bandwidth/bandwidth_suite.h"
+#include "theory/hierarchy.h"
+
+namespace bb::suites {
+namespace {
+
+constexpr int kThreads = 1024;                  // one block per SM, all of it
+constexpr double kReadSampleBytes = 4.0e9;      // bytes read per sample, at least
+constexpr std::uint64_t kChaseSteps = 1 << 15;  // dependent loads per sample
+constexpr std::uint64_t kLineBytes = 64;        // one chase entry per 64 bytes (two sectors)
+constexpr std::uint64_t kSectorBytes = 32;
+constexpr std::uint64_t kMinReadSweepBytes = 1 << 20;
+
+// x[i] = i mod 3 in each float4 component: every per-thread total stays an exact small integer.
+std::vector<float> mod3_floats(std::size_t n) {
+  std::vector<float> v(n);
+  for (std::size_t i = 0; i < n; ++i) v[i] = static_cast<float>(i % 3);
+  return v;
+}
+
+void check_gpu_memory(const GpuDevice& gpu, std::uint64_t bytes) {
+  if (bytes > gpu.memory_bytes / 4 * 3)
+    throw CaseSkipped("needs " + std::to_string(bytes >> 20) + " MiB of GPU memory, " + gpu.name +
+                      " has " + std::to_string(gpu.memory_bytes >> 20) + " MiB");
+}
+
+class ReadSweepCuda final : public Instance {
+ public:
+  ReadSweepCuda(int blocks, std::size_t n16, int passes)
+      : blocks_(blocks),
+        n16_(n16),
+        passes_(passes),
+        x_(n16 * 16),
+        out_(static_cast<std::size_t>(blocks) * sizeof(double)),
+        host_(mod3_floats(n16 * 4)) {
+    x_.upload(host_.data(), n16 * 16);
+  }
+  Comparison validate() override {
+    out_.fill_bytes(0xFF);
+    kernels::read_cuda(x_.get(), n16_, passes_, out_.as<double>(), blocks_, kThreads, nullptr);
+    std::vector<double> got(static_cast<std::size_t>(blocks_)), want(got.size(), 0.0);
+    out_.download(got.data(), got.size() * sizeof(double));
+    const std::size_t chunk = (n16_ + got.size() - 1) / got.size();
+    for (std::size_t i = 0; i < n16_; ++i)
+      want[i / chunk] += passes_ * static_cast<double>(host_[4 * i] + host_[4 * i + 1] +
+                                                       host_[4 * i + 2] + host_[4 * i + 3]);
+    return compare<double, double>(got, want, Tolerance{0, 0});
+  }
+  void run(gpu_stream s) override {
+    kernels::read_cuda(x_.get(), n16_, passes_, out_.as<double>(), blocks_, kThreads, s);
+  }
+
+ private:
+  int blocks_;
+  std::size_t n16_;
+  int passes_;
+  DeviceBuffer x_, out_;
+  std::vector<float> host_;
+};
+
+class ChaseCuda final : public Instance {
+ public:
+  explicit ChaseCuda(std::uint64_t lines)
+      : lines_(lines),
+        cycle_(lines, 0x9E3779B97F4A7C15ull + lines),
+        next_(lines * 16 * sizeof(std::uint32_t)),
+        position_(sizeof(std::uint32_t)) {
+    const std::vector<std::uint32_t> table = reference::chase_table(cycle_, 16);
+    next_.upload(table.data(), table.size() * sizeof(std::uint32_t));
+  }
+  Comparison validate() override {
+    std::vector<double> got, want;
+    const std::uint64_t k = cycle_.position(0);
+    for (std::uint64_t s : {std::uint64_t{1}, std::uint64_t{2}, kChaseSteps}) {
+      const std::uint32_t zero = 0;
+      position_.upload(&zero, sizeof zero);
+      kernels::chase_cuda(next_.as<std::uint32_t>(), s, position_.as<std::uint32_t>(), nullptr);
+      std::uint32_t p = 0;
+      position_.download(&p, sizeof p);
+      got.push_back(p);
+      want.push_back(static_cast<double>(cycle_.at((k + s) % lines_) * 16));
+    }
+    // One full lap (up to 2^21 lines, 128 MiB: past the L2), so that a working set that fits a
+    // cache is resident when sampling starts; the case keeps caches warm between samples.
+    kernels::chase_cuda(next_.as<std::uint32_t>(), std::min<std::uint64_t>(lines_, 1 << 21),
+                        position_.as<std::uint32_t>(), nullptr);
+    return compare<double, double>(got, want, Tolerance{0, 0});
+  }
+  // Each sample walks on from where the last one stopped (the position stays on the device).
+  void run(gpu_stream s) override {
+    kernels::chase_cuda(next_.as<std::uint32_t>(), kChaseSteps, position_.as<std::uint32_t>(), s);
+  }
+
+ private:
+  std::uint64_t lines_;
+  reference::RandomCycle cycle_;
+  DeviceBuffer next_, position_;
+};
+
+class StridedCuda final : public Instance {
+ public:
+  StridedCuda(int blocks, std::size_t n, std::size_t stride)
+      : blocks_(blocks),
+        stride_(stride),
+        accesses_(n / stride),
+        x_(n * sizeof(float)),
+        out_(static_cast<std::size_t>(blocks) * sizeof(double)),
+        host_(mod3_floats(n)) {
+    x_.upload(host_.data(), n * sizeof(float));
+  }
+  Comparison validate() override {
+    out_.fill_bytes(0xFF);
+    kernels::strided_read_cuda(x_.as<float>(), accesses_, stride_, out_.as<double>(), blocks_,
+                               kThreads, nullptr);
+    std::vector<double> got(static_cast<std::size_t>(blocks_)), want(got.size(), 0.0);
+    out_.download(got.data(), got.size() * sizeof(double));
+    const std::size_t grid = got.size() * kThreads;
+    for (std::size_t i = 0; i < accesses_; ++i) want[i % grid / kThreads] += host_[i * stride_];
+    return compare<double, double>(got, want, Tolerance{0, 0});
+  }
+  void run(gpu_stream s) override {
+    kernels::strided_read_cuda(x_.as<float>(), accesses_, stride_, out_.as<double>(), blocks_,
+                               kThreads, s);
+  }
+  std::size_t accesses() const { return accesses_; }
+
+ private:
+  int blocks_;
+  std::size_t stride_, accesses_;
+  DeviceBuffer x_, out_;
+  std::vector<float> host_;
+};
+
+nlohmann::json gpu_levels(const GpuDevice& gpu) {
+  return nlohmann::json::array({{{"name", "L2"}, {"bytes", gpu.l2_bytes}}});
+}
+
+Case read_point(std::uint64_t bytes) {
+  Case c{"read-sweep/cuda/" + std::to_string(bytes), Backend::cuda,
+         [bytes](const CaseContext& ctx) {
+           const GpuDevice& gpu = *ctx.gpu;
+           check_gpu_memory(gpu, bytes);
+           const int passes = static_cast<int>(
+               std::max(1.0, std::ceil(kReadSampleBytes / static_cast<double>(bytes))));
+           Prepared p;
+           p.instance = std::make_unique<ReadSweepCuda>(gpu.sm_count, bytes / 16, passes);
+           p.work.bytes_read = static_cast<double>(bytes) * passes;
+           p.work.flop = static_cast<double>(bytes) / 4 * passes;  // one add per float read
+           p.work.elements = static_cast<double>(bytes) / 4 * passes;
+           p.work.precision = theory::Precision::fp32;
+           p.work.memory_level = "hierarchy";
+           p.params = {{"sweep", "read"},
+                       {"working_set_bytes", bytes},
+                       {"passes", passes},
+                       {"blocks", gpu.sm_count},
+                       {"threads_per_block", kThreads},
+                       {"per_block_bytes", bytes / static_cast<std::uint64_t>(gpu.sm_count)},
+                       {"cache_levels", gpu_levels(gpu)}};
+           return p;
+         },
+         nullptr};
+  c.sweep_point = true;
+  c.warm_caches = true;  // the passes after the first are served by the level that holds the chunk
+  return c;
+}
+
+Case latency_point(std::uint64_t bytes) {
+  Case c{"latency-sweep/cuda/" + std::to_string(bytes), Backend::cuda,
+         [bytes](const CaseContext& ctx) {
+           const GpuDevice& gpu = *ctx.gpu;
+           check_gpu_memory(gpu, bytes);
+           check_host_memory(ctx.host, bytes);  // the table is built on the host
+           Prepared p;
+           p.instance = std::make_unique<ChaseCuda>(bytes / kLineBytes);
+           p.work.memory_level = "latency";
+           p.params = {{"sweep", "latency"},
+                       {"working_set_bytes", bytes},
+                       {"steps", kChaseSteps},
+                       {"stride_bytes", kLineBytes},
+                       {"sm_clock_hz", gpu.sm_clock_hz},
+                       {"cache_levels", gpu_levels(gpu)}};
+           return p;
+         },
+         nullptr};
+  c.sweep_point = true;
+  c.warm_caches = true;
+  return c;
+}
+
+Case strided_case(std::size_t stride) {
+  return {"strided/fp32/cuda/s" + std::to_string(stride), Backend::cuda,
+          [stride](const CaseContext& ctx) {
+            const GpuDevice& gpu = *ctx.gpu;
+            // 8x the L2 (at least 2^26 floats): every pass comes from DRAM whatever the stride.
+            const std::size_t n =
+                std::max<std::size_t>(std::size_t{1} << 26, 8 * gpu.l2_bytes / sizeof(float));
+            check_gpu_memory(gpu, n * sizeof(float));
+            const int blocks = gpu.sm_count * std::max(1, gpu.max_threads_per_sm / kThreads);
+            auto inst = std::make_unique<StridedCuda>(blocks, n, stride);
+            const std::size_t accesses = inst->accesses();
+            Prepared p;
+            p.instance = std::move(inst);
+            p.work.bytes_read =
+                theory::strided_bytes_moved(accesses, stride, sizeof(float), kSectorBytes);
+            p.work.flop = static_cast<double>(accesses);
+            p.work.elements = static_cast<double>(accesses);
+            p.work.precision = theory::Precision::fp32;
+            p.params = {{"stride_elements", stride},
+                        {"element_bytes", sizeof(float)},
+                        {"accesses", accesses},
+                        {"sector_bytes", kSectorBytes},
+                        {"array_bytes", n * sizeof(float)},
+                        {"useful_bytes", accesses * sizeof(float)}};
+            return p;
+          },
+          nullptr};
+}
+
+}  // namespace
+
+std::vector<Case> hierarchy_cuda_cases(const SuiteTarget& target) {
+  const std::uint64_t l2 = target.gpu ? target.gpu->l2_bytes : std::uint64_t{50} << 20;
+  const auto sizes =
+      sweep_sizes(cuda_sweep_max_bytes(l2), target.quick ? kSweepPerOctaveQuick : kSweepPerOctave);
+  std::vector<Case> cases;
+  for (std::uint64_t b : sizes)
+    if (b >= kMinReadSweepBytes) cases.push_back(read_point(b));
+  for (std::uint64_t b : sizes) cases.push_back(latency_point(b));
+  for (std::size_t s : {1, 2, 4, 8, 16, 32}) cases.push_back(strided_case(s));
+  return cases;
+}
+
+}  // namespace bb::suites

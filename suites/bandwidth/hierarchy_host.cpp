@@ -1,0 +1,222 @@
+// The host memory hierarchy: a read-bandwidth sweep and a pointer-chase latency sweep over working
+// sets from 4 KiB to 4x the last-level cache, and strided reads against the cache-line model.
+#include <omp.h>
+
+#include <algorithm>
+#include <cmath>
+#include <memory>
+#include <vector>
+
+#include "harness/host_threads.h"
+#include "kernels/hierarchy.h"
+#include "kernels/stream.h"
+#include "reference/chase.h"
+#include "suites/bandwidth/bandwidth_suite.h"
+#include "suites/bandwidth/host_buffer.h"
+#include "theory/hierarchy.h"
+
+namespace bb::suites {
+namespace {
+
+constexpr double kReadSampleBytes = 64.0 * (1 << 20);  // bytes read per sample, at least
+constexpr std::uint64_t kChaseSteps = 1 << 16;         // dependent loads per sample
+constexpr std::uint64_t kChaseWarmLapLines = 1 << 22;  // a full warm-up lap up to 256 MiB
+constexpr std::uint64_t kLineBytes = 64;
+
+// Σ (i mod 7) over [0, m): 21 per full period plus the partial one. Exact in fp64.
+double mod7_sum(std::size_t m) {
+  const std::size_t r = m % 7;
+  return static_cast<double>(m / 7 * 21 + r * (r - 1) / 2);
+}
+
+void fill_mod7(double* x, std::size_t n) {
+#pragma omp parallel for schedule(static)
+  for (std::size_t i = 0; i < n; ++i) x[i] = static_cast<double>(i % 7);
+}
+
+class ReadSweepHost final : public Instance {
+ public:
+  ReadSweepHost(std::size_t n, int passes) : n_(n), passes_(passes), x_(allocate_host<double>(n)) {
+    // The same static split as the kernel: each thread first-touches the part it will read.
+    kernels::fill_value_host(x_.get(), n_, 0.0);
+    fill_mod7(x_.get(), n_);
+  }
+  Comparison validate() override {
+    const std::vector<double> out = {kernels::read_host(x_.get(), n_ / 3, 1),
+                                     kernels::read_host(x_.get(), n_, passes_)};
+    const std::vector<double> ref = {mod7_sum(n_ / 3), passes_ * mod7_sum(n_)};
+    return compare<double, double>(out, ref, Tolerance{0, 0});
+  }
+  void run(gpu_stream) override { sink_ += kernels::read_host(x_.get(), n_, passes_); }
+
+ private:
+  std::size_t n_;
+  int passes_;
+  HostArray<double> x_;
+  double sink_ = 0;
+};
+
+class ChaseHost final : public Instance {
+ public:
+  explicit ChaseHost(std::uint64_t lines)
+      : lines_(lines),
+        cycle_(lines, 0x2545F4914F6CDD1Dull + lines),
+        table_(allocate_host<std::uint32_t>(lines * 16)) {
+    const std::uint64_t chunk = 1 << 14;
+#pragma omp parallel for schedule(static)
+    for (std::uint64_t first = 0; first < lines_; first += chunk)
+      reference::fill_chase_table(cycle_, 16, table_.get(), first,
+                                  std::min<std::uint64_t>(first + chunk, lines_));
+  }
+  Comparison validate() override {
+    // Independent of the table: after s steps from line 0 = at(k) the walk is at at(k + s).
+    const std::uint64_t k = cycle_.position(0);
+    std::vector<double> out, ref;
+    for (std::uint64_t s : {std::uint64_t{1}, std::uint64_t{2}, kChaseSteps}) {
+      out.push_back(static_cast<double>(kernels::chase_host(table_.get(), s)));
+      ref.push_back(static_cast<double>(cycle_.at((k + s) % lines_) * 16));
+    }
+    // One full lap, so that a working set that fits a cache level is resident when sampling starts.
+    if (lines_ <= kChaseWarmLapLines) position_ = kernels::chase_host(table_.get(), lines_);
+    return compare<double, double>(out, ref, Tolerance{0, 0});
+  }
+  // Each sample walks on from where the last one stopped: over the samples the walk covers the
+  // cycle instead of repeating its first kChaseSteps lines.
+  void run(gpu_stream) override {
+    position_ = kernels::chase_host(table_.get(), kChaseSteps, position_);
+  }
+
+ private:
+  std::uint64_t lines_;
+  reference::RandomCycle cycle_;
+  HostArray<std::uint32_t> table_;
+  std::uint32_t position_ = 0;
+};
+
+class StridedHost final : public Instance {
+ public:
+  StridedHost(std::size_t n, std::size_t stride)
+      : n_(n), stride_(stride), accesses_(n / stride), x_(allocate_host<double>(n)) {
+    fill_mod7(x_.get(), n_);
+  }
+  Comparison validate() override {
+    // x[i·s] = (i·s) mod 7: small integers, exact in any order. Closed form: i ≡ j (mod 7) holds
+    // for m/7 (+1 when j < m mod 7) of the i in [0, m), each reading (j·s) mod 7.
+    const auto expected = [&](std::size_t m) {
+      double sum = 0;
+      for (std::size_t j = 0; j < 7; ++j)
+        sum += static_cast<double>(j * stride_ % 7 * (m / 7 + (j < m % 7 ? 1 : 0)));
+      return sum;
+    };
+    const std::vector<double> out = {kernels::strided_read_host(x_.get(), accesses_ / 3, stride_),
+                                     kernels::strided_read_host(x_.get(), accesses_, stride_)};
+    const std::vector<double> ref = {expected(accesses_ / 3), expected(accesses_)};
+    return compare<double, double>(out, ref, Tolerance{0, 0});
+  }
+  void run(gpu_stream) override {
+    sink_ += kernels::strided_read_host(x_.get(), accesses_, stride_);
+  }
+  std::size_t accesses() const { return accesses_; }
+
+ private:
+  std::size_t n_, stride_, accesses_;
+  HostArray<double> x_;
+  double sink_ = 0;
+};
+
+std::string size_label(std::uint64_t bytes) { return std::to_string(bytes); }
+
+Case read_point(std::uint64_t bytes) {
+  Case c{"read-sweep/host/" + size_label(bytes), Backend::host,
+         [bytes](const CaseContext& ctx) {
+           check_host_memory(ctx.host, bytes);
+           const std::size_t n = bytes / sizeof(double);
+           const int passes = static_cast<int>(
+               std::max(1.0, std::ceil(kReadSampleBytes / static_cast<double>(bytes))));
+           const int threads = openmp_threads();
+           Prepared p;
+           p.instance = std::make_unique<ReadSweepHost>(n, passes);
+           p.work.bytes_read = static_cast<double>(bytes) * passes;
+           p.work.flop = static_cast<double>(n) * passes;  // one add per element read
+           p.work.elements = static_cast<double>(n) * passes;
+           p.work.precision = theory::Precision::fp64;
+           p.work.memory_level = "hierarchy";
+           p.params = {{"sweep", "read"},
+                       {"working_set_bytes", bytes},
+                       {"passes", passes},
+                       {"threads", threads},
+                       {"virtualized", ctx.host.virtualized},
+                       {"cache_levels", host_cache_levels(ctx.host, threads)}};
+           return p;
+         },
+         nullptr};
+  c.sweep_point = true;
+  return c;
+}
+
+Case latency_point(std::uint64_t bytes) {
+  Case c{"latency-sweep/host/" + size_label(bytes), Backend::host,
+         [bytes](const CaseContext& ctx) {
+           check_host_memory(ctx.host, bytes);
+           Prepared p;
+           p.instance = std::make_unique<ChaseHost>(bytes / kLineBytes);
+           p.work.memory_level = "latency";
+           p.params = {{"sweep", "latency"},
+                       {"working_set_bytes", bytes},
+                       {"steps", kChaseSteps},
+                       {"stride_bytes", kLineBytes},
+                       {"cpu_clock_hz", ctx.host.cpu_clock_hz},
+                       {"virtualized", ctx.host.virtualized},
+                       {"cache_levels", host_cache_levels(ctx.host, 1)}};
+           return p;
+         },
+         nullptr};
+  c.sweep_point = true;
+  return c;
+}
+
+Case strided_case(std::size_t stride) {
+  return {"strided/fp64/host/s" + std::to_string(stride), Backend::host,
+          [stride](const CaseContext& ctx) {
+            // The array spans 2x the last-level cache (at least 2^25 elements): every pass
+            // comes from DRAM whatever the stride.
+            const std::size_t n = std::max<std::size_t>(
+                kHostMinElements, 2 * ctx.host.last_level_cache_bytes() / sizeof(double));
+            check_host_memory(ctx.host, n * sizeof(double));
+            auto inst = std::make_unique<StridedHost>(n, stride);
+            const std::size_t accesses = inst->accesses();
+            Prepared p;
+            p.instance = std::move(inst);
+            // Cache-line model: every 64-byte line holding an element read is moved whole.
+            p.work.bytes_read =
+                theory::strided_bytes_moved(accesses, stride, sizeof(double), kLineBytes);
+            p.work.flop = static_cast<double>(accesses);
+            p.work.elements = static_cast<double>(accesses);
+            p.work.precision = theory::Precision::fp64;
+            p.params = {{"stride_elements", stride},
+                        {"element_bytes", sizeof(double)},
+                        {"accesses", accesses},
+                        {"sector_bytes", kLineBytes},
+                        {"array_bytes", n * sizeof(double)},
+                        {"useful_bytes", accesses * sizeof(double)}};
+            return p;
+          },
+          nullptr};
+}
+
+}  // namespace
+
+std::vector<Case> hierarchy_host_cases(const SuiteTarget& target) {
+  HostInfo nominal;
+  nominal.caches.push_back({3, "Unified", std::uint64_t{32} << 20, 1});
+  const HostInfo& host = target.host ? *target.host : nominal;
+  const auto sizes = sweep_sizes(host_sweep_max_bytes(host),
+                                 target.quick ? kSweepPerOctaveQuick : kSweepPerOctave);
+  std::vector<Case> cases;
+  for (std::uint64_t b : sizes) cases.push_back(read_point(b));
+  for (std::uint64_t b : sizes) cases.push_back(latency_point(b));
+  for (std::size_t s : {1, 2, 4, 8, 16, 32}) cases.push_back(strided_case(s));
+  return cases;
+}
+
+}  // namespace bb::suites

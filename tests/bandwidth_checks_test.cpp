@@ -1,0 +1,197 @@
+// The bandwidth suite's checks on synthetic measurements: they pass what follows the laws, fail
+// what does not, and skip (with the evidence) what cannot be judged.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "suites/bandwidth/bandwidth_suite.h"
+
+namespace bb::suites {
+namespace {
+
+using nlohmann::json;
+
+CaseResult result(std::string name, Backend b, json params, double median_s) {
+  CaseResult r;
+  r.name = std::move(name);
+  r.backend = b;
+  r.params = std::move(params);
+  r.summary.median_s = median_s;
+  r.summary.samples = 5;
+  return r;
+}
+
+const Check* find(const std::vector<Check>& checks, const std::string& name) {
+  for (const auto& c : checks)
+    if (c.name == name) return &c;
+  return nullptr;
+}
+
+// A latency sweep over 4 KiB … 1 GiB (4 points per octave) through an LRU hierarchy with the given
+// capacities and latencies (ns), reporting `reported` as the cache sizes.
+std::vector<CaseResult> latency_sweep(Backend b, const std::vector<double>& caps,
+                                      const std::vector<double>& ns, const json& reported,
+                                      bool virtualized = false) {
+  std::vector<CaseResult> rs;
+  for (std::uint64_t bytes : sweep_sizes(std::uint64_t{1} << 30, 4)) {
+    std::size_t l = 0;
+    while (l < caps.size() && static_cast<double>(bytes) > caps[l]) ++l;
+    rs.push_back(result("latency-sweep/" + std::to_string(bytes), b,
+                        {{"sweep", "latency"},
+                         {"working_set_bytes", bytes},
+                         {"steps", 1000},
+                         {"virtualized", virtualized},
+                         {"cache_levels", reported}},
+                        ns[l] * 1e-9 * 1000));
+  }
+  return rs;
+}
+
+json levels(double l1, double l2) {
+  return json::array({{{"name", "L1"}, {"bytes", l1}}, {{"name", "L2"}, {"bytes", l2}}});
+}
+
+TEST(BandwidthChecks, CapacitiesFromTheLatencyStaircase) {
+  const auto rs =
+      latency_sweep(Backend::host, {48 << 10, 2 << 20}, {1.3, 4.5, 90}, levels(48 << 10, 2 << 20));
+  const auto checks = bandwidth_suite_checks(rs);
+  for (const char* n : {"host/latency/L1-capacity", "host/latency/L2-capacity"}) {
+    const Check* c = find(checks, n);
+    ASSERT_NE(c, nullptr) << n;
+    EXPECT_EQ(c->verdict, Verdict::pass) << c->reason;
+  }
+  const json fig = bandwidth_suite_figures(rs);
+  EXPECT_NEAR(fig["host"]["dram_latency_ns"].get<double>(), 90, 1e-6);
+  EXPECT_EQ(fig["host"]["latency"]["levels"].size(), 2u);
+}
+
+TEST(BandwidthChecks, AWrongReportedSizeFailsOnBareMetalAndSkipsInAVm) {
+  // The hardware's L2 is 2 MiB; the report claims 3.5 MiB (ratio 0.57 < 1/1.5).
+  const json wrong = levels(48 << 10, 3.5 * (1 << 20));
+  const auto bare = bandwidth_suite_checks(
+      latency_sweep(Backend::host, {48 << 10, 2 << 20}, {1.3, 4.5, 90}, wrong));
+  EXPECT_EQ(find(bare, "host/latency/L2-capacity")->verdict, Verdict::fail);
+  const auto vm = bandwidth_suite_checks(
+      latency_sweep(Backend::host, {48 << 10, 2 << 20}, {1.3, 4.5, 90}, wrong, true));
+  const Check* c = find(vm, "host/latency/L2-capacity");
+  EXPECT_EQ(c->verdict, Verdict::skip);
+  EXPECT_NE(c->reason.find("hypervisor"), std::string::npos);
+}
+
+TEST(BandwidthChecks, NoClearStepIsASkipWithTheEvidence) {
+  const auto rs = latency_sweep(Backend::cuda, {48 << 10}, {30, 36}, levels(48 << 10, 50 << 20));
+  const auto checks = bandwidth_suite_checks(rs);
+  const Check* c = find(checks, "cuda/latency/L2-capacity");
+  ASSERT_NE(c, nullptr);
+  EXPECT_EQ(c->verdict, Verdict::skip);
+  EXPECT_NE(c->reason.find("no clear step"), std::string::npos) << c->reason;
+  EXPECT_NE(c->reason.find("plateaus"), std::string::npos) << c->reason;
+}
+
+std::vector<CaseResult> strided(Backend b, double sector, const std::vector<double>& times) {
+  std::vector<CaseResult> rs;
+  const double n = 1 << 24;
+  std::size_t i = 0;
+  for (int s : {1, 2, 4, 8, 16, 32}) {
+    CaseResult r = result("strided/s" + std::to_string(s), b,
+                          {{"stride_elements", s}, {"sector_bytes", sector}}, times.at(i++));
+    const double accesses = n / s;
+    // 4-byte elements and 32-byte sectors: every sector up to stride 8, one per access beyond.
+    r.work.bytes_read = s <= 8 ? n * 4 : accesses * sector;
+    rs.push_back(r);
+  }
+  return rs;
+}
+
+TEST(BandwidthChecks, SectorModelIsAnEqualityOnTheGpuAndABoundOnTheHost) {
+  const std::vector<double> model = {1, 1, 1, 1, 0.5, 0.25};
+  EXPECT_EQ(find(bandwidth_suite_checks(strided(Backend::cuda, 32, model)),
+                 "cuda/strided/s32/sector-model")
+                ->verdict,
+            Verdict::pass);
+  // Prefetched lines make the host slower than the model: allowed there, not on the GPU.
+  const std::vector<double> prefetch = {1, 1, 1, 1, 0.9, 0.8};
+  EXPECT_EQ(find(bandwidth_suite_checks(strided(Backend::cuda, 32, prefetch)),
+                 "cuda/strided/s32/sector-model")
+                ->verdict,
+            Verdict::fail);
+  EXPECT_EQ(find(bandwidth_suite_checks(strided(Backend::host, 64, prefetch)),
+                 "host/strided/s32/sector-model")
+                ->verdict,
+            Verdict::pass);
+  // Faster than the bytes the model says must move: a failure on both.
+  const std::vector<double> too_fast = {1, 1, 1, 1, 0.5, 0.1};
+  EXPECT_EQ(find(bandwidth_suite_checks(strided(Backend::host, 64, too_fast)),
+                 "host/strided/s32/sector-model")
+                ->verdict,
+            Verdict::fail);
+}
+
+// An intensity sweep on a machine with peak P and bandwidth B: t = max(flop / P, bytes / B).
+std::vector<CaseResult> intensity(double peak, double bw, double table_peak, double table_bw) {
+  std::vector<CaseResult> rs;
+  const double n = 1 << 24;
+  for (int k = 1; k <= 1024; k *= 2) {
+    CaseResult r = result("intensity/fp32/cuda/k" + std::to_string(k), Backend::cuda,
+                          {{"dtype", "fp32"},
+                           {"fma_per_element", k},
+                           {"peak_flop_per_s", table_peak},
+                           {"peak_bytes_per_s", table_bw}},
+                          0);
+    r.work.bytes_read = r.work.bytes_written = 4 * n;
+    r.work.flop = 2.0 * k * n;
+    r.summary.median_s = r.summary.min_s = std::max(r.work.flop / peak, r.work.bytes() / bw);
+    rs.push_back(r);
+  }
+  return rs;
+}
+
+TEST(BandwidthChecks, IntensitySweepFollowsTheRooflineAndFindsTheRidge) {
+  const auto ok = bandwidth_suite_checks(intensity(60e12, 4e12, 67e12, 4.8e12));
+  EXPECT_EQ(find(ok, "cuda/intensity/fp32/attainable")->verdict, Verdict::pass);
+  const Check* ridge = find(ok, "cuda/intensity/fp32/ridge-point");
+  EXPECT_EQ(ridge->verdict, Verdict::pass) << ridge->reason;
+  EXPECT_NEAR(ridge->measured, 15, 1e-9);
+  // A device that reaches a third of its table peak: the measured ridge is 3x off.
+  EXPECT_EQ(find(bandwidth_suite_checks(intensity(20e12, 4e12, 67e12, 4.8e12)),
+                 "cuda/intensity/fp32/ridge-point")
+                ->verdict,
+            Verdict::fail);
+  // One point twice as slow as even the serial sum of its costs: not the roofline's shape.
+  auto slow = intensity(60e12, 4e12, 67e12, 4.8e12);
+  slow[5].summary.min_s *= 4;
+  EXPECT_EQ(find(bandwidth_suite_checks(slow), "cuda/intensity/fp32/attainable")->verdict,
+            Verdict::fail);
+  const json fig = bandwidth_suite_figures(intensity(60e12, 4e12, 67e12, 4.8e12));
+  EXPECT_NEAR(fig["cuda"]["ceilings"]["fp32"]["ridge_flop_per_byte"].get<double>(), 15, 1e-9);
+}
+
+TEST(SweepSizes, SpanFourKibToTheMaximumWithoutDuplicates) {
+  const auto s = sweep_sizes(std::uint64_t{1} << 30, 4);
+  EXPECT_EQ(s.front(), 4096u);
+  EXPECT_GE(s.back(), std::uint64_t{1} << 30);
+  for (std::size_t i = 1; i < s.size(); ++i) {
+    EXPECT_GT(s[i], s[i - 1]);
+    EXPECT_EQ(s[i] % 512, 0u);
+  }
+  EXPECT_EQ(s.size(), 4u * 18 + 1);  // 18 octaves from 2^12 to 2^30
+}
+
+TEST(HostCacheLevels, PrivateCachesCountOncePerThread) {
+  HostInfo h;
+  h.caches = {{1, "Data", 48 << 10, 1},
+              {1, "Instruction", 32 << 10, 1},
+              {2, "Unified", 2 << 20, 1},
+              {3, "Unified", 32 << 20, 8}};
+  const json one = host_cache_levels(h, 1), four = host_cache_levels(h, 4);
+  ASSERT_EQ(one.size(), 3u);
+  EXPECT_EQ(one[0]["bytes"], 48 << 10);
+  EXPECT_EQ(four[0]["bytes"], 4 * (48 << 10));
+  EXPECT_EQ(four[1]["bytes"], 4 * (2 << 20));
+  EXPECT_EQ(four[2]["bytes"], 32 << 20);  // shared by 8 CPUs: one copy for 4 threads
+}
+
+}  // namespace
+}  // namespace bb::suites

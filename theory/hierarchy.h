@@ -1,0 +1,66 @@
+// The memory hierarchy from measurements alone: plateaus and steps in a latency or time-per-byte
+// curve over working-set size, cache capacities read off the steps, and the access-granularity
+// (sector) model of strided access. Derivations: theory/README.md, "Memory hierarchy".
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace bb::theory {
+
+// A run of consecutive sizes over which the cost stays level: one level of the hierarchy.
+struct Plateau {
+  std::size_t first = 0, last = 0;  // indices into the curve, inclusive
+  double level = 0;                 // median cost over the run (ns, or s per byte)
+};
+
+// A rise between two plateaus. A cache that holds working sets up to C bytes serves every access
+// while S <= C; under LRU-like replacement a cyclic sweep over S > C bytes misses on (nearly) every
+// access, so the cost leaves the lower plateau at S = C and the midpoint between the two levels
+// (geometric) is crossed just above C. The crossing, interpolated in log(size), is the capacity.
+struct CacheStep {
+  std::size_t lower = 0, upper = 0;  // indices of the plateaus in CacheCurve::plateaus
+  double capacity_bytes = 0;
+  double ratio = 0;  // upper level / lower level
+};
+
+struct CacheCurve {
+  std::vector<Plateau> plateaus;
+  std::vector<CacheStep> steps;
+};
+
+struct StepRule {
+  double flat_per_octave = 1.25;  // a plateau rises by at most this factor per doubling of size
+  double min_step_ratio = 1.5;    // a clear step at least multiplies the cost by this
+  std::size_t min_plateau_points = 2;
+};
+
+// `sizes_bytes` strictly increasing; `cost` > 0 rises as data falls out of a level (latency, or
+// time per byte = 1 / bandwidth). Throws std::invalid_argument on unsorted sizes or costs <= 0.
+CacheCurve detect_cache_steps(const std::vector<double>& sizes_bytes,
+                              const std::vector<double>& cost, const StepRule& rule = {});
+
+// The verdict of one reported capacity against the detected steps: the nearest step (in log size)
+// within `search_factor` of the reported capacity is compared with tolerance `factor`.
+struct CapacityMatch {
+  std::optional<double> detected_bytes;  // none: no clear step near the reported capacity
+  double ratio = 0;                      // detected / reported
+  bool within = false;                   // max(ratio, 1/ratio) <= factor
+};
+CapacityMatch match_capacity(const CacheCurve& curve, double reported_bytes, double factor = 1.5,
+                             double search_factor = 4.0);
+
+// Sector model of strided reads (CUDA C++ Best Practices Guide, "Coalesced Access to Global
+// Memory"): `accesses` reads of `element_bytes` each, `stride_elements` apart, touch
+// min(accesses, ceil(span / sector)) … exactly: every sector that holds at least one element read.
+// Bytes moved = sectors touched x sector_bytes. On GPUs the sector is 32 bytes; on CPUs the unit is
+// the 64-byte cache line.
+double strided_bytes_moved(std::uint64_t accesses, std::uint64_t stride_elements,
+                           std::uint64_t element_bytes, std::uint64_t sector_bytes);
+
+// Human-readable size: "48 KiB", "2 MiB", "1.5 GiB".
+std::string format_bytes(double bytes);
+
+}  // namespace bb::theory
