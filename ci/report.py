@@ -25,8 +25,10 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 # Parameters that make a sweep's x axis, most telling first.
-SWEEP_KEYS = ["working_set_bytes", "message_bytes", "n", "k", "paths", "stride_words",
-              "warps_per_sm", "blocks", "elements"]
+SWEEP_KEYS = ["working_set_bytes", "message_bytes", "n", "k", "fma_per_element", "paths",
+              "stride_words", "stride_elements", "warps_per_sm", "blocks", "elements"]
+# Sweeps drawn by hierarchy() with their cache marks, not by the generic sweeps().
+HIERARCHY_SWEEPS = ("read", "latency")
 
 
 def fail(msg):
@@ -134,10 +136,59 @@ def roofline(runs, out_dir):
     return png(fig, out_dir, "roofline.png")
 
 
+def hierarchy(runs, out_dir):
+    """Per backend: latency (ns per load) and read bandwidth against working-set size, runs
+    overlaid, with the reported cache capacities (dotted) and the ones detected from the curve
+    (solid) marked, from the run's figures.bandwidth."""
+    images = []
+    for backend in ("host", "cuda"):
+        panels = [("latency", "latency per load (ns)", "latency"),
+                  ("read", "read bandwidth (GB/s)", "read_bandwidth")]
+        have = [p for p in panels if any(
+            b.get("params", {}).get("sweep") == p[0] and b.get("backend") == backend
+            for _, measured, _ in runs for b in measured)]
+        if not have:
+            continue
+        fig, axes = plt.subplots(1, len(have), figsize=(6.5 * len(have), 4.2), squeeze=False)
+        for ax, (sweep, ylabel, fig_key) in zip(axes[0], have):
+            for i, (doc, measured, label) in enumerate(runs):
+                pts = sorted((b["params"]["working_set_bytes"], b) for b in measured
+                             if b.get("backend") == backend
+                             and b.get("params", {}).get("sweep") == sweep)
+                if not pts:
+                    continue
+                xs = [x for x, _ in pts]
+                if sweep == "latency":
+                    ys = [b["median_s"] / b["params"].get("steps", 1) * 1e9 for _, b in pts]
+                else:
+                    ys = [b["bytes_per_s"] / 1e9 for _, b in pts]
+                ax.plot(xs, ys, marker=".", color=f"C{i}", label=label)
+                levels = doc.get("figures", {}).get("bandwidth", {}).get(backend, {}) \
+                    .get(fig_key, {}).get("levels", [])
+                for lv in levels:
+                    ax.axvline(lv["reported_bytes"], color=f"C{i}", ls=":", lw=1)
+                    ax.annotate(f"{lv['name']} reported", (lv["reported_bytes"], max(ys)),
+                                rotation=90, fontsize=6, color=f"C{i}", va="top", ha="right")
+                    if lv.get("detected_bytes"):
+                        ax.axvline(lv["detected_bytes"], color=f"C{i}", ls="-", lw=0.8, alpha=0.6)
+            ax.set_xscale("log", base=2)
+            ax.set_yscale("log")
+            ax.set_xlabel("working set (bytes)")
+            ax.set_ylabel(ylabel)
+            ax.set_title(f"{backend}: {ylabel.split(' (')[0]} vs working set")
+            ax.grid(True, which="both", alpha=0.3)
+            ax.legend(fontsize=7)
+        fig.suptitle("memory hierarchy (dotted: reported capacity, solid: detected)", fontsize=9)
+        images.append(png(fig, out_dir, f"hierarchy_{backend}.png"))
+    return images
+
+
 def families(measured):
     """Cases grouped by suite and name stem, with the numeric parameter that varies in the group."""
     groups = {}
     for b in measured:
+        if b.get("params", {}).get("sweep") in HIERARCHY_SWEEPS:
+            continue
         stem = re.sub(r"/[^/]*$", "", b["name"])
         groups.setdefault(stem, []).append(b)
     result = {}
@@ -182,6 +233,31 @@ def sweeps(runs, out_dir):
     return images
 
 
+def hierarchy_text(doc):
+    parts = []
+    for backend, f in doc.get("figures", {}).get("bandwidth", {}).items():
+        lat = f.get("latency", {})
+        levels = []
+        for lv in lat.get("levels", []):
+            det = lv.get("detected_bytes")
+            levels.append(f"{lv['name']} {human_bytes(det) if det else 'no step'} / "
+                          f"{human_bytes(lv['reported_bytes'])}")
+        plateaus = ", ".join(f"{p['latency_ns']:.3g} ns" for p in lat.get("plateaus", []))
+        text = f"{backend}: " + "; ".join(levels)
+        if plateaus:
+            text += f"; latency plateaus {plateaus}"
+        parts.append(text)
+    return " | ".join(parts) or "-"
+
+
+def human_bytes(n):
+    for unit in ("B", "KiB", "MiB", "GiB"):
+        if n < 1024:
+            return f"{n:.3g} {unit}"
+        n /= 1024
+    return f"{n:.3g} TiB"
+
+
 def headline_rows(runs):
     rows = []
     for doc, measured, label in runs:
@@ -198,7 +274,7 @@ def headline_rows(runs):
             top = max(dram, key=lambda b: b["pct_of_peak_bandwidth"])
             bw_text += f"; {top['pct_of_peak_bandwidth']:.1f}% of peak ({top['name']})"
         fails = [f"{c['suite']}/{c['name']}" for c in checks if c.get("verdict") == "FAIL"]
-        rows.append([label, bw_text,
+        rows.append([label, bw_text, hierarchy_text(doc),
                      "; ".join(f"{p}: {v / 1e12:.3g} TFLOP/s ({n})"
                                for p, (v, n) in sorted(per_precision.items())) or "-",
                      f"{counts['PASS']} / {counts['FAIL']} / {counts['SKIP']}",
@@ -224,9 +300,11 @@ def main(argv):
     r = roofline(runs, args.out)
     if r:
         images.append(r)
+    images += hierarchy(runs, args.out)
     images += sweeps(runs, args.out)
 
-    head = ["run", "best bandwidth", "best FLOP/s per precision", "checks pass / fail / skip",
+    head = ["run", "best bandwidth", "caches (detected / reported) and latency",
+            "best FLOP/s per precision", "checks pass / fail / skip",
             "failed checks"]
     table = "<table><tr>" + "".join(f"<th>{html.escape(h)}</th>" for h in head) + "</tr>"
     for row in headline_rows(runs):

@@ -12,6 +12,7 @@
 #include <map>
 
 #include "harness/build_info.h"
+#include "harness/measured_info.h"
 #include "harness/regression.h"
 #include "harness/results.h"
 #include "harness/runner.h"
@@ -98,11 +99,17 @@ int cmd_theory(const std::string& formula_name, const std::vector<std::string>& 
   return kExitOk;
 }
 
-int cmd_info(bool json) {
+int cmd_info(bool json, const std::string& results_path) {
   const Environment env = discover();
+  // A results file, when given, is read (and refused with a one-line error) before anything prints.
+  const nlohmann::json results =
+      results_path.empty() ? nlohmann::json() : load_results(results_path);
   if (json) {
-    std::cout << nlohmann::json{{"host", to_json(env.host)}, {"gpus", to_json(env.gpus)}}.dump(2)
-              << "\n";
+    nlohmann::json out = {{"host", to_json(env.host)}, {"gpus", to_json(env.gpus)}};
+    if (!results_path.empty())
+      out["measured"] = results.value("figures", nlohmann::json::object())
+                            .value("bandwidth", nlohmann::json::object());
+    std::cout << out.dump(2) << "\n";
     return kExitOk;
   }
   const HostInfo& h = env.host;
@@ -141,6 +148,13 @@ int cmd_info(bool json) {
                   d.peak_flop_per_s(p) / d.peak_dram_bytes_per_s);
     }
   }
+  if (!results_path.empty())
+    std::printf("%s (%s)\n%s", results_path.c_str(),
+                results["context"]["boundbench"]
+                    .value("host", nlohmann::json::object())
+                    .value("cpu_model", std::string("?"))
+                    .c_str(),
+                measured_hierarchy_text(results).c_str());
   return kExitOk;
 }
 
@@ -258,6 +272,9 @@ int cli_main(int argc, char** argv) {
   bool json = false;
   auto* info = app.add_subcommand("info", "host and GPU information, peaks and ridge points");
   info->add_flag("--json", json, "print JSON");
+  std::string info_results;
+  info->add_option("results", info_results,
+                   "a results file: show its measured hierarchy beside the datasheet figures");
   std::string base_path, next_path, markdown_path;
   double threshold_pct = 5;
   bool cross_device = false;
@@ -302,11 +319,18 @@ int cli_main(int argc, char** argv) {
   try {
     if (!passthrough.empty() && !*run) return usage_error("arguments after -- are for 'run' only");
     if (*th) return cmd_theory(formula, th->remaining(), json);
-    if (*info) return cmd_info(json);
+    if (*info) return cmd_info(json, info_results);
     if (*rep) return cmd_report(report_runs, report_out);
     if (*cmp)
       return cmd_compare(base_path, next_path, threshold_pct, cross_device, markdown_path, json);
-    const std::vector<Suite> suites = suites::all_suites();
+    // The case lists span this machine's caches (the sweeps), so the hardware is found first.
+    const Environment env = discover();
+    const GpuDevice* target_gpu = env.gpus.usable && opts.device >= 0 &&
+                                          opts.device < static_cast<int>(env.gpus.devices.size())
+                                      ? &env.gpus.devices[static_cast<std::size_t>(opts.device)]
+                                      : nullptr;
+    const std::vector<Suite> suites =
+        suites::all_suites({&env.host, target_gpu, *run && opts.quick});
     if (*list) return cmd_list(suites);
 
     // run: validate everything before measuring anything.
@@ -332,7 +356,6 @@ int cli_main(int argc, char** argv) {
       return usage_error("--summary and --out name the same file (" + opts.out_path + ")", "run");
     ensure_writable(opts.out_path);
     ensure_writable(opts.summary_path);
-    const Environment env = discover();
     const Selection selection = select_cases(suites, opts, env);
     if (!env.gpus.usable)
       std::printf("GPU: none usable (%s); the CUDA backend is skipped\n", env.gpus.reason.c_str());

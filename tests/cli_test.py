@@ -13,6 +13,7 @@ import time
 import unittest
 
 BOUNDBENCH = None
+SRC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 
 
 def bb(*args, timeout=300):
@@ -155,6 +156,20 @@ class NoGpuPath(unittest.TestCase):
         if not usable:
             self.assertIn("GPU: none usable", r.stdout)
             self.assertTrue(reason)
+
+    def test_info_shows_a_runs_measured_hierarchy(self):
+        committed = os.path.join(SRC, "results", "cpu-ci-xeon-2vcpu-kvm", "run.json")
+        r = bb("info", committed)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("measured (", r.stdout)
+        self.assertIn("latency plateaus", r.stdout)
+        self.assertRegex(r.stdout, r"L1: reported 48 KiB, detected [0-9.]+ KiB")
+        j = json.loads(bb("info", "--json", committed).stdout)
+        self.assertIn("latency", j["measured"]["host"])
+        for bad in ("/nonexistent.json", __file__):
+            r = bb("info", bad)
+            self.assertEqual(r.returncode, 2)
+            self.assertEqual(len(r.stderr.strip().splitlines()), 2, r.stderr)  # error + usage hint
 
     def test_cuda_backend_skips_with_reason(self):
         usable, reason = gpu_usable()

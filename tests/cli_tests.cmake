@@ -15,6 +15,7 @@ set(_cli_tests
   Theory.test_occupancy_example
   Theory.test_roofline_json Theory.test_list_formulas Theory.test_peak_flops_h100
   NoGpuPath.test_info_says_why NoGpuPath.test_cuda_backend_skips_with_reason
+  NoGpuPath.test_info_shows_a_runs_measured_hierarchy
   RooflineFailure.test_faster_than_bound_fails_the_run
   Compare.test_same_run_is_no_regression Compare.test_slower_copy_regresses
   Compare.test_bad_input_exit_2 Report.test_html_and_pngs Report.test_bad_input_exit_2
