@@ -101,7 +101,7 @@ template <class T>
 Case stream_case(StreamOp op, const char* dtype, int access_bytes, bool in_quick) {
   const theory::StreamKernel& k = theory::stream_kernel(op);
   std::string name = std::string(k.name) + "/" + dtype + "/cuda";
-  if (access_bytes != 16) name += "/" + std::to_string(access_bytes) + "B";
+  if (access_bytes != 16) name.append("/").append(std::to_string(access_bytes)).append("B");
   Case c{name, Backend::cuda,
          [op, dtype, access_bytes](const CaseContext& ctx) {
            const GpuDevice& gpu = *ctx.gpu;
