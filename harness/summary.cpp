@@ -19,6 +19,10 @@ std::string fmt(const char* f, double v) {
 }
 
 std::string pct_or_dash(double pct) { return pct < 0 ? "-" : fmt("%.1f%%", pct); }
+// A case that moves no bytes (a latency chase) has no bandwidth to show.
+std::string gbps_or_dash(double bytes_per_s) {
+  return bytes_per_s > 0 ? fmt("%.2f", bytes_per_s / 1e9) : "-";
+}
 
 std::string human_time(double s) {
   if (s >= 1) return fmt("%.3f s", s);
@@ -61,9 +65,9 @@ void print_case_line(const SummaryRow& r) {
     std::printf("  %s: ERROR %s\n", r.name.c_str(), r.error.c_str());
   } else {
     std::printf(
-        "  %s: median %s, %.2f GB/s (%s of peak BW, %s of bound), noise %.2f%%, %zu samples"
+        "  %s: median %s, %s GB/s (%s of peak BW, %s of bound), noise %.2f%%, %zu samples"
         " [%s]\n",
-        r.name.c_str(), human_time(r.median_s).c_str(), r.bytes_per_s / 1e9,
+        r.name.c_str(), human_time(r.median_s).c_str(), gbps_or_dash(r.bytes_per_s).c_str(),
         pct_or_dash(r.pct_of_peak_bandwidth).c_str(), pct_or_dash(r.pct_of_bound).c_str(),
         100 * r.rel_noise, r.samples, r.verdicts.c_str());
   }
@@ -79,8 +83,8 @@ void print_summary(const std::vector<SummaryRow>& rows, const std::vector<Check>
       std::printf("%-36s ERROR: %s\n", r.name.c_str(), r.error.c_str());
       continue;
     }
-    std::printf("%-36s %12s %11.2f %10s %9s %6.2f%% %5zu\n", r.name.c_str(),
-                human_time(r.median_s).c_str(), r.bytes_per_s / 1e9,
+    std::printf("%-36s %12s %11s %10s %9s %6.2f%% %5zu\n", r.name.c_str(),
+                human_time(r.median_s).c_str(), gbps_or_dash(r.bytes_per_s).c_str(),
                 pct_or_dash(r.pct_of_peak_bandwidth).c_str(), pct_or_dash(r.pct_of_bound).c_str(),
                 100 * r.rel_noise, r.samples);
   }
@@ -117,7 +121,7 @@ std::string markdown_summary(const std::vector<SummaryRow>& rows, const std::vec
       continue;
     }
     md += "| " + r.name + " | " + human_time(r.median_s) + " | " +
-          fmt("%.2f", r.bytes_per_s / 1e9) + " | " + pct_or_dash(r.pct_of_peak_bandwidth) + " | " +
+          gbps_or_dash(r.bytes_per_s) + " | " + pct_or_dash(r.pct_of_peak_bandwidth) + " | " +
           pct_or_dash(r.pct_of_bound) + " | " + fmt("%.2f%%", 100 * r.rel_noise) + " | " +
           std::to_string(r.samples) + " | " + r.verdicts + " |\n";
   }
