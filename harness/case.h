@@ -30,6 +30,9 @@ struct Work {
   double flop = 0;
   double elements = 0;
   theory::Precision precision = theory::Precision::fp32;  // whose peak bounds `flop`
+  // The flop run on CUDA cores only (e.g. an FMA chain): bounded by the CUDA-core peak of the
+  // precision, not the larger tensor-core one.
+  bool cuda_cores_only = false;
   // Where the bytes come from: "dram" is bounded by the device's DRAM bandwidth; cache-resident
   // cases ("l1", "l2", …) have no bandwidth bound yet and their roofline check is skipped.
   std::string memory_level = "dram";

@@ -71,7 +71,10 @@ Bounds bounds_for(Backend backend, const Work& work, const GpuDevice* gpu, const
   if (backend == Backend::cuda && gpu) {
     if (dram) b.bandwidth_bytes_per_s = gpu->peak_dram_bytes_per_s;
     b.bandwidth_source = "2 x memory clock x bus width / 8 of " + gpu->name;
-    b.peak_flop_per_s = gpu->peak_flop_per_s(work.precision);
+    b.peak_flop_per_s =
+        work.cuda_cores_only
+            ? gpu->peak_cuda_core_flop_per_s[static_cast<std::size_t>(work.precision)]
+            : gpu->peak_flop_per_s(work.precision);
     return b;
   }
   if (host_peak_bytes_per_s && dram) {

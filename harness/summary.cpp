@@ -120,10 +120,10 @@ std::string markdown_summary(const std::vector<SummaryRow>& rows, const std::vec
       md += "| " + r.name + " | error: " + r.error + " | | | | | | |\n";
       continue;
     }
-    md += "| " + r.name + " | " + human_time(r.median_s) + " | " +
-          gbps_or_dash(r.bytes_per_s) + " | " + pct_or_dash(r.pct_of_peak_bandwidth) + " | " +
-          pct_or_dash(r.pct_of_bound) + " | " + fmt("%.2f%%", 100 * r.rel_noise) + " | " +
-          std::to_string(r.samples) + " | " + r.verdicts + " |\n";
+    md += "| " + r.name + " | " + human_time(r.median_s) + " | " + gbps_or_dash(r.bytes_per_s) +
+          " | " + pct_or_dash(r.pct_of_peak_bandwidth) + " | " + pct_or_dash(r.pct_of_bound) +
+          " | " + fmt("%.2f%%", 100 * r.rel_noise) + " | " + std::to_string(r.samples) + " | " +
+          r.verdicts + " |\n";
   }
   md += "\n| verdict | check | law | reason |\n|---|---|---|---|\n";
   for (Verdict v : {Verdict::fail, Verdict::skip, Verdict::pass})

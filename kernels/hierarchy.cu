@@ -1,4 +1,5 @@
-// CUDA memory-hierarchy kernels. Versions: 1 = read with float4 loads per block chunk, strided
+// CUDA memory-hierarchy kernels. Versions: 1 = read with float4 ld.global.cg loads (L2, not L1)
+// per block chunk, strided
 // scalar loads, a one-thread pointer chase; block totals by a shared-memory tree in double.
 #include <bit>
 
@@ -28,7 +29,7 @@ __global__ void read_kernel(const float4* __restrict__ x, std::size_t n16, int p
   float sum = 0;  // exact: the data are small integers and each thread's total stays below 2^24
   for (int p = 0; p < passes; ++p)
     for (std::size_t i = begin + threadIdx.x; i < end; i += blockDim.x) {
-      const float4 v = x[i];
+      const float4 v = __ldcg(x + i);  // cached in L2 only: the sweep sees L2, then DRAM
       sum += (v.x + v.y) + (v.z + v.w);
     }
   block_total(sum, out);

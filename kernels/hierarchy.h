@@ -24,8 +24,10 @@ double strided_read_host(const double* x, std::size_t accesses, std::size_t stri
 std::uint32_t chase_host(const std::uint32_t* next, std::uint64_t steps, std::uint32_t start = 0);
 
 // CUDA read: the working set of n16 16-byte words (float4) is split into `blocks` contiguous
-// chunks; block b reads chunk b `passes` times (a chunk that fits a cache level is served by it
-// from the second pass on), adds the four components of every load and writes its total to out[b].
+// chunks; block b reads chunk b `passes` times with loads cached in L2 only (ld.global.cg: a
+// working set that fits the L2 is served by it from the second pass on; the per-SM L1s, which
+// would add a step at SMs × L1 just below the L2 size, are left out), adds the four components of
+// every load and writes its total to out[b].
 // `threads` a power of two ≤ 1024.
 void read_cuda(const void* x, std::size_t n16, int passes, double* out, int blocks, int threads,
                CUstream_st* stream);

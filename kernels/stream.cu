@@ -169,11 +169,14 @@ void dot_cuda(int access_bytes, const float* a, const float* b, std::size_t n, d
   launch_dot(access_bytes, a, b, n, partial, blocks, threads, stream);
 }
 
-std::size_t dot_cuda_depth(std::size_t n, int blocks, int threads) {
-  // Per thread: its product, then one addition per element it owns (a vector access adds its N
-  // elements in sequence too); then log2(threads) tree levels; the host's sum of the partials.
-  const auto grid_threads = static_cast<std::size_t>(blocks) * static_cast<std::size_t>(threads);
-  const std::size_t per_thread = (n + grid_threads - 1) / grid_threads;
+std::size_t dot_cuda_depth(std::size_t n, int access_bytes, std::size_t element_bytes, int blocks,
+                           int threads) {
+  // Per thread: its product, then one addition per element it owns — N elements per vector access
+  // times its share ceil((n/N) / grid) of the accesses, plus at most one tail element — then
+  // log2(threads) tree levels and the host's sum of the partials.
+  const std::size_t per = static_cast<std::size_t>(access_bytes) / element_bytes;
+  const auto grid = static_cast<std::size_t>(blocks) * static_cast<std::size_t>(threads);
+  const std::size_t per_thread = per * ((n / per + grid - 1) / grid) + 1;
   const auto tree = static_cast<std::size_t>(std::bit_width(static_cast<unsigned>(threads)) - 1);
   return 1 + per_thread + tree + 1;
 }

@@ -52,6 +52,7 @@ void dot_cuda(int access_bytes, const double* a, const double* b, std::size_t n,
 void dot_cuda(int access_bytes, const float* a, const float* b, std::size_t n, double* partial,
               int blocks, int threads, CUstream_st* stream);
 // The most roundings a term of dot_cuda goes through before the partials are summed in long double.
-std::size_t dot_cuda_depth(std::size_t n, int blocks, int threads);
+std::size_t dot_cuda_depth(std::size_t n, int access_bytes, std::size_t element_bytes, int blocks,
+                           int threads);
 
 }  // namespace bb::kernels

@@ -1,5 +1,6 @@
 // Host STREAM kernels. Versions: 1 = OpenMP static schedule + compiler vectorisation, cloned for
-// AVX-512, AVX2 and SSE2 and picked at run time (GCC target_clones), plain stores; dot with
+// AVX-512, AVX2 and SSE2 and picked at run time (GCC target_clones), plain stores (copy too: no
+// memmove, see CMakeLists.txt); dot with
 // kDotHostLanes partial sums per thread.
 #include <omp.h>
 

@@ -279,10 +279,12 @@ class Report(unittest.TestCase):
             page = open(os.path.join(out, "report.html")).read()
             self.assertIn("data:image/png;base64,", page)  # self-contained
             self.assertIn("Intel(R) Xeon(R) Processor", page)
-            self.assertIn("bandwidth/triad/fp64/host", page)
-            png = open(os.path.join(out, "roofline.png"), "rb").read()
-            self.assertEqual(png[:8], b"\x89PNG\r\n\x1a\n")
-            self.assertGreater(len(png), 10000)
+            self.assertIn("bandwidth/read-sweep/host", page)  # the best bandwidth's case
+            self.assertRegex(page, r"host: L1 [0-9.]+ KiB / 48 KiB")  # detected / reported
+            for name in ("roofline.png", "hierarchy_host.png"):
+                png = open(os.path.join(out, name), "rb").read()
+                self.assertEqual(png[:8], b"\x89PNG\r\n\x1a\n")
+                self.assertGreater(len(png), 10000)
 
     def test_bad_input_exit_2(self):
         with tempfile.TemporaryDirectory() as d:

@@ -84,8 +84,8 @@ void expect_dot(int access_bytes, std::size_t n, int blocks, int threads) {
   long double total = 0;
   for (double p : partial) total += p;
   const reference::DotReference ref = reference::dot<T>(a, b);
-  const double bound =
-      reference::dot_abs_tolerance<T>(kernels::dot_cuda_depth(n, blocks, threads), ref.abs_sum);
+  const double bound = reference::dot_abs_tolerance<T>(
+      kernels::dot_cuda_depth(n, access_bytes, sizeof(T), blocks, threads), ref.abs_sum);
   EXPECT_LE(std::fabs(static_cast<double>(total - ref.value)), bound)
       << "w" << access_bytes << " n=" << n;
 }

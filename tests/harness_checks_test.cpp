@@ -150,6 +150,8 @@ TEST(BoundsFor, CacheLevelHasNoBandwidth) {
   const Bounds cache = bounds_for(Backend::cuda, w, &gpu, avx2_host(), std::nullopt);
   EXPECT_EQ(cache.bandwidth_bytes_per_s, 0.0);
   EXPECT_EQ(cache.peak_flop_per_s, 6e13);  // the larger of CUDA-core and tensor peaks
+  w.cuda_cores_only = true;                // an FMA chain: tensor cores cannot run it
+  EXPECT_EQ(bounds_for(Backend::cuda, w, &gpu, avx2_host(), std::nullopt).peak_flop_per_s, 3e13);
 
   const Bounds dram = bounds_for(Backend::cuda, memory_work(), &gpu, avx2_host(), std::nullopt);
   EXPECT_EQ(dram.bandwidth_bytes_per_s, 4e12);

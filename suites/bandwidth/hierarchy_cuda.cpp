@@ -1,11 +1,16 @@
 // The GPU memory hierarchy: a read-bandwidth sweep (every block re-reading its own chunk) and a
 // one-thread pointer-chase latency sweep over working sets up to 8x the L2, and strided reads
 // against the 32-byte sector model.
+#include <cuda_runtime_api.h>
+
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <memory>
+#include <optional>
 #include <vector>
 
+#include "harness/cuda_check.h"
 #include "harness/gpu.h"
 #include "kernels/hierarchy.h"
 #include "reference/chase.h"
@@ -15,12 +20,18 @@
 namespace bb::suites {
 namespace {
 
-constexpr int kThreads = 1024;                  // one block per SM, all of it
-constexpr double kReadSampleBytes = 4.0e9;      // bytes read per sample, at least
-constexpr std::uint64_t kChaseSteps = 1 << 15;  // dependent loads per sample
-constexpr std::uint64_t kLineBytes = 64;        // one chase entry per 64 bytes (two sectors)
+constexpr int kThreads = 1024;              // one block per SM, all of it
+constexpr double kReadSampleBytes = 4.0e9;  // bytes read per sample, at least
+constexpr std::uint64_t kLineBytes = 64;    // one chase entry per 64 bytes (two sectors)
 constexpr std::uint64_t kSectorBytes = 32;
 constexpr std::uint64_t kMinReadSweepBytes = 1 << 20;
+
+// Dependent loads per sample: at least 2^15, and 32 laps of small working sets, because L1 contents
+// do not survive from one launch to the next: a lap's cold misses stay ≤ 1/32 of the loads.
+std::uint64_t chase_steps(std::uint64_t lines) {
+  return std::min<std::uint64_t>(std::max<std::uint64_t>(std::uint64_t{1} << 15, 32 * lines),
+                                 std::uint64_t{1} << 18);
+}
 
 // x[i] = i mod 3 in each float4 component: every per-thread total stays an exact small integer.
 std::vector<float> mod3_floats(std::size_t n) {
@@ -71,8 +82,11 @@ class ReadSweepCuda final : public Instance {
 
 class ChaseCuda final : public Instance {
  public:
-  explicit ChaseCuda(std::uint64_t lines)
+  // `warm_lines`: the steps of the warm-up lap after validation (0: none).
+  ChaseCuda(std::uint64_t lines, std::uint64_t warm_lines)
       : lines_(lines),
+        steps_(chase_steps(lines)),
+        warm_lines_(warm_lines),
         cycle_(lines, 0x9E3779B97F4A7C15ull + lines),
         next_(lines * 16 * sizeof(std::uint32_t)),
         position_(sizeof(std::uint32_t)) {
@@ -82,7 +96,7 @@ class ChaseCuda final : public Instance {
   Comparison validate() override {
     std::vector<double> got, want;
     const std::uint64_t k = cycle_.position(0);
-    for (std::uint64_t s : {std::uint64_t{1}, std::uint64_t{2}, kChaseSteps}) {
+    for (std::uint64_t s : {std::uint64_t{1}, std::uint64_t{2}, steps_}) {
       const std::uint32_t zero = 0;
       position_.upload(&zero, sizeof zero);
       kernels::chase_cuda(next_.as<std::uint32_t>(), s, position_.as<std::uint32_t>(), nullptr);
@@ -91,27 +105,61 @@ class ChaseCuda final : public Instance {
       got.push_back(p);
       want.push_back(static_cast<double>(cycle_.at((k + s) % lines_) * 16));
     }
-    // One full lap (up to 2^21 lines, 128 MiB: past the L2), so that a working set that fits a
-    // cache is resident when sampling starts; the case keeps caches warm between samples.
-    kernels::chase_cuda(next_.as<std::uint32_t>(), std::min<std::uint64_t>(lines_, 1 << 21),
-                        position_.as<std::uint32_t>(), nullptr);
+    // One full lap for working sets up to 2x the L2, so that what fits the L2 is resident when
+    // sampling starts (the case keeps caches warm between samples); waited for here, because the
+    // samples run on the harness's own stream.
+    if (warm_lines_ > 0) {
+      kernels::chase_cuda(next_.as<std::uint32_t>(), warm_lines_, position_.as<std::uint32_t>(),
+                          nullptr);
+      check_cuda(cudaDeviceSynchronize(), "cudaDeviceSynchronize (chase warm-up lap)");
+    }
     return compare<double, double>(got, want, Tolerance{0, 0});
   }
   // Each sample walks on from where the last one stopped (the position stays on the device).
   void run(gpu_stream s) override {
-    kernels::chase_cuda(next_.as<std::uint32_t>(), kChaseSteps, position_.as<std::uint32_t>(), s);
+    kernels::chase_cuda(next_.as<std::uint32_t>(), steps_, position_.as<std::uint32_t>(), s);
   }
+  std::uint64_t steps() const { return steps_; }
 
  private:
-  std::uint64_t lines_;
+  std::uint64_t lines_, steps_, warm_lines_;
   reference::RandomCycle cycle_;
   DeviceBuffer next_, position_;
+};
+
+// Holds the device's L2 fetch granularity at the sector size while a strided case lives: the model
+// counts 32-byte sectors, and a larger fetch (a hint the driver may apply, up to 128 bytes) would
+// move bytes no load asked for. Restores the previous value; records it. Devices without the limit
+// keep their behaviour, and the params say so.
+class FetchGranularity {
+ public:
+  explicit FetchGranularity(std::size_t bytes) {
+    std::size_t before = 0;
+    if (cudaDeviceGetLimit(&before, cudaLimitMaxL2FetchGranularity) != cudaSuccess) {
+      (void)cudaGetLastError();  // unsupported here: clear the (non-sticky) error, change nothing
+      return;
+    }
+    check_cuda(cudaDeviceSetLimit(cudaLimitMaxL2FetchGranularity, bytes),
+               "cudaDeviceSetLimit(cudaLimitMaxL2FetchGranularity)");
+    previous_ = before;
+  }
+  ~FetchGranularity() {
+    if (previous_ && cudaDeviceSetLimit(cudaLimitMaxL2FetchGranularity, *previous_) != cudaSuccess)
+      std::fprintf(stderr, "boundbench: could not restore the L2 fetch granularity\n");
+  }
+  FetchGranularity(const FetchGranularity&) = delete;
+  FetchGranularity& operator=(const FetchGranularity&) = delete;
+  std::optional<std::size_t> previous() const { return previous_; }
+
+ private:
+  std::optional<std::size_t> previous_;
 };
 
 class StridedCuda final : public Instance {
  public:
   StridedCuda(int blocks, std::size_t n, std::size_t stride)
-      : blocks_(blocks),
+      : granularity_(kSectorBytes),
+        blocks_(blocks),
         stride_(stride),
         accesses_(n / stride),
         x_(n * sizeof(float)),
@@ -134,8 +182,14 @@ class StridedCuda final : public Instance {
                                kThreads, s);
   }
   std::size_t accesses() const { return accesses_; }
+  nlohmann::json fetch_granularity() const {
+    return granularity_.previous() ? nlohmann::json{{"set_bytes", kSectorBytes},
+                                                    {"previous_bytes", *granularity_.previous()}}
+                                   : nlohmann::json("unsupported: left as it was");
+  }
 
  private:
+  FetchGranularity granularity_;
   int blocks_;
   std::size_t stride_, accesses_;
   DeviceBuffer x_, out_;
@@ -151,6 +205,7 @@ Case read_point(std::uint64_t bytes) {
          [bytes](const CaseContext& ctx) {
            const GpuDevice& gpu = *ctx.gpu;
            check_gpu_memory(gpu, bytes);
+           check_host_memory(ctx.host, bytes);  // the data are made on the host
            const int passes = static_cast<int>(
                std::max(1.0, std::ceil(kReadSampleBytes / static_cast<double>(bytes))));
            Prepared p;
@@ -181,12 +236,16 @@ Case latency_point(std::uint64_t bytes) {
            const GpuDevice& gpu = *ctx.gpu;
            check_gpu_memory(gpu, bytes);
            check_host_memory(ctx.host, bytes);  // the table is built on the host
+           const std::uint64_t lines = bytes / kLineBytes;
+           const std::uint64_t warm = bytes <= 2 * gpu.l2_bytes ? lines : 0;
+           auto inst = std::make_unique<ChaseCuda>(lines, warm);
+           const std::uint64_t steps = inst->steps();
            Prepared p;
-           p.instance = std::make_unique<ChaseCuda>(bytes / kLineBytes);
+           p.instance = std::move(inst);
            p.work.memory_level = "latency";
            p.params = {{"sweep", "latency"},
                        {"working_set_bytes", bytes},
-                       {"steps", kChaseSteps},
+                       {"steps", steps},
                        {"stride_bytes", kLineBytes},
                        {"sm_clock_hz", gpu.sm_clock_hz},
                        {"cache_levels", gpu_levels(gpu)}};
@@ -206,9 +265,11 @@ Case strided_case(std::size_t stride) {
             const std::size_t n =
                 std::max<std::size_t>(std::size_t{1} << 26, 8 * gpu.l2_bytes / sizeof(float));
             check_gpu_memory(gpu, n * sizeof(float));
+            check_host_memory(ctx.host, n * sizeof(float));
             const int blocks = gpu.sm_count * std::max(1, gpu.max_threads_per_sm / kThreads);
             auto inst = std::make_unique<StridedCuda>(blocks, n, stride);
             const std::size_t accesses = inst->accesses();
+            const nlohmann::json granularity = inst->fetch_granularity();
             Prepared p;
             p.instance = std::move(inst);
             p.work.bytes_read =
@@ -220,6 +281,7 @@ Case strided_case(std::size_t stride) {
                         {"element_bytes", sizeof(float)},
                         {"accesses", accesses},
                         {"sector_bytes", kSectorBytes},
+                        {"l2_fetch_granularity", granularity},
                         {"array_bytes", n * sizeof(float)},
                         {"useful_bytes", accesses * sizeof(float)}};
             return p;

@@ -208,6 +208,7 @@ Case chain_case(const ChainType& t, int k, bool in_quick) {
            p.work.flop = 2.0 * k * elements;
            p.work.elements = elements;
            p.work.precision = t.precision;
+           p.work.cuda_cores_only = true;  // FMA chains: the CUDA-core peak bounds them
            // Smaller arrays above the ridge are compute-bound wherever their bytes come from.
            p.work.memory_level = n == n_dram ? "dram" : "hierarchy";
            p.params = {

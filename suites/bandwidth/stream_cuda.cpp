@@ -47,7 +47,7 @@ class StreamCuda final : public Instance {
       for (double p : partial) total += p;
       const reference::DotReference ref = reference::dot<T>(a, b);
       const double atol = reference::dot_abs_tolerance<T>(
-          kernels::dot_cuda_depth(n_, blocks_, kThreads), ref.abs_sum);
+          kernels::dot_cuda_depth(n_, access_bytes_, sizeof(T), blocks_, kThreads), ref.abs_sum);
       // The total and the first block's partial (against its own grid-stride share).
       const std::vector<double> out = {static_cast<double>(total), partial[0]};
       long double first = 0;
