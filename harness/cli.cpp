@@ -77,7 +77,11 @@ int cmd_theory(const std::string& formula_name, const std::vector<std::string>& 
     return kExitOk;
   }
   const theory::Formula f = theory::find_formula(formula_name);
-  const auto raw = parse_theory_args(extras);
+  // A bare first argument is the first parameter's value: `theory format e4m3`.
+  std::vector<std::string> args = extras;
+  if (!args.empty() && args[0].rfind("--", 0) != 0 && !f.params.empty())
+    args.insert(args.begin(), "--" + f.params[0].name);
+  const auto raw = parse_theory_args(args);
   const auto outputs = theory::evaluate_formula(f, raw);
   if (json) {
     nlohmann::json j = {{"formula", f.name}, {"law", f.law}, {"source", f.source}};

@@ -141,6 +141,17 @@ class Theory(unittest.TestCase):
         peak = json.loads(r.stdout)["outputs"]["peak_flop_per_s"]
         self.assertLess(abs(peak - 989.4e12) / 989.4e12, 0.01)
 
+    def test_format_table(self):
+        r = bb("theory", "format", "e4m3", "--json")  # the name as a bare first argument
+        self.assertEqual(r.returncode, 0, r.stderr)
+        out = json.loads(r.stdout)["outputs"]
+        self.assertEqual(out["max_finite"], 448)
+        self.assertEqual(out["min_subnormal"], 2 ** -9)
+        self.assertEqual(out["unit_roundoff"], 2 ** -4)
+        r = bb("theory", "format", "fp6")
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("'fp6' is not one of", r.stderr)
+
 
 def gpu_usable():
     r = bb("info", "--json")

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "theory/formats.h"
 #include "theory/occupancy.h"
 #include "theory/peaks.h"
 #include "theory/roofline.h"
@@ -155,6 +156,30 @@ std::vector<Formula> all_formulas() {
               static_cast<double>(blocks - (w - 1) * per_wave) / static_cast<double>(per_wave), ""},
              {"efficiency_fraction",
               static_cast<double>(blocks) / static_cast<double>(w * per_wave), ""}};
+       }},
+      {"format",
+       "u = 2^-p, p = mantissa bits + 1; max = (2 - 2^-m) 2^emax; min normal 2^(1-bias); min "
+       "subnormal 2^(1-bias-m)",
+       "IEEE 754-2019; OCP OFP8 rev 1.0; OCP MX v1.0; NVIDIA A100 whitepaper (tf32)",
+       {{"name",
+         "the format",
+         {"fp64", "fp32", "tf32", "fp16", "bf16", "e4m3", "e5m2", "e2m3", "e3m2", "e2m1", "e8m0"}}},
+       [](const FormulaArgs& a) {
+         const FormatSpec& f = format_spec(*format_from_name(a.choice("name")));
+         const auto d = [](int v) { return static_cast<double>(v); };
+         const char* specials[] = {"infinity and NaN (IEEE)", "NaN only (S.1111.111)",
+                                   "none: every code is a number", "NaN (0xFF); no sign, no zero"};
+         return std::vector<FormulaOutput>{{"bits", d(f.bits), ""},
+                                           {"exponent_bits", d(f.exponent_bits), ""},
+                                           {"mantissa_bits", d(f.mantissa_bits), ""},
+                                           {"bias", d(f.bias), ""},
+                                           {"precision_bits", d(precision_bits(f)), ""},
+                                           {"unit_roundoff", unit_roundoff(f), ""},
+                                           {"max_finite", max_finite(f), ""},
+                                           {"min_normal", min_normal(f), ""},
+                                           {"min_subnormal", min_subnormal(f), ""},
+                                           {"specials", 0, specials[static_cast<int>(f.specials)]},
+                                           {"source", 0, std::string(f.source)}};
        }},
       {"bank-conflicts",
        "ways = gcd(stride in 4-byte words, 32); passes = ways",
