@@ -9,6 +9,7 @@
 #include "theory/peaks.h"
 #include "theory/roofline.h"
 #include "theory/stream.h"
+#include "theory/summation.h"
 
 namespace bb::theory {
 namespace {
@@ -180,6 +181,30 @@ std::vector<Formula> all_formulas() {
                                            {"min_subnormal", min_subnormal(f), ""},
                                            {"specials", 0, specials[static_cast<int>(f.specials)]},
                                            {"source", 0, std::string(f.source)}};
+       }},
+      {"sum-error-bound",
+       "recursive gamma_(n-1) S, pairwise gamma_ceil(log2 n) S, Kahan (2u + 2nu^2) S, dot gamma_n "
+       "S, "
+       "probabilistic (exp(lambda sqrt(n) u + n u^2/(1-u)) - 1) S; S = sum |x_i| (or |x_i y_i|)",
+       "Higham, Accuracy and Stability of Numerical Algorithms, 2002, ch. 3-4; Higham & Mary, "
+       "SIAM J. Sci. Comput. 41(5), 2019",
+       {count("n", "terms summed (inner dimension K for a dot product or GEMM)", true),
+        {"format",
+         "the arithmetic's format (its unit roundoff u)",
+         {"fp64", "fp32", "tf32", "fp16", "bf16", "e4m3", "e5m2", "e2m3", "e3m2", "e2m1"}},
+        {"abs_sum", "sum of |x_i| (|x_i y_i| for a dot product)", {}, false, false, "1"},
+        {"lambda", "probabilistic bound's lambda", {}, true, false, "5"}},
+       [](const FormulaArgs& a) {
+         const double n = a.number("n"), s = a.number("abs_sum"), l = a.number("lambda");
+         const double u = unit_roundoff(format_spec(*format_from_name(a.choice("format"))));
+         return std::vector<FormulaOutput>{
+             {"unit_roundoff", u, ""},
+             {"recursive_bound", recursive_sum_bound(n, u, s), ""},
+             {"pairwise_bound", pairwise_sum_bound(n, u, s), ""},
+             {"kahan_bound", kahan_sum_bound(n, u, s), ""},
+             {"dot_bound", dot_bound(n, u, s), ""},
+             {"probabilistic_dot_bound", probabilistic_dot_bound(n, u, l, s), ""},
+             {"probabilistic_failure_probability", probabilistic_bound_failure(l, u), ""}};
        }},
       {"bank-conflicts",
        "ways = gcd(stride in 4-byte words, 32); passes = ways",
