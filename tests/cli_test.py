@@ -152,6 +152,19 @@ class Theory(unittest.TestCase):
         self.assertEqual(r.returncode, 2)
         self.assertIn("'fp6' is not one of", r.stderr)
 
+    def test_quant(self):
+        r = bb("theory", "quant", "--min", "-1", "--max", "3", "--bits", "8", "--scheme",
+               "asymmetric", "--json")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        out = json.loads(r.stdout)["outputs"]
+        self.assertAlmostEqual(out["scale"], 4 / 255)
+        self.assertEqual(out["zero_point"], 64)
+        for bad in (("-1", "3", "1"), ("-1", "3", "0"), ("5", "3", "8")):  # bits 1, 0; min > max
+            r = bb("theory", "quant", "--min", bad[0], "--max", bad[1], "--bits", bad[2],
+                   "--scheme", "symmetric")
+            self.assertEqual(r.returncode, 2, bad)
+            self.assertEqual(len(r.stderr.strip().splitlines()), 2, r.stderr)
+
 
 def gpu_usable():
     r = bb("info", "--json")

@@ -112,7 +112,10 @@ TEST(StreamTable, TriadBytesAndFlopHandWorked) {
 // Valid arguments for every parameter: the first choice, or "1".
 Args valid_args(const Formula& f) {
   Args args;
-  for (const ParamSpec& p : f.params) args[p.name] = p.choices.empty() ? "1" : p.choices.front();
+  for (const ParamSpec& p : f.params)
+    args[p.name] = !p.default_value.empty() ? p.default_value
+                   : p.choices.empty()      ? "1"
+                                            : p.choices.front();
   return args;
 }
 

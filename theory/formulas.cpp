@@ -7,6 +7,7 @@
 #include "theory/formats.h"
 #include "theory/occupancy.h"
 #include "theory/peaks.h"
+#include "theory/quant.h"
 #include "theory/roofline.h"
 #include "theory/stream.h"
 #include "theory/summation.h"
@@ -206,6 +207,28 @@ std::vector<Formula> all_formulas() {
              {"probabilistic_dot_bound", probabilistic_dot_bound(n, u, l, s), ""},
              {"probabilistic_failure_probability", probabilistic_bound_failure(l, u), ""}};
        }},
+      {"quant",
+       "x ~ s(q - z); symmetric s = amax/(2^(b-1)-1), z = 0; asymmetric s = (max-min)/(2^b-1), "
+       "z = round(-min/s); |error| <= s/2 in range; noise s^2/12; SQNR 20 log10(L-1) dB (+1.76 "
+       "sine)",
+       "Jacob et al., CVPR 2018; Nagel et al., A White Paper on Neural Network Quantization, 2021",
+       {{"min", "smallest value of the tensor, channel or group", {}, false, false, "", true},
+        {"max", "largest value", {}, false, false, "", true},
+        count("bits", "integer width, 2 ... 16", true, "8"),
+        {"scheme", "zero point", {"symmetric", "asymmetric"}}},
+       [](const FormulaArgs& a) {
+         const IntQuant p = int_quant_params(
+             a.number("min"), a.number("max"), static_cast<int>(a.number("bits")),
+             a.choice("scheme") == "symmetric" ? QuantScheme::symmetric : QuantScheme::asymmetric);
+         return std::vector<FormulaOutput>{{"scale", p.scale, ""},
+                                           {"zero_point", static_cast<double>(p.zero_point), ""},
+                                           {"q_min", static_cast<double>(p.q_min), ""},
+                                           {"q_max", static_cast<double>(p.q_max), ""},
+                                           {"max_error", quant_max_error(p), ""},
+                                           {"noise_variance", quant_noise_variance(p), ""},
+                                           {"sqnr_uniform_db", sqnr_uniform_db(p), ""},
+                                           {"sqnr_sine_db", sqnr_sine_db(p), ""}};
+       }},
       {"bank-conflicts",
        "ways = gcd(stride in 4-byte words, 32); passes = ways",
        "CUDA C++ Programming Guide, Shared Memory (32 banks of 4 bytes)",
@@ -363,9 +386,11 @@ std::vector<FormulaOutput> evaluate_formula(const Formula& f,
     } catch (const std::invalid_argument& e) {
       throw std::invalid_argument("--" + p.name + ": " + e.what());
     }
-    if (!std::isfinite(v) || v < 0 || (p.positive && v == 0))
-      throw std::invalid_argument("--" + p.name + ": " + text + " must be finite and " +
-                                  (p.positive ? "> 0" : ">= 0"));
+    if (!std::isfinite(v) || (v < 0 && !p.any_sign) || (p.positive && v == 0))
+      throw std::invalid_argument("--" + p.name + ": " + text + " must be finite" +
+                                  (p.any_sign   ? ""
+                                   : p.positive ? " and > 0"
+                                                : " and >= 0"));
     if (p.integer && v != std::floor(v))
       throw std::invalid_argument("--" + p.name + ": " + text + " must be a whole number");
     args.numbers[p.name] = v;

@@ -17,6 +17,7 @@ struct ParamSpec {
   bool positive = false;             // a number that must be > 0 (a divisor)
   bool integer = false;              // a whole number (a count)
   std::string default_value;         // empty: required
+  bool any_sign = false;             // a value that may be negative (a range's minimum)
 };
 
 struct FormulaOutput {

@@ -1,0 +1,56 @@
+// Uniform integer quantization x ≈ s·(q − z) (Jacob et al., CVPR 2018; Nagel et al., "A White Paper
+// on Neural Network Quantization", 2021): scale and zero point from a range, the error inside the
+// range, and the noise law. Derivations: theory/README.md, "Quantization".
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <stdexcept>
+
+namespace bb::theory {
+
+enum class QuantScheme { symmetric, asymmetric };
+
+struct IntQuant {
+  double scale = 1;
+  std::int64_t zero_point = 0;
+  std::int64_t q_min = 0, q_max = 0;
+};
+
+// Symmetric (restricted range): q ∈ [−(2^(b−1) − 1), 2^(b−1) − 1], z = 0, s = amax / q_max.
+// Asymmetric: q ∈ [0, 2^b − 1], the range widened to hold 0 (so 0 is exact), s = (max − min) /
+// (2^b − 1), z = round(−min / s). An all-zero range gets s = 1 (every x is 0, exactly). Throws
+// std::invalid_argument for bits outside 2 … 16 or a range that is not finite or min > max.
+inline IntQuant int_quant_params(double min, double max, int bits, QuantScheme scheme) {
+  if (bits < 2 || bits > 16) throw std::invalid_argument("quantization: bits must be 2 … 16");
+  if (!std::isfinite(min) || !std::isfinite(max) || min > max)
+    throw std::invalid_argument("quantization: the range must be finite with min <= max");
+  IntQuant p;
+  if (scheme == QuantScheme::symmetric) {
+    p.q_max = (std::int64_t{1} << (bits - 1)) - 1;
+    p.q_min = -p.q_max;
+    const double amax = std::max(std::fabs(min), std::fabs(max));
+    p.scale = amax > 0 ? amax / static_cast<double>(p.q_max) : 1.0;
+    return p;
+  }
+  p.q_min = 0;
+  p.q_max = (std::int64_t{1} << bits) - 1;
+  const double lo = std::min(min, 0.0), hi = std::max(max, 0.0);
+  p.scale = hi > lo ? (hi - lo) / static_cast<double>(p.q_max) : 1.0;
+  p.zero_point = std::llround(-lo / p.scale);
+  return p;
+}
+
+// Inside the representable range [s(q_min − z), s(q_max − z)], rounding to nearest errs by at most
+// s/2; for x spread evenly over many steps the error is uniform: variance s²/12.
+inline double quant_max_error(const IntQuant& p) { return p.scale / 2; }
+inline double quant_noise_variance(const IntQuant& p) { return p.scale * p.scale / 12; }
+
+// SQNR of a signal filling the range with L = q_max − q_min + 1 levels: uniform, 20·log10(L − 1)
+// dB (≈ 6.02·b); a full-scale sine has 1.5× the power: + 10·log10(1.5) = 1.76 dB.
+inline double sqnr_uniform_db(const IntQuant& p) {
+  return 20 * std::log10(static_cast<double>(p.q_max - p.q_min));
+}
+inline double sqnr_sine_db(const IntQuant& p) { return sqnr_uniform_db(p) + 10 * std::log10(1.5); }
+
+}  // namespace bb::theory
