@@ -2,6 +2,7 @@
 
 #include "suites/bandwidth/bandwidth_suite.h"
 #include "suites/occupancy/occupancy_suite.h"
+#include "suites/precision/precision_suite.h"
 
 namespace bb::suites {
 namespace {
@@ -32,6 +33,10 @@ std::vector<Suite> all_suites(const SuiteTarget& target) {
        "memory hierarchy: STREAM kernels, latency and bandwidth per cache level, strided access, "
        "arithmetic intensity, host<->device copies — against the roofline",
        bandwidth_cases(target), bandwidth_suite_checks, bandwidth_suite_figures},
+      {"precision",
+       "number formats: conversions bit-exact against the reference; summation error against "
+       "its bounds and growth laws",
+       precision_host_cases(), precision_suite_checks},
       {"occupancy",
        "GPU occupancy: model vs CUDA's calculator vs measured co-residency; waves, divergence, "
        "bank conflicts",

@@ -1,0 +1,185 @@
+// Host precision cases: fp32 → fp16 conversion (the CPU's instructions) bit-exact against the
+// reference over a spread of every exponent, and recursive / pairwise / Kahan summation of
+// random-sign fp32 data, its error against Higham's bounds (theory/summation.h).
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <memory>
+#include <vector>
+
+#include "harness/host_threads.h"
+#include "kernels/convert.h"
+#include "reference/formats_fast.h"
+#include "reference/random.h"
+#include "reference/summation.h"
+#include "suites/bandwidth/bandwidth_suite.h"
+#include "suites/precision/precision_suite.h"
+#include "theory/summation.h"
+
+namespace bb::suites {
+namespace {
+
+constexpr double kFp32U = 0x1p-24;
+
+class ConvertFp16 final : public Instance {
+ public:
+  explicit ConvertFp16(std::size_t n) : x_(n), out_(n) {
+    // Bit patterns spread over all of fp32 (a multiplicative hash of the index): every exponent,
+    // subnormals, ±0 and ±inf; NaN patterns (whose payloads the instructions keep) become ±inf.
+#pragma omp parallel for schedule(static)
+    for (std::size_t i = 0; i < n; ++i) {
+      std::uint32_t bits = static_cast<std::uint32_t>(i * 2654435761u);
+      if ((bits & 0x7F800000u) == 0x7F800000u) bits &= 0xFF800000u;
+      std::memcpy(&x_[i], &bits, 4);
+    }
+  }
+  Comparison validate() override {
+    std::fill(out_.begin(), out_.end(), std::uint16_t{0x7E01});  // poison: a NaN code
+    kernels::fp32_to_fp16_host(x_.data(), out_.data(), x_.size());
+    const auto& fp16 = theory::format_spec(theory::Format::fp16);
+    std::vector<double> got(x_.size()), want(x_.size());
+#pragma omp parallel for schedule(static)
+    for (std::size_t i = 0; i < x_.size(); ++i) {
+      std::uint32_t bits;
+      std::memcpy(&bits, &x_[i], 4);
+      got[i] = reference::decode(fp16, out_[i]);
+      want[i] = reference::decode(
+          fp16, reference::encode_fp32_nearest(fp16, bits, reference::Overflow::non_saturating));
+    }
+    return compare<double, double>(got, want, Tolerance{0, 0});
+  }
+  void run(gpu_stream) override { kernels::fp32_to_fp16_host(x_.data(), out_.data(), x_.size()); }
+
+ private:
+  std::vector<float> x_;
+  std::vector<std::uint16_t> out_;
+};
+
+enum class SumAlgorithm { recursive, pairwise, kahan };
+
+float sum_with(SumAlgorithm a, std::span<const float> x) {
+  switch (a) {
+    case SumAlgorithm::recursive: return reference::recursive_sum<float>(x);
+    case SumAlgorithm::pairwise: return reference::pairwise_sum<float>(x);
+    case SumAlgorithm::kahan: return reference::kahan_sum<float>(x);
+  }
+  return 0;
+}
+
+double sum_bound(SumAlgorithm a, double n, double abs_sum) {
+  switch (a) {
+    case SumAlgorithm::recursive: return theory::recursive_sum_bound(n, kFp32U, abs_sum);
+    case SumAlgorithm::pairwise: return theory::pairwise_sum_bound(n, kFp32U, abs_sum);
+    case SumAlgorithm::kahan: return theory::kahan_sum_bound(n, kFp32U, abs_sum);
+  }
+  return 0;
+}
+
+// `seeds` data sets of n random-sign values in ±[0.5, 2); one is summed per sample.
+class Summation final : public Instance {
+ public:
+  Summation(SumAlgorithm a, std::size_t n, int seeds) : a_(a), n_(n), data_(seeds) {
+    for (int s = 0; s < seeds; ++s) {
+      data_[s].resize(n);
+      for (std::size_t i = 0; i < n; ++i) {
+        const std::uint64_t r = reference::splitmix64((s + 1) * 0x9E3779B97F4A7C15ull + i);
+        const double mag = 0.5 + 1.5 * static_cast<double>(r >> 11) * 0x1p-53;
+        data_[s][i] = static_cast<float>(r & 1 ? -mag : mag);
+      }
+    }
+  }
+  Comparison validate() override {
+    std::vector<double> got, want, rel;
+    double atol = 0;
+    worst_ratio_ = 0;
+    for (const auto& x : data_) {
+      const reference::ExactSum e = reference::exact_sum<float>(x);
+      const double s = sum_with(a_, x), exact = static_cast<double>(e.sum);
+      // The long double reference's own error is part of the allowance (2^-40 of fp32's u).
+      const double bound =
+          sum_bound(a_, static_cast<double>(n_), static_cast<double>(e.abs_sum)) +
+          theory::gamma_n(static_cast<double>(n_), 0x1p-64) * static_cast<double>(e.abs_sum);
+      got.push_back(s);
+      want.push_back(exact);
+      atol = std::max(atol, bound);
+      worst_ratio_ = std::max(worst_ratio_, std::fabs(s - exact) / bound);
+      rel.push_back(std::fabs(s - exact) / std::fabs(exact));
+    }
+    std::nth_element(rel.begin(), rel.begin() + rel.size() / 2, rel.end());
+    median_relative_ = rel[rel.size() / 2];
+    return compare<double, double>(got, want, Tolerance{atol, 0});
+  }
+  void run(gpu_stream) override { sink_ += sum_with(a_, data_[0]); }
+  nlohmann::json observations() override {
+    return {{"median_relative_error", median_relative_}, {"worst_error_over_bound", worst_ratio_}};
+  }
+
+ private:
+  SumAlgorithm a_;
+  std::size_t n_;
+  std::vector<std::vector<float>> data_;
+  double worst_ratio_ = 0, median_relative_ = 0;
+  float sink_ = 0;
+};
+
+Case convert_case() {
+  return {"convert/fp32-fp16/host", Backend::host,
+          [](const CaseContext& ctx) {
+            // Input and output together span at least 2x the last-level cache (≥ 2^25 values).
+            const std::size_t n = std::max<std::size_t>(std::size_t{1} << 25,
+                                                        2 * ctx.host.last_level_cache_bytes() / 6);
+            check_host_memory(ctx.host, n * 6 + n * 16);  // data, output, validation copies
+            Prepared p;
+            p.instance = std::make_unique<ConvertFp16>(n);
+            p.work.bytes_read = 4.0 * static_cast<double>(n);
+            p.work.bytes_written = 2.0 * static_cast<double>(n);
+            p.work.elements = static_cast<double>(n);
+            p.params = {{"from", "fp32"},
+                        {"to", "fp16"},
+                        {"rounding", "nearest_even"},
+                        {"elements", n},
+                        {"isa", kernels::fp32_to_fp16_host_isa()},
+                        {"threads", openmp_threads()}};
+            return p;
+          },
+          nullptr};
+}
+
+Case summation_case(SumAlgorithm a, const char* name, std::size_t n, bool in_quick) {
+  Case c{std::string("summation/") + name + "/fp32/host/n" + std::to_string(n), Backend::host,
+         [a, name, n](const CaseContext&) {
+           const int seeds = 25;
+           Prepared p;
+           p.instance = std::make_unique<Summation>(a, n, seeds);
+           p.work.bytes_read = 4.0 * static_cast<double>(n);
+           p.work.flop = (a == SumAlgorithm::kahan ? 4.0 : 1.0) * static_cast<double>(n);
+           p.work.elements = static_cast<double>(n);
+           p.work.memory_level = "hierarchy";
+           p.params = {{"algorithm", name},
+                       {"dtype", "fp32"},
+                       {"n", n},
+                       {"seeds", seeds},
+                       {"unit_roundoff", kFp32U},
+                       {"data", "random signs, magnitudes in [0.5, 2)"}};
+           return p;
+         },
+         nullptr};
+  c.sweep_point = true;
+  c.in_quick = in_quick;
+  return c;
+}
+
+}  // namespace
+
+std::vector<Case> precision_host_cases() {
+  std::vector<Case> cases = {convert_case()};
+  const std::pair<SumAlgorithm, const char*> algs[] = {{SumAlgorithm::recursive, "recursive"},
+                                                       {SumAlgorithm::pairwise, "pairwise"},
+                                                       {SumAlgorithm::kahan, "kahan"}};
+  for (const auto& [a, name] : algs)
+    for (std::size_t n = 256; n <= (std::size_t{1} << 20); n *= 8)
+      cases.push_back(summation_case(a, name, n, true));
+  return cases;
+}
+
+}  // namespace bb::suites

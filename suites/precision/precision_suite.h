@@ -1,0 +1,16 @@
+// The precision suite (host side so far): conversion kernels bit-exact against the reference, and
+// summation error against its bounds and growth laws.
+#pragma once
+
+#include <vector>
+
+#include "harness/case.h"
+
+namespace bb::suites {
+
+std::vector<Case> precision_host_cases();
+// Summation: every error within its deterministic bound; the median relative error's exponent in
+// n near ½ for recursive summation and far flatter for pairwise; Kahan's within 2u.
+std::vector<Check> precision_suite_checks(const std::vector<CaseResult>& results);
+
+}  // namespace bb::suites

@@ -1,0 +1,84 @@
+// The precision suite's checks on synthetic summation results, and its host conversion kernel
+// against the reference on every fp32 pattern class.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <vector>
+
+#include "kernels/convert.h"
+#include "reference/formats_fast.h"
+#include "suites/precision/precision_suite.h"
+
+namespace bb::suites {
+namespace {
+
+std::vector<CaseResult> series(const char* alg, double exponent, double worst) {
+  std::vector<CaseResult> rs;
+  for (double n : {256.0, 2048.0, 16384.0, 131072.0}) {
+    CaseResult r;
+    r.name = std::string("summation/") + alg;
+    r.params = {{"algorithm", alg}, {"n", n}};
+    r.observations = {{"median_relative_error", 1e-9 * std::pow(n, exponent)},
+                      {"worst_error_over_bound", worst}};
+    rs.push_back(r);
+  }
+  return rs;
+}
+
+const Check* find(const std::vector<Check>& cs, const std::string& name) {
+  for (const auto& c : cs)
+    if (c.name == name) return &c;
+  return nullptr;
+}
+
+TEST(PrecisionChecks, GrowthLawsAndBounds) {
+  auto rs = series("recursive", 0.5, 0.01);
+  for (auto& r : series("pairwise", 0.1, 0.02)) rs.push_back(r);
+  for (auto& r : series("kahan", 0.0, 0.03)) rs.push_back(r);
+  const auto ok = precision_suite_checks(rs);
+  for (const char* n : {"summation/recursive/growth", "summation/pairwise/growth",
+                        "summation/recursive/bound", "summation/kahan/flat"})
+    EXPECT_EQ(find(ok, n)->verdict, Verdict::pass) << n;
+  // Pairwise growing as fast as recursive, an error past its bound: failures.
+  auto bad = series("recursive", 0.5, 1.5);
+  for (auto& r : series("pairwise", 0.5, 0.02)) bad.push_back(r);
+  const auto fails = precision_suite_checks(bad);
+  EXPECT_EQ(find(fails, "summation/recursive/bound")->verdict, Verdict::fail);
+  EXPECT_EQ(find(fails, "summation/pairwise/growth")->verdict, Verdict::fail);
+  // Recursive error flat in n: not the √n law.
+  EXPECT_EQ(
+      find(precision_suite_checks(series("recursive", 0.0, 0.1)), "summation/recursive/growth")
+          ->verdict,
+      Verdict::fail);
+}
+
+TEST(ConvertHost, Fp16MatchesTheReferenceOnEveryClassOfInput) {
+  // Every exponent and sign, the rounding boundaries of the 13 dropped bits, odd lengths (tails).
+  std::vector<float> x;
+  for (std::uint32_t s = 0; s < 2; ++s)
+    for (std::uint32_t e = 0; e < 255; ++e)
+      for (std::uint32_t low : {0u, 1u, 0xFFFu, 0x1000u, 0x1001u, 0x1FFFu, 0x2000u, 0x7FFFFFu}) {
+        const std::uint32_t bits = s << 31 | e << 23 | low;
+        float f;
+        std::memcpy(&f, &bits, 4);
+        x.push_back(f);
+      }
+  x.push_back(INFINITY);
+  x.push_back(-INFINITY);
+  for (std::size_t n : {x.size(), x.size() - 3, std::size_t{5}}) {
+    std::vector<std::uint16_t> out(n, 0x7E01);
+    kernels::fp32_to_fp16_host(x.data(), out.data(), n);
+    const auto& fp16 = theory::format_spec(theory::Format::fp16);
+    for (std::size_t i = 0; i < n; ++i) {
+      std::uint32_t bits;
+      std::memcpy(&bits, &x[i], 4);
+      ASSERT_EQ(out[i],
+                reference::encode_fp32_nearest(fp16, bits, reference::Overflow::non_saturating))
+          << "input " << x[i] << " n " << n << " isa " << kernels::fp32_to_fp16_host_isa();
+    }
+  }
+}
+
+}  // namespace
+}  // namespace bb::suites
