@@ -6,10 +6,29 @@
 #include <cstddef>
 #include <cstdint>
 
+struct CUstream_st;
+
+namespace bb::reference {
+struct Fp32Target;
+}
+
 namespace bb::kernels {
 
 void fp32_to_fp16_host(const float* x, std::uint16_t* out, std::size_t n);
 // The instruction set fp32_to_fp16_host uses here: "avx512f", "f16c" or "scalar".
 const char* fp32_to_fp16_host_isa();
+
+// CUDA: an exhaustive check of a device conversion against the reference rounding over the fp32
+// bit patterns [first, first + count) (count up to 2^32). The caller zeroes `result` on the device
+// (first_input set to 0xFFFFFFFF) before the launch; the kernel adds to it.
+enum class DeviceConversion { fp16, bf16, e4m3_satfinite, e4m3, e5m2_satfinite, e5m2 };
+struct ConvertSweepResult {
+  unsigned long long checked = 0, mismatches = 0;
+  unsigned int first_input = 0xFFFFFFFFu;  // the lowest disagreeing pattern
+  unsigned int reference_code = 0, device_code = 0;
+};
+reference::Fp32Target conversion_target(DeviceConversion c);
+void convert_sweep_cuda(DeviceConversion c, std::uint64_t first, std::uint64_t count,
+                        ConvertSweepResult* result, int blocks, int threads, CUstream_st* stream);
 
 }  // namespace bb::kernels

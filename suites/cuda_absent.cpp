@@ -1,5 +1,6 @@
 // Built instead of the *_cuda.cpp case lists when boundbench has no CUDA backend.
 #include "suites/bandwidth/bandwidth_suite.h"
+#include "suites/precision/precision_suite.h"
 #include "suites/suites.h"
 
 namespace bb::suites {
@@ -9,5 +10,6 @@ std::vector<Case> hierarchy_cuda_cases(const SuiteTarget&) { return {}; }
 std::vector<Case> intensity_cuda_cases() { return {}; }
 std::vector<Case> copy_cuda_cases() { return {}; }
 std::vector<Case> occupancy_cuda_cases() { return {}; }
+std::vector<Case> precision_cuda_cases() { return {}; }
 
 }  // namespace bb::suites

@@ -36,7 +36,12 @@ std::vector<Suite> all_suites(const SuiteTarget& target) {
       {"precision",
        "number formats: conversions bit-exact against the reference; summation error against "
        "its bounds and growth laws",
-       precision_host_cases(), precision_suite_checks},
+       [] {
+         std::vector<Case> cases = precision_host_cases();
+         append(cases, precision_cuda_cases());
+         return cases;
+       }(),
+       precision_suite_checks},
       {"occupancy",
        "GPU occupancy: model vs CUDA's calculator vs measured co-residency; waves, divergence, "
        "bank conflicts",

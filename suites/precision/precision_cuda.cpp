@@ -1,0 +1,77 @@
+// GPU precision cases: CUDA's device conversions (fp32 → fp16, bf16, E4M3 and E5M2, saturating
+// and not) against the reference rounding over all 2^32 fp32 inputs, on the device.
+#include <vector>
+
+#include "harness/cuda_check.h"
+#include "harness/gpu.h"
+#include "kernels/convert.h"
+#include "suites/precision/precision_suite.h"
+
+namespace bb::suites {
+namespace {
+
+constexpr std::uint64_t kAllPatterns = std::uint64_t{1} << 32;
+constexpr int kThreads = 256;
+
+class ConvertSweep final : public Instance {
+ public:
+  ConvertSweep(const GpuDevice& gpu, kernels::DeviceConversion c)
+      : c_(c),
+        blocks_(gpu.sm_count * std::max(1, gpu.max_threads_per_sm / kThreads)),
+        result_(sizeof(kernels::ConvertSweepResult)) {}
+  Comparison validate() override {
+    run(nullptr);
+    kernels::ConvertSweepResult r;
+    result_.download(&r, sizeof r);
+    last_ = r;
+    // Every pattern checked, none disagreeing.
+    const std::vector<double> got = {static_cast<double>(r.checked),
+                                     static_cast<double>(r.mismatches)};
+    const std::vector<double> want = {static_cast<double>(kAllPatterns), 0.0};
+    return compare<double, double>(got, want, Tolerance{0, 0});
+  }
+  void run(gpu_stream s) override {
+    const kernels::ConvertSweepResult fresh;
+    check_cuda(cudaMemcpyAsync(result_.get(), &fresh, sizeof fresh, cudaMemcpyHostToDevice, s),
+               "cudaMemcpyAsync (sweep result)");
+    kernels::convert_sweep_cuda(c_, 0, kAllPatterns, result_.as<kernels::ConvertSweepResult>(),
+                                blocks_, kThreads, s);
+  }
+  nlohmann::json observations() override {
+    return {{"checked", last_.checked},
+            {"mismatches", last_.mismatches},
+            {"first_disagreeing_input", last_.first_input}};
+  }
+
+ private:
+  kernels::DeviceConversion c_;
+  int blocks_;
+  DeviceBuffer result_;
+  kernels::ConvertSweepResult last_;
+};
+
+Case sweep_case(kernels::DeviceConversion c, const char* name) {
+  return {std::string("convert-all/") + name + "/cuda", Backend::cuda,
+          [c, name](const CaseContext& ctx) {
+            Prepared p;
+            p.instance = std::make_unique<ConvertSweep>(*ctx.gpu, c);
+            p.work.elements = static_cast<double>(kAllPatterns);
+            p.params = {{"conversion", name}, {"inputs", kAllPatterns}, {"from", "fp32"}};
+            return p;
+          },
+          nullptr};
+}
+
+}  // namespace
+
+std::vector<Case> precision_cuda_cases() {
+  using kernels::DeviceConversion;
+  return {sweep_case(DeviceConversion::fp16, "fp32-fp16"),
+          sweep_case(DeviceConversion::bf16, "fp32-bf16"),
+          sweep_case(DeviceConversion::e4m3_satfinite, "fp32-e4m3-satfinite"),
+          sweep_case(DeviceConversion::e4m3, "fp32-e4m3"),
+          sweep_case(DeviceConversion::e5m2_satfinite, "fp32-e5m2-satfinite"),
+          sweep_case(DeviceConversion::e5m2, "fp32-e5m2")};
+}
+
+}  // namespace bb::suites

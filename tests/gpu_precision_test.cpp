@@ -1,0 +1,81 @@
+// GPU tests of the device-side conversion sweep: CUDA's conversions agree with the reference
+// rounding on ranges around every rounding and overflow boundary. Skip without a usable GPU; the
+// argument checks run everywhere (they fail before any CUDA call).
+#include <gtest/gtest.h>
+
+#include "harness/gpu.h"
+#include "kernels/convert.h"
+#include "reference/formats_fast.h"
+
+namespace bb {
+namespace {
+
+using kernels::ConvertSweepResult;
+using kernels::DeviceConversion;
+
+class GpuPrecisionTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    status_ = query_gpus();
+    if (!status_.usable) GTEST_SKIP() << "no usable GPU: " << status_.reason;
+  }
+  GpuStatus status_;
+};
+
+ConvertSweepResult sweep(DeviceConversion c, std::uint64_t first, std::uint64_t count) {
+  DeviceBuffer result(sizeof(ConvertSweepResult));
+  const ConvertSweepResult fresh;
+  result.upload(&fresh, sizeof fresh);
+  kernels::convert_sweep_cuda(c, first, count, result.as<ConvertSweepResult>(), 264, 256, nullptr);
+  ConvertSweepResult r;
+  result.download(&r, sizeof r);
+  return r;
+}
+
+TEST_F(GpuPrecisionTest, DeviceConversionsAgreeAroundTheirBoundaries) {
+  // 2^22 patterns from 1.0 up, from fp16's largest finite value up through infinity, and the
+  // subnormal and NaN ranges, for every conversion.
+  const std::uint64_t starts[] = {0x3F800000u, 0x477FE000u, 0x00000000u, 0x7F800000u,
+                                  0x43E00000u /* 448 */};
+  for (DeviceConversion c :
+       {DeviceConversion::fp16, DeviceConversion::bf16, DeviceConversion::e4m3_satfinite,
+        DeviceConversion::e4m3, DeviceConversion::e5m2_satfinite, DeviceConversion::e5m2})
+    for (std::uint64_t first : starts) {
+      const ConvertSweepResult r = sweep(c, first, std::uint64_t{1} << 22);
+      EXPECT_EQ(r.checked, std::uint64_t{1} << 22);
+      EXPECT_EQ(r.mismatches, 0u) << static_cast<int>(c) << " from 0x" << std::hex << first
+                                  << ": first 0x" << r.first_input << " ref 0x" << r.reference_code
+                                  << " device 0x" << r.device_code;
+    }
+}
+
+TEST_F(GpuPrecisionTest, AllPatternsInWellUnderASecond) {
+  GpuSession session(status_.devices.at(0), false);
+  DeviceBuffer result(sizeof(ConvertSweepResult));
+  const ConvertSweepResult fresh;
+  result.upload(&fresh, sizeof fresh);
+  const double t = session.time_sample_s([&](gpu_stream s) {
+    kernels::convert_sweep_cuda(DeviceConversion::fp16, 0, std::uint64_t{1} << 32,
+                                result.as<ConvertSweepResult>(), status_.devices.at(0).sm_count * 8,
+                                256, s);
+  });
+  ConvertSweepResult r;
+  result.download(&r, sizeof r);
+  EXPECT_EQ(r.checked, std::uint64_t{1} << 32);
+  EXPECT_EQ(r.mismatches, 0u);
+  EXPECT_LT(t, 1.0);
+}
+
+TEST(ConvertSweepArguments, RefusedBeforeAnyLaunch) {
+  EXPECT_THROW(kernels::convert_sweep_cuda(DeviceConversion::fp16, 1, std::uint64_t{1} << 32,
+                                           nullptr, 1, 256, nullptr),
+               std::invalid_argument);
+  EXPECT_THROW(kernels::convert_sweep_cuda(DeviceConversion::fp16, 0, 16, nullptr, 0, 256, nullptr),
+               std::invalid_argument);
+  EXPECT_THROW(
+      kernels::convert_sweep_cuda(DeviceConversion::fp16, 0, 16, nullptr, 1, 2048, nullptr),
+      std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace bb
