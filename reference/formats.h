@@ -9,10 +9,10 @@
 //   where the format has it, NaN where it has only NaN (E4M3), ±max finite where it has neither.
 //   Rounding toward zero (or away from the overflow's side) never overflows past ±max finite.
 // - E8M0 (scale 2^(code − 127), no sign, no zero): the magnitude of x; zero and anything below
-// 2^-127
-//   rounds within [2^-127, …]; beyond 2^127, NaN (non-saturating) or 2^127.
+//   2^-127 give 2^-127 (or 2^-126 rounding up); beyond 2^127, NaN (non-saturating) or 2^127.
 #pragma once
 
+#include <algorithm>
 #include <cfenv>
 #include <cmath>
 #include <cstdint>

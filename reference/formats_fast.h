@@ -7,6 +7,8 @@
 #pragma once
 
 #include <cstdint>
+#include <stdexcept>
+#include <string>
 
 #include "theory/formats.h"
 
@@ -28,6 +30,9 @@ struct Fp32Target {
 };
 
 inline Fp32Target fp32_target(const theory::FormatSpec& f, bool saturate) {
+  if (f.mantissa_bits > 23 || 1 - f.bias < -126 || f.specials == theory::Specials::scale_nan)
+    throw std::invalid_argument("fp32_target: " + std::string(f.name) +
+                                " is not a target of the fp32 fast path");
   return {f.bits, f.exponent_bits, f.mantissa_bits, f.bias, f.specials, saturate};
 }
 

@@ -8,7 +8,9 @@
 // `round_up` takes e = ceil(log2(amax / max_elem)), so
 // amax / X ≤ max_elem and nothing clips, at up to one binade of resolution.
 // NVFP4: block scale s = e4m3_up(amax_b / (6 · g)) with the tensor scale g = amax / (448 · 6), the
-// E4M3 rounding taken upward so that amax_b / (s·g) ≤ 6: no clipping either.
+// E4M3 rounding taken upward so that amax_b / (s·g) ≤ 6: no clipping either. (NVIDIA's recipe
+// rounds the block scale to nearest, saturating, so its blocks can clip by up to one E4M3 step;
+// results here will then differ from NVFP4 data made by NVIDIA's tools.)
 // Bad input is refused (std::invalid_argument): NaN or ±inf, a block size not dividing the length.
 #pragma once
 
@@ -55,6 +57,10 @@ inline double block_amax(std::span<const float> b) {
 inline BlockQuantized mx_quantize(std::span<const float> x, theory::Format element,
                                   MxScaleRule rule, std::size_t block = 32) {
   detail::check_blocks(x, block);
+  if (element != theory::Format::e4m3 && element != theory::Format::e5m2 &&
+      element != theory::Format::e2m3 && element != theory::Format::e3m2 &&
+      element != theory::Format::e2m1)
+    throw std::invalid_argument("mx_quantize: MX elements are E4M3, E5M2, E2M3, E3M2 or E2M1");
   const FormatSpec& f = theory::format_spec(element);
   const FormatSpec& e8m0 = theory::format_spec(theory::Format::e8m0);
   BlockQuantized q;
@@ -87,7 +93,9 @@ inline BlockQuantized nvfp4_quantize(std::span<const float> x, std::size_t block
   q.block = block;
   q.element = theory::Format::e2m1;
   const double amax = detail::block_amax(x);
-  q.tensor_scale = amax > 0 ? amax / (theory::max_finite(e4m3) * theory::max_finite(fp4)) : 1.0;
+  // The tensor scale is an fp32 value, as stored.
+  q.tensor_scale = static_cast<float>(
+      amax > 0 ? amax / (theory::max_finite(e4m3) * theory::max_finite(fp4)) : 1.0);
   for (std::size_t b0 = 0; b0 < x.size(); b0 += block) {
     const double ab = detail::block_amax(x.subspan(b0, block));
     // Rounded up, so that no element of the block exceeds 6 after scaling; a zero block keeps the

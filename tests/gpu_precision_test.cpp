@@ -3,6 +3,9 @@
 // argument checks run everywhere (they fail before any CUDA call).
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <vector>
+
 #include "harness/gpu.h"
 #include "kernels/convert.h"
 #include "reference/formats_fast.h"
@@ -35,8 +38,13 @@ ConvertSweepResult sweep(DeviceConversion c, std::uint64_t first, std::uint64_t 
 TEST_F(GpuPrecisionTest, DeviceConversionsAgreeAroundTheirBoundaries) {
   // 2^22 patterns from 1.0 up, from fp16's largest finite value up through infinity, and the
   // subnormal and NaN ranges, for every conversion.
-  const std::uint64_t starts[] = {0x3F800000u, 0x477FE000u, 0x00000000u, 0x7F800000u,
-                                  0x43E00000u /* 448 */};
+  // Positive and negative: 1.0; fp16's max to inf; E5M2's max and overflow; bf16's overflow;
+  // fp32 subnormals and zero; fp16 and fp8 subnormal thresholds; 448 (E4M3's max); inf and NaN.
+  std::vector<std::uint64_t> starts;
+  for (std::uint64_t s : {0x3F800000u, 0x477FE000u, 0x47600000u, 0x7F7F0000u, 0x00000000u,
+                          0x33000000u, 0x3A800000u, 0x3B800000u, 0x43E00000u, 0x7F800000u})
+    for (std::uint64_t sign : {0x0u, 0x80000000u})
+      starts.push_back(std::min(s | sign, (std::uint64_t{1} << 32) - (std::uint64_t{1} << 22)));
   for (DeviceConversion c :
        {DeviceConversion::fp16, DeviceConversion::bf16, DeviceConversion::e4m3_satfinite,
         DeviceConversion::e4m3, DeviceConversion::e5m2_satfinite, DeviceConversion::e5m2})

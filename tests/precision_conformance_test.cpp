@@ -79,7 +79,8 @@ Tally sweep(const FormatSpec& f, Rounding r, Overflow o, int kept,
             const std::function<std::uint64_t(float)>& partner) {
   const std::vector<std::uint32_t> sample =
       exhaustive() ? std::vector<std::uint32_t>{} : dense_sample(kept);
-  const std::uint64_t n = exhaustive() ? std::uint64_t{1} << 32 : sample.size();
+  const bool all = sample.empty();  // read once: the loop below runs up to 2^32 times
+  const std::uint64_t n = all ? std::uint64_t{1} << 32 : sample.size();
   const unsigned threads = std::max(1u, std::thread::hardware_concurrency());
   std::vector<Tally> part(threads);
   std::vector<std::thread> pool;
@@ -87,7 +88,7 @@ Tally sweep(const FormatSpec& f, Rounding r, Overflow o, int kept,
     pool.emplace_back([&, t] {
       Tally& k = part[t];
       for (std::uint64_t i = n * t / threads; i < n * (t + 1) / threads; ++i) {
-        const auto bits = exhaustive() ? static_cast<std::uint32_t>(i) : sample[i];
+        const auto bits = all ? static_cast<std::uint32_t>(i) : sample[i];
         const float x = from_bits(bits);
         const std::uint64_t got = partner(x), ref = reference_code(f, r, o, bits);
         ++k.checked;

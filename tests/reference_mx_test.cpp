@@ -80,6 +80,7 @@ TEST(BlockScaling, DefinedBehaviourOnBadInput) {
   EXPECT_THROW(mx_quantize(bad, Format::e4m3, MxScaleRule::round_up), std::invalid_argument);
   EXPECT_THROW(nvfp4_quantize(bad), std::invalid_argument);
   EXPECT_THROW(mx_quantize(zeros, Format::e4m3, MxScaleRule::round_up, 48), std::invalid_argument);
+  EXPECT_THROW(mx_quantize(zeros, Format::fp16, MxScaleRule::round_up), std::invalid_argument);
 }
 
 }  // namespace

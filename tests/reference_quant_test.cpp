@@ -64,13 +64,20 @@ TEST(Quantization, SqnrFollowsTheLaw) {
   for (int bits : {4, 8}) {
     for (QuantScheme scheme : {QuantScheme::symmetric, QuantScheme::asymmetric}) {
       const Quantized qz = quantize(uniform, n, bits, scheme);
-      EXPECT_NEAR(sqnr_db(uniform, dequantize(qz)), theory::sqnr_uniform_db(qz.groups[0]), 0.5)
+      EXPECT_NEAR(sqnr_db(uniform, dequantize(qz)), theory::sqnr_uniform_db(qz.groups[0], -1, 1),
+                  0.5)
           << "uniform, bits " << bits;
     }
   }
   const Quantized qs = quantize(sine, n, 8, QuantScheme::symmetric);
-  EXPECT_NEAR(sqnr_db(sine, dequantize(qs)), theory::sqnr_sine_db(qs.groups[0]), 0.5);
-  EXPECT_NEAR(theory::sqnr_uniform_db(qs.groups[0]), 6.02 * 8, 0.1);
+  EXPECT_NEAR(sqnr_db(sine, dequantize(qs)), theory::sqnr_sine_db(qs.groups[0], -1, 1), 0.5);
+  EXPECT_NEAR(theory::sqnr_uniform_db(qs.groups[0], -1, 1), 6.02 * 8, 0.1);
+  // A one-sided range [0, 1], asymmetric: the signal's power is 1/3, so 54.2 dB, not 48.1.
+  std::vector<float> positive(n);
+  for (std::size_t i = 0; i < n; ++i) positive[i] = 0.5f * (uniform[i] + 1);
+  const Quantized qp = quantize(positive, n, 8, QuantScheme::asymmetric);
+  EXPECT_NEAR(sqnr_db(positive, dequantize(qp)), theory::sqnr_uniform_db(qp.groups[0], 0, 1), 0.5);
+  EXPECT_NEAR(theory::sqnr_uniform_db(qp.groups[0], 0, 1), 54.2, 0.1);
 }
 
 TEST(Quantization, StochasticRoundingIsUnbiasedNearestIsNot) {

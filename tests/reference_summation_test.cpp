@@ -117,8 +117,9 @@ TEST(SummationBounds, HandWorked) {
   EXPECT_DOUBLE_EQ(theory::recursive_sum_bound(1025, u, 1.0), theory::gamma_n(1024, u));
   EXPECT_DOUBLE_EQ(theory::pairwise_sum_bound(1025, u, 1.0), theory::gamma_n(11, u));
   EXPECT_NEAR(theory::probabilistic_dot_bound(1e4, u, 5, 1.0), 5 * 100 * u, 1e-3 * 5 * 100 * u);
-  // (1 − u)² moves it by ~1.5e-6 relative.
-  EXPECT_NEAR(theory::probabilistic_bound_failure(5, u), 2 * std::exp(-12.5), 1e-5 * 7.5e-6);
+  // n products at once: 2n·exp(−λ²(1 − u)²/2); (1 − u)² moves it by ~1.5e-6 relative.
+  EXPECT_NEAR(theory::probabilistic_bound_failure(1e4, 5, u), 2e4 * std::exp(-12.5), 1e-5 * 0.075);
+  EXPECT_EQ(theory::probabilistic_bound_failure(1e6, 5, u), 1.0);  // vacuous: capped at 1
 }
 
 }  // namespace

@@ -205,12 +205,12 @@ std::vector<Formula> all_formulas() {
              {"kahan_bound", kahan_sum_bound(n, u, s), ""},
              {"dot_bound", dot_bound(n, u, s), ""},
              {"probabilistic_dot_bound", probabilistic_dot_bound(n, u, l, s), ""},
-             {"probabilistic_failure_probability", probabilistic_bound_failure(l, u), ""}};
+             {"probabilistic_failure_probability", probabilistic_bound_failure(n, l, u), ""}};
        }},
       {"quant",
        "x ~ s(q - z); symmetric s = amax/(2^(b-1)-1), z = 0; asymmetric s = (max-min)/(2^b-1), "
-       "z = round(-min/s); |error| <= s/2 in range; noise s^2/12; SQNR 20 log10(L-1) dB (+1.76 "
-       "sine)",
+       "z = round(-min/s); |error| <= s/2 in range; noise s^2/12; SQNR 10 log10(P/(s^2/12)), P of "
+       "a uniform signal or a sine spanning [min, max]",
        "Jacob et al., CVPR 2018; Nagel et al., A White Paper on Neural Network Quantization, 2021",
        {{"min", "smallest value of the tensor, channel or group", {}, false, false, "", true},
         {"max", "largest value", {}, false, false, "", true},
@@ -220,14 +220,15 @@ std::vector<Formula> all_formulas() {
          const IntQuant p = int_quant_params(
              a.number("min"), a.number("max"), static_cast<int>(a.number("bits")),
              a.choice("scheme") == "symmetric" ? QuantScheme::symmetric : QuantScheme::asymmetric);
-         return std::vector<FormulaOutput>{{"scale", p.scale, ""},
-                                           {"zero_point", static_cast<double>(p.zero_point), ""},
-                                           {"q_min", static_cast<double>(p.q_min), ""},
-                                           {"q_max", static_cast<double>(p.q_max), ""},
-                                           {"max_error", quant_max_error(p), ""},
-                                           {"noise_variance", quant_noise_variance(p), ""},
-                                           {"sqnr_uniform_db", sqnr_uniform_db(p), ""},
-                                           {"sqnr_sine_db", sqnr_sine_db(p), ""}};
+         return std::vector<FormulaOutput>{
+             {"scale", p.scale, ""},
+             {"zero_point", static_cast<double>(p.zero_point), ""},
+             {"q_min", static_cast<double>(p.q_min), ""},
+             {"q_max", static_cast<double>(p.q_max), ""},
+             {"max_error", quant_max_error(p), ""},
+             {"noise_variance", quant_noise_variance(p), ""},
+             {"sqnr_uniform_db", sqnr_uniform_db(p, a.number("min"), a.number("max")), ""},
+             {"sqnr_sine_db", sqnr_sine_db(p, a.number("min"), a.number("max")), ""}};
        }},
       {"bank-conflicts",
        "ways = gcd(stride in 4-byte words, 32); passes = ways",

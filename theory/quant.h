@@ -3,6 +3,7 @@
 // range, and the noise law. Derivations: theory/README.md, "Quantization".
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <stdexcept>
@@ -46,11 +47,16 @@ inline IntQuant int_quant_params(double min, double max, int bits, QuantScheme s
 inline double quant_max_error(const IntQuant& p) { return p.scale / 2; }
 inline double quant_noise_variance(const IntQuant& p) { return p.scale * p.scale / 12; }
 
-// SQNR of a signal filling the range with L = q_max − q_min + 1 levels: uniform, 20·log10(L − 1)
-// dB (≈ 6.02·b); a full-scale sine has 1.5× the power: + 10·log10(1.5) = 1.76 dB.
-inline double sqnr_uniform_db(const IntQuant& p) {
-  return 20 * std::log10(static_cast<double>(p.q_max - p.q_min));
+// SQNR = 10·log10(P / (s²/12)) of a signal spread over [min, max]: uniform over it, power
+// P = (min² + min·max + max²)/3; a sine spanning it, P = c² + a²/2 (centre c, amplitude a). For a
+// zero-mean signal filling a symmetric range of L = q_max − q_min + 1 levels the uniform one is
+// 20·log10(L − 1) dB (≈ 6.02·b) and the sine 1.76 dB more.
+inline double sqnr_uniform_db(const IntQuant& p, double min, double max) {
+  return 10 * std::log10((min * min + min * max + max * max) / 3 / quant_noise_variance(p));
 }
-inline double sqnr_sine_db(const IntQuant& p) { return sqnr_uniform_db(p) + 10 * std::log10(1.5); }
+inline double sqnr_sine_db(const IntQuant& p, double min, double max) {
+  const double c = (max + min) / 2, a = (max - min) / 2;
+  return 10 * std::log10((c * c + a * a / 2) / quant_noise_variance(p));
+}
 
 }  // namespace bb::theory

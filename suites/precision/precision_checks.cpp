@@ -51,9 +51,11 @@ std::vector<Check> precision_suite_checks(const std::vector<CaseResult>& results
   for (const auto& [alg, s] : by_alg) {
     checks.push_back(
         make_check("summation/" + alg + "/bound",
-                   alg == "recursive"  ? "|S^ - S| <= gamma_(n-1) sum|x| (Higham 4.4)"
-                   : alg == "pairwise" ? "|S^ - S| <= gamma_ceil(log2 n) sum|x| (Higham 4.6)"
-                                       : "|S^ - S| <= (2u + 2nu^2) sum|x| (Higham 4.8)",
+                   alg == "recursive" ? "|S^ - S| <= gamma_(n-1) sum|x| (Higham 4.4)"
+                   : alg == "pairwise"
+                       ? "|S^ - S| <= gamma_ceil(log2 n) sum|x| (Higham 4.6)"
+                       : "|S^ - S| <= (2u + 2nu^2) sum|x| (Higham 4.8: 2u + O(nu^2); the O-term "
+                         "constant 2 is an estimate)",
                    1, s.worst, 0, s.worst <= 1,
                    fmt("largest error over its bound, all n and seeds: %.3g", s.worst)));
     if (s.n.size() >= 3) exponent[alg] = power_law_fit(s.n, s.median).slope;

@@ -1,5 +1,6 @@
 // GPU precision cases: CUDA's device conversions (fp32 → fp16, bf16, E4M3 and E5M2, saturating
 // and not) against the reference rounding over all 2^32 fp32 inputs, on the device.
+#include <cstdio>
 #include <vector>
 
 #include "harness/cuda_check.h"
@@ -28,7 +29,15 @@ class ConvertSweep final : public Instance {
     const std::vector<double> got = {static_cast<double>(r.checked),
                                      static_cast<double>(r.mismatches)};
     const std::vector<double> want = {static_cast<double>(kAllPatterns), 0.0};
-    return compare<double, double>(got, want, Tolerance{0, 0});
+    Comparison c = compare<double, double>(got, want, Tolerance{0, 0});
+    if (r.mismatches > 0) {  // the evidence, in the check's reason
+      char line[160];
+      std::snprintf(line, sizeof line,
+                    "first disagreeing fp32 input 0x%08x: reference code 0x%x, device code 0x%x",
+                    r.first_input, r.reference_code, r.device_code);
+      c.first_mismatches.insert(c.first_mismatches.begin(), line);
+    }
+    return c;
   }
   void run(gpu_stream s) override {
     const kernels::ConvertSweepResult fresh;

@@ -42,9 +42,10 @@ class ConvertFp16 final : public Instance {
     for (std::size_t i = 0; i < x_.size(); ++i) {
       std::uint32_t bits;
       std::memcpy(&bits, &x_[i], 4);
-      got[i] = reference::decode(fp16, out_[i]);
-      want[i] = reference::decode(
-          fp16, reference::encode_fp32_nearest(fp16, bits, reference::Overflow::non_saturating));
+      // Codes, not values: −0 and +0 must differ too.
+      got[i] = out_[i];
+      want[i] = static_cast<double>(
+          reference::encode_fp32_nearest(fp16, bits, reference::Overflow::non_saturating));
     }
     return compare<double, double>(got, want, Tolerance{0, 0});
   }
