@@ -3,6 +3,8 @@
 #include <cmath>
 #include <cstdio>
 
+#include "theory/hierarchy.h"
+
 namespace bb {
 namespace {
 
@@ -12,16 +14,6 @@ std::string fmt(const char* f, double a, double b = 0, double c = 0) {
   char buf[256];
   std::snprintf(buf, sizeof buf, f, a, b, c);
   return buf;
-}
-
-std::string size_text(double bytes) {
-  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-  int u = 0;
-  while (bytes >= 1024 && u < 4) {
-    bytes /= 1024;
-    ++u;
-  }
-  return fmt("%.3g ", bytes) + units[u];
 }
 
 // j[key] when it is there, else an empty object (no temporaries: what is returned outlives the
@@ -38,17 +30,18 @@ double num(const json& j, const char* key) {
 std::string levels_text(const json& sweep, bool latency) {
   std::string s;
   for (const auto& p : child(sweep, "plateaus"))
-    s += "      " + size_text(num(p, "from_bytes")) + " – " + size_text(num(p, "to_bytes")) + ": " +
+    s += "      " + theory::format_bytes(num(p, "from_bytes")) + " – " +
+         theory::format_bytes(num(p, "to_bytes")) + ": " +
          (latency ? fmt("%.3g ns", num(p, "latency_ns"))
                   : fmt("%.4g GB/s", num(p, "bytes_per_s") / 1e9)) +
          "\n";
   for (const auto& l : child(sweep, "levels")) {
     const double detected = num(l, "detected_bytes");
-    s += "      " + l.value("name", "?") + ": reported " + size_text(num(l, "reported_bytes")) +
-         ", detected " +
-         (std::isnan(detected)
-              ? std::string("no clear step")
-              : size_text(detected) + fmt(" (x%.2f)", detected / num(l, "reported_bytes"))) +
+    s += "      " + l.value("name", "?") + ": reported " +
+         theory::format_bytes(num(l, "reported_bytes")) + ", detected " +
+         (std::isnan(detected) ? std::string("no clear step")
+                               : theory::format_bytes(detected) +
+                                     fmt(" (x%.2f)", detected / num(l, "reported_bytes"))) +
          "\n";
   }
   return s;

@@ -97,24 +97,15 @@ void run_one(benchmark::State& st, RunState& rs, const SelectedCase& sel) {
       if (sel.item->extra_checks)
         for (auto& c : sel.item->extra_checks(p, rec.m)) rec.checks.push_back(std::move(c));
     }
-  } catch (const CaseSkipped& e) {
-    rec.error = std::string("skipped: ") + e.what();
-    rec.skipped = true;
-    Check k;
-    k.suite = suite;
-    k.name = name + "/run";
-    k.law = "the case prepares, validates and runs without error";
-    k.verdict = Verdict::skip;
-    k.reason = e.what();
-    rec.checks.push_back(k);
-    if (!st.error_occurred()) st.SkipWithError(rec.error.c_str());
   } catch (const std::exception& e) {
-    rec.error = e.what();
+    // CaseSkipped (the case does not fit this machine) is a SKIP; anything else a FAIL.
+    rec.skipped = dynamic_cast<const CaseSkipped*>(&e) != nullptr;
+    rec.error = (rec.skipped ? "skipped: " : "") + std::string(e.what());
     Check k;
     k.suite = suite;
     k.name = name + "/run";
     k.law = "the case prepares, validates and runs without error";
-    k.verdict = Verdict::fail;
+    k.verdict = rec.skipped ? Verdict::skip : Verdict::fail;
     k.reason = e.what();
     rec.checks.push_back(k);
     if (!st.error_occurred()) st.SkipWithError(rec.error.c_str());

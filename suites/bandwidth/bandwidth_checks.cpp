@@ -28,16 +28,7 @@ std::string fmt(const char* f, double a, double b = 0, double c = 0) {
 
 Check make_check(const std::string& name, const std::string& law, double predicted, double measured,
                  double tolerance, Verdict v, const std::string& reason) {
-  Check k;
-  k.suite = "bandwidth";
-  k.name = name;
-  k.law = law;
-  k.predicted = predicted;
-  k.measured = measured;
-  k.tolerance = tolerance;
-  k.verdict = v;
-  k.reason = reason;
-  return k;
+  return {"bandwidth", name, law, predicted, measured, tolerance, v, reason};
 }
 
 struct Curve {

@@ -39,6 +39,13 @@ inline void check_host_memory(const HostInfo& host, std::uint64_t bytes) {
                       std::to_string(host.memory_bytes >> 20) + " MiB");
 }
 
+// Refuses (as a SKIP) device allocations beyond 3/4 of the GPU's memory.
+inline void check_gpu_memory(const GpuDevice& gpu, std::uint64_t bytes) {
+  if (gpu.memory_bytes > 0 && bytes > gpu.memory_bytes / 4 * 3)
+    throw CaseSkipped("needs " + std::to_string(bytes >> 20) + " MiB of GPU memory, " + gpu.name +
+                      " has " + std::to_string(gpu.memory_bytes >> 20) + " MiB");
+}
+
 template <class T>
 Work stream_work(const theory::StreamKernel& k, std::size_t n) {
   Work w;

@@ -40,12 +40,6 @@ std::vector<float> mod3_floats(std::size_t n) {
   return v;
 }
 
-void check_gpu_memory(const GpuDevice& gpu, std::uint64_t bytes) {
-  if (bytes > gpu.memory_bytes / 4 * 3)
-    throw CaseSkipped("needs " + std::to_string(bytes >> 20) + " MiB of GPU memory, " + gpu.name +
-                      " has " + std::to_string(gpu.memory_bytes >> 20) + " MiB");
-}
-
 class ReadSweepCuda final : public Instance {
  public:
   ReadSweepCuda(int blocks, std::size_t n16, int passes)

@@ -56,13 +56,6 @@ void parallel_for(std::size_t n, const F& f) {
   if (error) std::rethrow_exception(error);
 }
 
-// Refuses (as a SKIP) device allocations beyond 3/4 of the GPU's memory.
-void check_device_memory(const GpuDevice& gpu, std::uint64_t bytes) {
-  if (gpu.memory_bytes > 0 && bytes > gpu.memory_bytes / 4 * 3)
-    throw CaseSkipped("needs " + std::to_string(bytes >> 20) + " MiB of GPU memory, " + gpu.name +
-                      " has " + std::to_string(gpu.memory_bytes >> 20) + " MiB");
-}
-
 // ---- The FMA chain ---------------------------------------------------------------------------
 
 struct ChainType {
@@ -198,7 +191,7 @@ Case chain_case(const ChainType& t, int k, bool in_quick) {
            const std::size_t n_dram = chain_dram_elements(gpu, element_bytes);
            const std::size_t n = chain_elements(n_dram, k);
            check_host_memory(ctx.host, n * element_bytes);  // validate()'s staging copy
-           check_device_memory(gpu, n * element_bytes);
+           check_gpu_memory(gpu, n * element_bytes);
            auto instance = std::make_unique<FmaChainCuda>(gpu, t, n, k);
            Prepared p;
            const double elements = static_cast<double>(n);
@@ -354,8 +347,8 @@ Case gemm_case(const GemmType& t) {
            const auto input_bytes = static_cast<double>(reference::storage_bytes(t.input));
            const auto output_bytes = static_cast<double>(reference::storage_bytes(t.output));
            check_host_memory(ctx.host, static_cast<std::uint64_t>(n * n * input_bytes));
-           check_device_memory(
-               gpu, static_cast<std::uint64_t>(n * n * (2 * input_bytes + output_bytes)));
+           check_gpu_memory(gpu,
+                            static_cast<std::uint64_t>(n * n * (2 * input_bytes + output_bytes)));
            Prepared p;
            p.instance = std::make_unique<GemmCuda>(t, kGemmN);
            // C = A·B, n×n: n³ multiply-adds (2n³ flop); A and B read and C written at least once.

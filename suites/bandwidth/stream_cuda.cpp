@@ -109,9 +109,7 @@ Case stream_case(StreamOp op, const char* dtype, int access_bytes, bool in_quick
            const std::size_t n =
                stream_elements(gpu.l2_bytes, kCudaCacheMultiple, sizeof(T), kCudaMinElements);
            check_host_memory(ctx.host, 4 * n * sizeof(T));  // host copies of a, b, c, expected
-           if (3 * n * sizeof(T) > gpu.memory_bytes / 4 * 3)
-             throw CaseSkipped("needs " + std::to_string(3 * n * sizeof(T) >> 20) +
-                               " MiB of GPU memory");
+           check_gpu_memory(gpu, 3 * n * sizeof(T));
            auto instance = std::make_unique<StreamCuda<T>>(gpu, op, access_bytes, n);
            Prepared p;
            p.params = {{"kernel", kk.name},

@@ -224,16 +224,9 @@ void spill_checks(const std::vector<CaseResult>& results, std::vector<Check>& ou
 
 Check occupancy_check(const std::string& name, const std::string& law, double predicted,
                       double measured, double tolerance, bool ok, const std::string& reason) {
-  Check k;
-  k.suite = "occupancy";
-  k.name = name;
-  k.law = law;
-  k.predicted = predicted;
-  k.measured = measured;
-  k.tolerance = tolerance;
-  k.verdict = ok ? Verdict::pass : Verdict::fail;
-  k.reason = reason;
-  return k;
+  return {
+      "occupancy", name, law, predicted, measured, tolerance, ok ? Verdict::pass : Verdict::fail,
+      reason};
 }
 
 int max_co_resident(const std::vector<kernels::BlockRecord>& records) {

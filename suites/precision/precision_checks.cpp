@@ -12,16 +12,9 @@ namespace {
 
 Check make_check(const std::string& name, const std::string& law, double predicted, double measured,
                  double tolerance, bool ok, const std::string& reason) {
-  Check k;
-  k.suite = "precision";
-  k.name = name;
-  k.law = law;
-  k.predicted = predicted;
-  k.measured = measured;
-  k.tolerance = tolerance;
-  k.verdict = ok ? Verdict::pass : Verdict::fail;
-  k.reason = reason;
-  return k;
+  return {
+      "precision", name, law, predicted, measured, tolerance, ok ? Verdict::pass : Verdict::fail,
+      reason};
 }
 
 std::string fmt(const char* f, double a, double b = 0) {
