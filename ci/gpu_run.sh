@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # The GPU side of CI. On a machine with a GPU: every GPU test, the GPU tests under compute-sanitizer
 # (memcheck, racecheck), the CPU unit tests, `boundbench run` over every suite, and a PyTorch peer
-# measurement, a report and the baseline comparison, in one output folder: gpu_run.log (with
-# nvidia-smi), info.json, gpu_test.xml, run.json, run.md, torch_peer.json, report.html, compare.md
-# (at most 8 files, for the device tool).
+# measurement, the NCCL collectives, a report and the baseline comparison, in one output folder:
+# gpu_run.log (with nvidia-smi and `info`), gpu_test.xml, run.json, run.md, collectives.json,
+# torch_peer.json, report.html, compare.md (at most 8 files, for the device tool).
 #   ci/gpu_run.sh [BIN_DIR] [OUT_DIR]
 # BIN_DIR holds boundbench, gpu_test, theory_test, harness_test: bundle/bin (from ci/bundle.sh,
 # default) or build/default after a local build; OUT_DIR defaults to $OUT, else ./gpu-results.
@@ -46,12 +46,14 @@ step() {  # step NAME COMMAND...: runs it, logs it, records failure
 } >>"$log" 2>&1
 
 step info "$bin/boundbench" info
-"$bin/boundbench" info --json >"$out/info.json" 2>>"$log"
+scratch=$(mktemp -d)
+"$bin/boundbench" info --json >"$scratch/info.json" 2>>"$log"
+cat "$scratch/info.json" >>"$log"
 # On a GPU runner "no usable GPU" is a failure, not a skip: otherwise every GPU test skips and passes.
 step gpu_usable python3 -c 'import json, sys
 g = json.load(open(sys.argv[1]))["gpus"]
 print("GPU usable:", g["usable"], g["reason"], [d["name"] for d in g["devices"]])
-sys.exit(0 if g["usable"] else 1)' "$out/info.json"
+sys.exit(0 if g["usable"] else 1)' "$scratch/info.json"
 # --gtest_fail_if_no_test_run is not in GoogleTest 1.12; GTEST_SKIP is caught by gpu_usable above.
 step gpu_test "$tests/gpu_test" --gtest_output=xml:"$out/gpu_test.xml"
 step unit_tests sh -c "'$tests/theory_test' && '$tests/harness_test'"
@@ -66,6 +68,9 @@ fi
 # overrides, e.g. BB_RUN_ARGS="--backend cuda" for the full rule.
 read -r -a run_args <<<"${BB_RUN_ARGS:---backend cuda --quick}"
 step run "$bin/boundbench" run "${run_args[@]}" --out "$out/run.json" --summary "$out/run.md"
+# NCCL between this machine's GPUs in one process (one GPU: world size 1, the code path validated).
+step collectives "$bin/boundbench" collectives --transport nccl --quick --out "$out/collectives.json" \
+  --summary "$scratch/collectives.md"
 if python3 -c "import torch; assert torch.cuda.is_available()" 2>/dev/null; then
   step torch_peer python3 "$here/torch_peer.py" "$out/torch_peer.json"
 fi
@@ -84,7 +89,7 @@ step report "$bin/boundbench" report "$out/run.json" --out "$tmp_report" &&
 rm -rf "$tmp_report"
 device=$(python3 -c 'import json, re, sys
 g = json.load(open(sys.argv[1]))["gpus"]
-print(re.sub(r"[^a-z0-9]+", "-", g["devices"][0]["name"].lower()).strip("-") if g["usable"] else "")' "$out/info.json" 2>/dev/null)
+print(re.sub(r"[^a-z0-9]+", "-", g["devices"][0]["name"].lower()).strip("-") if g["usable"] else "")' "$scratch/info.json" 2>/dev/null)
 baseline=$here/../results/baselines/$device.json
 if [[ -n $device && -f $baseline ]]; then
   step compare_baseline "$bin/boundbench" compare "$baseline" "$out/run.json" --markdown "$out/compare.md"

@@ -15,6 +15,7 @@ packages=(
   python3-matplotlib               # boundbench report: plots
   likwid                           # likwid-bench: the host STREAM reference measurement
   patchelf                         # GPU bundles: rpath $ORIGIN
+  openmpi-bin libopenmpi-dev       # collectives between processes (mpirun)
 )
 
 missing=()

@@ -49,3 +49,15 @@ if(CLANG_FORMAT)
            WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
   set_tests_properties(format.clang_format PROPERTIES LABELS "cpu;format")
 endif()
+
+# The collectives suite under mpirun (1, 2, 4 ranks; skipped with the reason when mpirun is absent).
+set(_collectives_tests MpiRuns.test_two_ranks MpiRuns.test_four_ranks_scaling
+  MpiRuns.test_theory_from_the_measured_link Reliability.test_watchdog_aborts_a_hung_collective
+  Reliability.test_ranks_with_different_arguments Reliability.test_bad_input
+  Reliability.test_nccl_without_gpu_says_why)
+foreach(t IN LISTS _collectives_tests)
+  add_test(NAME collectives.${t}
+           COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/collectives_cli_test.py
+                   $<TARGET_FILE:boundbench> ${t})
+  set_tests_properties(collectives.${t} PROPERTIES LABELS "cpu;cli;collectives" TIMEOUT 300)
+endforeach()

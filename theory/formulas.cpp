@@ -105,7 +105,7 @@ std::vector<Formula> all_formulas() {
   auto count = [](std::string name, std::string help, bool positive, std::string def = "") {
     return ParamSpec{std::move(name), std::move(help), {}, positive, true, std::move(def)};
   };
-  return {
+  std::vector<Formula> formulas = {
       {"occupancy",
        "blocks/SM = min(warps, registers, shared memory, block slots, barriers limits)",
        "CUDA C++ Programming Guide 13.0 (compute capabilities); checked against cuda_occupancy.h",
@@ -320,6 +320,8 @@ std::vector<Formula> all_formulas() {
               peak_flop_per_s(per_sm, static_cast<int>(a.number("sms")), a.number("sm_clock_hz"))}};
        }},
   };
+  for (auto& f : parallelism_formulas()) formulas.push_back(std::move(f));
+  return formulas;
 }
 
 double parse_quantity(const std::string& text) {

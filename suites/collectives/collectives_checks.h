@@ -1,0 +1,54 @@
+// The collectives suite's laws over its measurements: α–β fits per collective and rank count, busbw
+// agreement, the link bound, scaling in ranks; and the figures written to the results.
+#pragma once
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "harness/case.h"
+#include "reference/collectives.h"
+#include "theory/collectives.h"
+
+namespace bb::collectives {
+
+// One measured size of one collective.
+struct Point {
+  std::string transport;  // "mpi", "nccl"
+  theory::Collective op = theory::Collective::all_reduce;
+  reference::DType dtype = reference::DType::fp32;
+  reference::RedOp redop = reference::RedOp::sum;
+  bool in_place = false;
+  int ranks = 1;
+  double bytes = 0;   // n, as nccl-tests prints it
+  double time_s = 0;  // median over samples
+  std::uint64_t wrong = 0;
+  bool sweep = false;  // part of the size sweep that the fits use
+  // Oversubscription: ranks of this group on one node, and that node's cores (0: no limit, GPUs).
+  int ranks_on_node = 1, cores = 0;
+};
+
+double algbw_bytes_per_s(const Point& p);
+double busbw_bytes_per_s(const Point& p);
+
+struct CheckLimits {
+  double min_r2 = 0.95;               // of the α–β fit over the bandwidth-bound sizes
+  double busbw_spread = 0.20;         // all_reduce / all_gather / reduce_scatter
+  double link_tolerance = 0.25;       // busbw may exceed the fitted send_recv link by this
+  double rank_scaling_spread = 0.35;  // β across rank counts, oversubscription removed
+};
+
+std::vector<Check> collectives_checks(const std::vector<Point>& points,
+                                      const CheckLimits& limits = {});
+nlohmann::json collectives_figures(const std::vector<Point>& points);
+
+// The all_reduce link fitted in a results file (figures.collectives: NCCL before MPI, the most
+// ranks), for `theory --from`. Throws std::invalid_argument naming the file when there is none.
+struct MeasuredLink {
+  double alpha_s = 0, link_bytes_per_s = 0;
+  std::string source;  // "mpi, 4 ranks, all_reduce/fp32/sum/out-of-place"
+};
+MeasuredLink measured_link(const nlohmann::json& results, const std::string& path);
+
+}  // namespace bb::collectives

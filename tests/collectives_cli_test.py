@@ -1,0 +1,192 @@
+#!/usr/bin/env python3
+"""`boundbench collectives` end to end: MPI runs at 1, 2 and 4 ranks (verified, fitted, checked,
+valid results), the watchdog on a hung collective, ranks started with different arguments, bad
+input, and `theory --from` on the measured link.
+
+Usage: collectives_cli_test.py BOUNDBENCH [unittest args...]  (one ctest test per method)
+"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+
+BOUNDBENCH = None
+SRC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+MPIRUN = shutil.which("mpirun")
+
+
+def mpirun(np, *args, timeout=300, mpmd=None):
+    cmd = [MPIRUN, "--oversubscribe"]
+    if os.geteuid() == 0:
+        cmd.append("--allow-run-as-root")
+    cmd += ["-np", str(np), BOUNDBENCH, "collectives", *args]
+    if mpmd:
+        cmd += [":", "-np", "1", BOUNDBENCH, "collectives", *mpmd]
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+
+
+def bb(*args, timeout=300):
+    return subprocess.run([BOUNDBENCH, *args], capture_output=True, text=True, timeout=timeout)
+
+
+def needs_mpi(test):
+    return unittest.skipUnless(MPIRUN, "mpirun not found (install openmpi-bin: ci/setup.sh)")(test)
+
+
+class MpiRuns(unittest.TestCase):
+    """The whole pipeline on CPU processes: sweep, verification, busbw, fits, checks, results."""
+
+    def run_quick(self, np):
+        d = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, d)
+        out = os.path.join(d, "c.json")
+        t0 = time.time()
+        # --no-fail: the laws' verdicts depend on the MPI library and the machine (they are results);
+        # what must hold everywhere is asserted below.
+        r = mpirun(np, "--quick", "--no-fail", "--out", out)
+        print(f"mpirun -np {np} collectives --quick: {time.time() - t0:.1f} s")
+        self.assertEqual(r.returncode, 0, r.stdout[-3000:] + r.stderr[-3000:])
+        v = subprocess.run([sys.executable, os.path.join(SRC, "ci", "validate_results.py"), out,
+                            "--require-complete", "--min-benchmarks", "1"],
+                           capture_output=True, text=True)
+        self.assertEqual(v.returncode, 0, v.stdout + v.stderr)
+        doc = json.load(open(out))
+        self.assertTrue(os.path.getsize(os.path.join(d, "c.md")) > 0)
+        return doc, r
+
+    def assert_common(self, doc, np):
+        ctx = doc["context"]["boundbench"]["collectives"]
+        self.assertEqual(ctx["transport"], "mpi")
+        self.assertEqual(ctx["world_ranks"], np)
+        entries = doc["benchmarks"]
+        ranks = {e["params"]["ranks"] for e in entries}
+        self.assertEqual(ranks, {r for r in (1, 2, 4) if r <= np})
+        # Every collective verified exactly, every type, operator and placement covered.
+        verify = [c for c in doc["checks"] if c["name"].endswith("/verify")]
+        self.assertEqual(len(verify), len(entries))
+        self.assertTrue(all(c["verdict"] == "PASS" for c in verify))
+        seen = {(e["params"]["collective"], e["params"]["dtype"], e["params"]["redop"],
+                 e["params"]["in_place"]) for e in entries}
+        for op in ("all_reduce", "reduce_scatter", "reduce"):
+            for t in ("fp32", "bf16", "fp16", "int32"):
+                for red in ("sum", "max", "min"):
+                    for ip in (False, True):
+                        self.assertIn((op, t, red, ip), seen)
+        for e in entries:  # nccl-tests' conventions
+            p = e["params"]
+            f = {"all_reduce": 2 * (p["ranks"] - 1) / p["ranks"],
+                 "all_gather": (p["ranks"] - 1) / p["ranks"],
+                 "reduce_scatter": (p["ranks"] - 1) / p["ranks"],
+                 "all_to_all": (p["ranks"] - 1) / p["ranks"]}.get(p["collective"], 1)
+            self.assertAlmostEqual(e["algbw_bytes_per_s"], p["bytes"] / e["median_s"], delta=1e-6 * e["algbw_bytes_per_s"])
+            self.assertAlmostEqual(e["busbw_bytes_per_s"], e["algbw_bytes_per_s"] * f, delta=1e-6 * e["algbw_bytes_per_s"] + 1e-9)
+        # Fits at every rank count >= 2, with the laws evaluated (PASS or FAIL, not SKIP).
+        names = {c["name"]: c for c in doc["checks"]}
+        for p in (r for r in (2, 4) if r <= np):
+            series = doc["figures"]["collectives"]["mpi"][f"p{p}"]["series"]
+            for op in ("all_reduce", "all_gather", "reduce_scatter", "broadcast", "reduce",
+                       "all_to_all", "send_recv"):
+                s = next(v for k, v in series.items() if k.startswith(op + "/"))
+                # On a loaded machine α may clamp to 0 and fewer than 3 sizes may lie above n½
+                # (R² null: that fit's check is a SKIP saying so); the link is always fitted.
+                self.assertGreaterEqual(s["alpha_s"], 0)
+                self.assertGreater(s["link_bytes_per_s"], 1e6)
+                self.assertTrue(s["r2_bandwidth_bound"] is None or s["r2_bandwidth_bound"] <= 1)
+                fit = names[f"mpi/p{p}/{next(k for k in series if k.startswith(op + '/'))}/alpha-beta-fit"]
+                self.assertEqual(fit["verdict"] == "SKIP", s["r2_bandwidth_bound"] is None)
+            for law in ("busbw-agreement", "link-bound"):
+                self.assertIn(names[f"mpi/p{p}/{law}"]["verdict"], ("PASS", "FAIL"))
+        return names
+
+    @needs_mpi
+    def test_two_ranks(self):
+        doc, _ = self.run_quick(2)
+        names = self.assert_common(doc, 2)
+        # One rank count >= 2: scaling in ranks cannot be judged, and says so.
+        rs = [c for n, c in names.items() if n.endswith("/rank-scaling")]
+        self.assertEqual(len(rs), 7)
+        self.assertTrue(all(c["verdict"] == "SKIP" and "two rank counts" in c["reason"] for c in rs))
+
+    @needs_mpi
+    def test_four_ranks_scaling(self):
+        doc, _ = self.run_quick(4)
+        names = self.assert_common(doc, 4)
+        rs = [c for n, c in names.items() if n.endswith("/rank-scaling")]
+        self.assertEqual(len(rs), 7)
+        self.assertTrue(all(c["verdict"] in ("PASS", "FAIL") for c in rs))
+        cores = doc["figures"]["collectives"]["mpi"]["p4"]["cores"]
+        self.assertEqual(cores, os.cpu_count())
+
+    @needs_mpi
+    def test_theory_from_the_measured_link(self):
+        doc, _ = self.run_quick(2)
+        with tempfile.TemporaryDirectory() as d:
+            out = os.path.join(d, "c.json")
+            json.dump(doc, open(out, "w"))
+            r = bb("theory", "gradient-all-reduce", "--parameters", "1G", "--devices", "8",
+                   "--from", out, "--json")
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertIn("mpi, 2 ranks, all_reduce/fp32/sum/out-of-place", r.stdout)
+            j = json.loads(r.stdout[r.stdout.index("{"):])
+            s = doc["figures"]["collectives"]["mpi"]["p2"]["series"]["all_reduce/fp32/sum/out-of-place"]
+            want = 14 * s["alpha_s"] + 1.75 * 2e9 / s["link_bytes_per_s"]
+            self.assertAlmostEqual(j["outputs"]["time_s"], want, delta=1e-5 * want)
+            # compare reads the file like any other results file.
+            c = bb("compare", out, out)
+            self.assertEqual(c.returncode, 0, c.stdout + c.stderr)
+
+
+class Reliability(unittest.TestCase):
+
+    @needs_mpi
+    def test_watchdog_aborts_a_hung_collective(self):
+        with tempfile.TemporaryDirectory() as d:
+            out = os.path.join(d, "c.json")
+            r = mpirun(2, "--quick", "--no-coverage", "--timeout", "3", "--simulate-hang", "1",
+                       "--out", out, timeout=120)
+            self.assertNotEqual(r.returncode, 0)
+            line = next(l for l in r.stderr.splitlines() if "did not complete" in l)
+            # Rank 1 first takes part at 2 ranks; it stops at its second size there.
+            self.assertRegex(line, r"^boundbench collectives: error: all_reduce of \d+ bytes on 2 ranks")
+            self.assertIn("within 3 s", line)
+            doc = json.load(open(out))  # what was measured before the hang is kept
+            self.assertFalse(doc["context"]["boundbench"]["complete"])
+            self.assertEqual([e["params"]["ranks"] for e in doc["benchmarks"]][-1], 2)
+
+    @needs_mpi
+    def test_ranks_with_different_arguments(self):
+        with tempfile.TemporaryDirectory() as d:
+            out = os.path.join(d, "c.json")
+            r = mpirun(1, "--quick", "--max-bytes", "1Mi", "--out", out,
+                       mpmd=["--quick", "--max-bytes", "2Mi", "--out", out], timeout=120)
+            self.assertNotEqual(r.returncode, 0)
+            self.assertIn("boundbench collectives: error: rank 1 was started with other arguments",
+                          r.stderr)
+            self.assertFalse(os.path.exists(out))  # nothing measured
+
+    def test_bad_input(self):
+        for args, needle in ((["--op", "all_reduce_please"], "unknown collective 'all_reduce_please'"),
+                             (["--dtype", "fp8"], "unknown data type 'fp8'"),
+                             (["--step-factor", "1"], "--step-factor"),
+                             (["--min-bytes", "1Mi", "--max-bytes", "1Ki"], "--min-bytes"),
+                             (["--max-bytes", "lots"], "not a number"),
+                             (["--transport", "gloo"], "--transport")):
+            r = bb("collectives", *args)
+            self.assertEqual(r.returncode, 2, (args, r.stdout, r.stderr))
+            first = r.stderr.splitlines()[0]
+            self.assertIn("boundbench: error:", first)
+            self.assertIn(needle, first)
+
+    def test_nccl_without_gpu_says_why(self):
+        r = bb("collectives", "--transport", "nccl", "--quick")
+        self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
+        self.assertRegex(r.stderr.splitlines()[0], r"error: .*(no usable GPU|without NCCL)")
+
+
+if __name__ == "__main__":
+    BOUNDBENCH = os.path.abspath(sys.argv.pop(1))
+    unittest.main()

@@ -1,0 +1,282 @@
+// The collectives suite without processes: its theory (bus factors, α–β models, the fit, the
+// parallelism calculator), its reference (inputs and expected outputs, checked by executing every
+// collective on host buffers) and its checks on synthetic measurements.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <map>
+#include <vector>
+
+#include "reference/collectives.h"
+#include "suites/collectives/collectives_checks.h"
+#include "theory/collectives.h"
+#include "theory/parallelism.h"
+
+namespace bb {
+namespace {
+
+using reference::CollectiveShape;
+using reference::DType;
+using reference::RedOp;
+using theory::Algorithm;
+using theory::Collective;
+
+TEST(CollectivesTheory, BusBandwidthFactorsAreNcclTests) {
+  EXPECT_DOUBLE_EQ(theory::bus_bandwidth_factor(Collective::all_reduce, 8), 2.0 * 7 / 8);
+  EXPECT_DOUBLE_EQ(theory::bus_bandwidth_factor(Collective::all_gather, 4), 0.75);
+  EXPECT_DOUBLE_EQ(theory::bus_bandwidth_factor(Collective::reduce_scatter, 2), 0.5);
+  EXPECT_DOUBLE_EQ(theory::bus_bandwidth_factor(Collective::all_to_all, 4), 0.75);
+  for (auto c : {Collective::broadcast, Collective::reduce, Collective::send_recv})
+    EXPECT_DOUBLE_EQ(theory::bus_bandwidth_factor(c, 16), 1);
+}
+
+TEST(CollectivesTheory, BandwidthOptimalByteTermIsTheBusFactor) {
+  for (auto c : theory::kAllCollectives)
+    for (int p : {2, 3, 4, 8, 64}) {
+      const auto t = theory::alpha_beta_terms(c, theory::bandwidth_optimal_algorithm(c), p);
+      EXPECT_DOUBLE_EQ(t.byte_terms, theory::bus_bandwidth_factor(c, p))
+          << theory::collective_name(c);
+    }
+}
+
+TEST(CollectivesTheory, ThakurModels) {
+  const auto ring = theory::alpha_beta_terms(Collective::all_reduce, Algorithm::ring, 8);
+  EXPECT_DOUBLE_EQ(ring.latency_terms, 14);
+  EXPECT_DOUBLE_EQ(ring.byte_terms, 14.0 / 8);
+  const auto tree = theory::alpha_beta_terms(Collective::all_reduce, Algorithm::binomial_tree, 8);
+  EXPECT_DOUBLE_EQ(tree.latency_terms, 6);
+  EXPECT_DOUBLE_EQ(tree.byte_terms, 6);
+  const auto rab = theory::alpha_beta_terms(Collective::all_reduce, Algorithm::rabenseifner, 5);
+  EXPECT_DOUBLE_EQ(rab.latency_terms, 6);  // 2 ⌈log2 5⌉
+  EXPECT_DOUBLE_EQ(rab.byte_terms, 8.0 / 5);
+  const auto bcast = theory::alpha_beta_terms(Collective::broadcast, Algorithm::binomial_tree, 4);
+  EXPECT_DOUBLE_EQ(bcast.latency_terms, 2);
+  EXPECT_DOUBLE_EQ(bcast.byte_terms, 2);
+  // 1 GiB ring all-reduce on 8 ranks, α 5 µs, 400 GB/s links.
+  EXPECT_NEAR(theory::alpha_beta_time_s(ring, 0x1p30, 5e-6, 1 / 400e9),
+              14 * 5e-6 + 1.75 * 0x1p30 / 400e9, 1e-15);
+  EXPECT_THROW(theory::alpha_beta_terms(Collective::all_gather, Algorithm::binomial_tree, 4),
+               std::invalid_argument);
+  EXPECT_THROW(theory::alpha_beta_terms(Collective::all_reduce, Algorithm::ring, 0),
+               std::invalid_argument);
+}
+
+std::vector<double> sizes() {
+  std::vector<double> n;
+  for (double b = 8; b <= 0x1p26; b *= 2) n.push_back(b);
+  return n;
+}
+
+TEST(CollectivesTheory, FitRecoversAlphaAndBetaOfExactTimes) {
+  const auto terms = theory::alpha_beta_terms(Collective::all_reduce, Algorithm::ring, 4);
+  const double alpha = 2e-6, beta = 1 / 20e9;
+  std::vector<double> n = sizes(), t;
+  for (double b : n) t.push_back(theory::alpha_beta_time_s(terms, b, alpha, beta));
+  const auto f = theory::fit_alpha_beta(terms, n, t);
+  EXPECT_NEAR(f.alpha_s, alpha, alpha * 1e-9);
+  EXPECT_NEAR(f.beta_s_per_byte, beta, beta * 1e-9);
+  EXPECT_NEAR(f.half_bytes, 6 * alpha / (1.5 * beta), 1e-3);
+  EXPECT_NEAR(f.r2_bandwidth_bound, 1, 1e-12);
+  EXPECT_GE(f.bandwidth_bound_points, 3u);
+}
+
+TEST(CollectivesTheory, FitSeesACurvedBandwidthRegime) {
+  // Times that grow as n^1.5 beyond 1 MiB are not a line: R² must fall well below 0.95.
+  const auto terms = theory::alpha_beta_terms(Collective::all_gather, Algorithm::ring, 2);
+  std::vector<double> n = sizes(), t;
+  for (double b : n) t.push_back(1e-6 + b / 10e9 * (b > 0x1p20 ? std::pow(b / 0x1p20, 1.5) : 1));
+  const auto f = theory::fit_alpha_beta(terms, n, t);
+  EXPECT_LT(f.r2_bandwidth_bound, 0.95);
+}
+
+TEST(CollectivesTheory, FitRefusesWhatItCannotFit) {
+  const auto terms = theory::alpha_beta_terms(Collective::all_reduce, Algorithm::ring, 2);
+  const std::vector<double> one{8}, same{8, 8}, t2{1e-6, 1e-6}, bad{1e-6, 0};
+  EXPECT_THROW(theory::fit_alpha_beta(terms, one, std::vector<double>{1e-6}),
+               std::invalid_argument);
+  EXPECT_THROW(theory::fit_alpha_beta(terms, same, t2), std::invalid_argument);
+  EXPECT_THROW(theory::fit_alpha_beta(terms, std::vector<double>{8, 16}, bad),
+               std::invalid_argument);
+  const auto alone = theory::alpha_beta_terms(Collective::all_reduce, Algorithm::ring, 1);
+  EXPECT_THROW(theory::fit_alpha_beta(alone, std::vector<double>{8, 16}, t2),
+               std::invalid_argument);
+  // Constant times: no bandwidth term; β clamps to 0, n½ infinite, no R².
+  const auto f = theory::fit_alpha_beta(terms, std::vector<double>{8, 16, 32},
+                                        std::vector<double>{1e-6, 1e-6, 1e-6});
+  EXPECT_EQ(f.beta_s_per_byte, 0);
+  EXPECT_TRUE(std::isnan(f.r2_bandwidth_bound));
+}
+
+TEST(Parallelism, PaperValues) {
+  EXPECT_EQ(theory::global_batch(16, 64, 4), 4096);
+  // ZeRO paper, Figure 1: 7.5B parameters, 64 devices, K = 12.
+  EXPECT_DOUBLE_EQ(theory::zero_footprint(0, 7.5e9, 64).memory_bytes, 120e9);
+  EXPECT_NEAR(theory::zero_footprint(1, 7.5e9, 64).memory_bytes, 31.4e9, 0.05e9);
+  EXPECT_NEAR(theory::zero_footprint(2, 7.5e9, 64).memory_bytes, 16.6e9, 0.05e9);
+  EXPECT_NEAR(theory::zero_footprint(3, 7.5e9, 64).memory_bytes, 1.875e9, 1e6);
+  EXPECT_EQ(theory::zero_footprint(3, 1, 8).communication_elements, 3);
+  EXPECT_THROW(theory::zero_footprint(4, 1, 8), std::invalid_argument);
+  EXPECT_DOUBLE_EQ(theory::pipeline_bubble_fraction(4, 8), 3.0 / 11);
+  EXPECT_DOUBLE_EQ(theory::interleaved_bubble_ratio(4, 8, 2), 3.0 / 16);
+  const auto tp = theory::tensor_parallel_comm(1, 2048, 12288, 2, 8, 0, 1 / 100e9);
+  EXPECT_DOUBLE_EQ(tp.bytes_per_all_reduce, 2048.0 * 12288 * 2);
+  EXPECT_DOUBLE_EQ(tp.time_per_layer_s, 4 * 1.75 * tp.bytes_per_all_reduce / 100e9);
+  EXPECT_DOUBLE_EQ(theory::expert_all_to_all_bytes(4096, 2, 4096, 2, 8),
+                   4096.0 * 2 * 4096 * 2 * 7 / 8);
+  EXPECT_DOUBLE_EQ(theory::training_flop(175e9, 300e9), 3.15e23);  // GPT-3: 3.14e23 in the paper
+  EXPECT_DOUBLE_EQ(theory::model_flops_utilization(1e9, 1e3, 12e12), 0.5);
+}
+
+// Executes a collective on host buffers, from the definition, for `ranks` ranks.
+std::vector<std::vector<std::uint32_t>> execute(Collective c, RedOp op, DType t, int ranks,
+                                                int root, const CollectiveShape& s) {
+  const int a = reference::pattern_amplitude(t, ranks);
+  const std::size_t share = s.count / static_cast<std::size_t>(ranks);
+  std::vector<std::vector<double>> in(static_cast<std::size_t>(ranks));
+  for (int r = 0; r < ranks; ++r)
+    for (std::size_t i = 0; i < s.in_count; ++i)
+      in[static_cast<std::size_t>(r)].push_back(reference::pattern_value(r, i, a));
+  std::vector<std::vector<std::uint32_t>> out(static_cast<std::size_t>(ranks));
+  for (int r = 0; r < ranks; ++r) {
+    auto& o = out[static_cast<std::size_t>(r)];
+    for (std::size_t i = 0; i < s.out_count; ++i) {
+      double v = 0;
+      const auto red = [&](std::size_t k) {
+        double acc = in[0][k];
+        for (int j = 1; j < ranks; ++j) {
+          const double x = in[static_cast<std::size_t>(j)][k];
+          acc = op == RedOp::sum ? acc + x : op == RedOp::max ? std::max(acc, x) : std::min(acc, x);
+        }
+        return acc;
+      };
+      switch (c) {
+        case Collective::all_reduce:
+        case Collective::reduce: v = red(i); break;
+        case Collective::reduce_scatter: v = red(static_cast<std::size_t>(r) * share + i); break;
+        case Collective::all_gather: v = in[i / share][i % share]; break;
+        case Collective::broadcast: v = in[static_cast<std::size_t>(root)][i]; break;
+        case Collective::all_to_all:
+          v = in[i / share][static_cast<std::size_t>(r) * share + i % share];
+          break;
+        case Collective::send_recv:
+          v = in[static_cast<std::size_t>((r + ranks - 1) % ranks)][i];
+          break;
+      }
+      o.push_back(reference::encode_element(t, v));
+    }
+  }
+  return out;
+}
+
+TEST(CollectivesReference, ExpectedOutputsAreTheCollectivesExecuted) {
+  for (auto c : theory::kAllCollectives)
+    for (auto t : reference::kAllDTypes)
+      for (auto op : reference::kAllRedOps)
+        for (int ranks : {1, 2, 3, 4, 8}) {
+          const auto s = reference::collective_shape(c, 4 * 1000 + 24, ranks, t);
+          const int root = ranks - 1;
+          const auto outs = execute(c, op, t, ranks, root, s);
+          for (int r = 0; r < ranks; ++r) {
+            std::vector<char> buf(s.out_count * reference::dtype_bytes(t));
+            for (std::size_t i = 0; i < s.out_count; ++i)
+              reference::store_element(t, buf.data(), i, outs[static_cast<std::size_t>(r)][i]);
+            EXPECT_EQ(reference::count_wrong(c, op, t, r, ranks, root, s, buf.data()), 0u)
+                << theory::collective_name(c) << " " << reference::dtype_name(t) << " p=" << ranks;
+            if (!reference::has_output(c, r, root) || s.out_count == 0) continue;
+            reference::store_element(t, buf.data(), s.out_count / 2, 0x7E5Au);  // one wrong element
+            EXPECT_EQ(reference::count_wrong(c, op, t, r, ranks, root, s, buf.data()), 1u);
+            reference::poison_output(t, buf.data(), s.out_count);
+            EXPECT_EQ(reference::count_wrong(c, op, t, r, ranks, root, s, buf.data()), s.out_count);
+          }
+        }
+}
+
+TEST(CollectivesReference, SumsStayExactAndInputsAreNotZero) {
+  // Amplitudes keep |Σ| within the exact integers of each type.
+  EXPECT_EQ(reference::pattern_amplitude(DType::bf16, 64), 3);
+  EXPECT_EQ(reference::pattern_amplitude(DType::bf16, 128), 2);
+  EXPECT_EQ(reference::pattern_amplitude(DType::bf16, 256), 1);
+  std::size_t zeros = 0, n = 0;
+  for (int r = 0; r < 8; ++r)
+    for (std::size_t i = 0; i < 1000; ++i, ++n) zeros += reference::pattern_value(r, i, 3) == 0;
+  EXPECT_LT(zeros, n / 5);
+  // Shapes: whole shares, nccl-tests' size.
+  const auto ag = reference::collective_shape(Collective::all_gather, 1001 * 4, 4, DType::fp32);
+  EXPECT_EQ(ag.count, 1000u);
+  EXPECT_EQ(ag.in_count, 250u);
+  EXPECT_EQ(ag.bytes, 4000u);
+  const auto rs = reference::collective_shape(Collective::reduce_scatter, 4096, 2, DType::bf16);
+  EXPECT_EQ(rs.in_count, 2048u);
+  EXPECT_EQ(rs.out_count, 1024u);
+}
+
+// Synthetic measurements that follow the model exactly, per collective and rank count.
+std::vector<collectives::Point> model_points(double link_bytes_per_s, int cores) {
+  std::vector<collectives::Point> pts;
+  for (int p : {1, 2, 4})
+    for (auto c : theory::kAllCollectives)
+      for (double n : sizes()) {
+        collectives::Point pt;
+        pt.transport = "mpi", pt.op = c, pt.ranks = p, pt.bytes = n, pt.sweep = true;
+        pt.ranks_on_node = p, pt.cores = cores;
+        const double slow = cores > 0 ? std::max(1.0, static_cast<double>(p) / cores) : 1.0;
+        const auto terms = theory::alpha_beta_terms(c, theory::bandwidth_optimal_algorithm(c), p);
+        pt.time_s = theory::alpha_beta_time_s(terms, n, 1e-6, slow / link_bytes_per_s) +
+                    (p == 1 ? 1e-7 : 0);
+        pts.push_back(pt);
+      }
+  return pts;
+}
+
+TEST(CollectivesChecks, TheModelPassesEveryLaw) {
+  const auto checks = collectives::collectives_checks(model_points(10e9, 2));
+  int pass = 0;
+  for (const auto& c : checks) {
+    EXPECT_NE(c.verdict, Verdict::fail) << c.name << ": " << c.reason;
+    pass += c.verdict == Verdict::pass;
+  }
+  // Per rank count 2 and 4: 7 fits, agreement, link bound; 7 rank-scaling checks.
+  EXPECT_EQ(pass, 2 * 9 + 7);
+  const auto figures = collectives::collectives_figures(model_points(10e9, 2));
+  EXPECT_NEAR(figures["mpi"]["p4"]["series"]["all_reduce/fp32/sum/out-of-place"]["link_bytes_per_s"]
+                  .get<double>(),
+              10e9 / 2, 1e3);  // 4 ranks on 2 cores: half the link
+  nlohmann::json results = {{"figures", {{"collectives", figures}}}};
+  const auto link = collectives::measured_link(results, "x.json");
+  EXPECT_NEAR(link.alpha_s, 1e-6, 1e-12);
+  EXPECT_THROW(collectives::measured_link(nlohmann::json::object(), "x.json"),
+               std::invalid_argument);
+}
+
+TEST(CollectivesChecks, EachLawCanFail) {
+  auto pts = model_points(10e9, 0);  // no oversubscription correction: p = 4 is not slower
+  for (auto& p : pts) {
+    if (p.op == Collective::reduce_scatter && p.ranks == 2) p.time_s *= 3;  // a slow algorithm
+    if (p.op == Collective::broadcast && p.ranks == 4 && p.bytes > 0x1p20)
+      p.time_s *= std::pow(p.bytes / 0x1p20, 1.5);  // bent
+  }
+  std::map<std::string, Verdict> v;
+  for (const auto& c : collectives::collectives_checks(pts)) v[c.name] = c.verdict;
+  EXPECT_EQ(v.at("mpi/p2/busbw-agreement"), Verdict::fail);
+  EXPECT_EQ(v.at("mpi/p4/busbw-agreement"), Verdict::pass);
+  EXPECT_EQ(v.at("mpi/p4/broadcast/fp32/out-of-place/alpha-beta-fit"), Verdict::fail);
+  EXPECT_EQ(v.at("mpi/reduce_scatter/fp32/sum/out-of-place/rank-scaling"), Verdict::fail);
+  // A collective faster than the link: send_recv three times slower than the rest.
+  for (auto& p : pts)
+    if (p.op == Collective::send_recv) p.time_s *= 3;
+  v.clear();
+  for (const auto& c : collectives::collectives_checks(pts)) v[c.name] = c.verdict;
+  EXPECT_EQ(v.at("mpi/p4/link-bound"), Verdict::fail);
+}
+
+TEST(CollectivesChecks, OneRankOnlySaysWhyNothingIsFitted) {
+  auto pts = model_points(10e9, 0);
+  std::erase_if(pts, [](const collectives::Point& p) { return p.ranks > 1; });
+  const auto checks = collectives::collectives_checks(pts);
+  ASSERT_EQ(checks.size(), 1u);
+  EXPECT_EQ(checks[0].verdict, Verdict::skip);
+  EXPECT_NE(checks[0].reason.find("only 1 rank"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace bb

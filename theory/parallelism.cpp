@@ -1,0 +1,67 @@
+#include "theory/parallelism.h"
+
+#include <stdexcept>
+
+#include "theory/collectives.h"
+
+namespace bb::theory {
+
+double global_batch(double per_device_batch, double devices, double accumulation_steps) {
+  return per_device_batch * devices * accumulation_steps;
+}
+
+double gradient_all_reduce_s(double parameters, double bytes_per_parameter, int devices,
+                             double alpha_s, double beta_s_per_byte) {
+  const auto terms = alpha_beta_terms(Collective::all_reduce, Algorithm::ring, devices);
+  return alpha_beta_time_s(terms, parameters * bytes_per_parameter, alpha_s, beta_s_per_byte);
+}
+
+TensorParallelComm tensor_parallel_comm(double batch, double sequence, double hidden,
+                                        double bytes_per_element, int tp_degree, double alpha_s,
+                                        double beta_s_per_byte) {
+  TensorParallelComm c;
+  c.bytes_per_all_reduce = batch * sequence * hidden * bytes_per_element;
+  const auto terms = alpha_beta_terms(Collective::all_reduce, Algorithm::ring, tp_degree);
+  c.time_per_layer_s = c.all_reduces_per_layer *
+                       alpha_beta_time_s(terms, c.bytes_per_all_reduce, alpha_s, beta_s_per_byte);
+  return c;
+}
+
+double pipeline_bubble_fraction(int stages, int micro_batches) {
+  if (stages < 1 || micro_batches < 1)
+    throw std::invalid_argument("stages and micro-batches must be >= 1");
+  return static_cast<double>(stages - 1) / (micro_batches + stages - 1);
+}
+
+double interleaved_bubble_ratio(int stages, int micro_batches, int chunks_per_device) {
+  if (stages < 1 || micro_batches < 1 || chunks_per_device < 1)
+    throw std::invalid_argument("stages, micro-batches and chunks must be >= 1");
+  return static_cast<double>(stages - 1) / (static_cast<double>(chunks_per_device) * micro_batches);
+}
+
+double expert_all_to_all_bytes(double tokens_per_device, double top_k, double hidden,
+                               double bytes_per_element, int ep_degree) {
+  if (ep_degree < 1) throw std::invalid_argument("the expert-parallel degree must be >= 1");
+  return tokens_per_device * top_k * hidden * bytes_per_element * (ep_degree - 1) / ep_degree;
+}
+
+ZeroFootprint zero_footprint(int stage, double parameters, double devices,
+                             double optimizer_bytes_per_parameter) {
+  if (devices < 1) throw std::invalid_argument("ZeRO needs >= 1 data-parallel device");
+  const double psi = parameters, k = optimizer_bytes_per_parameter, nd = devices;
+  switch (stage) {
+    case 0: return {(2 + 2 + k) * psi, 2 * psi};
+    case 1: return {(2 + 2) * psi + k * psi / nd, 2 * psi};
+    case 2: return {2 * psi + (2 + k) * psi / nd, 2 * psi};
+    case 3: return {(2 + 2 + k) * psi / nd, 3 * psi};
+    default: throw std::invalid_argument("ZeRO stage must be 0, 1, 2 or 3");
+  }
+}
+
+double training_flop(double parameters, double tokens) { return 6 * parameters * tokens; }
+
+double model_flops_utilization(double parameters, double tokens_per_s, double peak_flop_per_s) {
+  return training_flop(parameters, tokens_per_s) / peak_flop_per_s;
+}
+
+}  // namespace bb::theory
