@@ -54,7 +54,7 @@ endif()
 set(_collectives_tests MpiRuns.test_two_ranks MpiRuns.test_four_ranks_scaling
   MpiRuns.test_theory_from_the_measured_link Reliability.test_watchdog_aborts_a_hung_collective
   Reliability.test_ranks_with_different_arguments Reliability.test_bad_input
-  Reliability.test_nccl_without_gpu_says_why)
+  Reliability.test_nccl_without_gpu_says_why NcclTestsComparison.test_within_and_beyond_tolerance)
 foreach(t IN LISTS _collectives_tests)
   add_test(NAME collectives.${t}
            COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/collectives_cli_test.py

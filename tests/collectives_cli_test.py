@@ -187,6 +187,40 @@ class Reliability(unittest.TestCase):
         self.assertRegex(r.stderr.splitlines()[0], r"error: .*(no usable GPU|without NCCL)")
 
 
+class NcclTestsComparison(unittest.TestCase):
+    """ci/compare_nccl_tests.py: nccl-tests' table against a results file, size by size."""
+
+    TABLE = """#
+#                                                              out-of-place                       in-place
+#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong
+#        (B)    (elements)                               (us)  (GB/s)  (GB/s)            (us)  (GB/s)  (GB/s)
+     1048576        262144     float     sum      -1    30.00   34.95   61.17      0    29.80   35.19   61.58      0
+     2097152        524288     float     sum      -1    40.00   52.43   91.75      0    39.90   52.56   91.98      0
+     4194304       1048576     float     sum      -1    60.00   69.91  122.34      0    59.00   71.09  124.41      0
+# Out of bounds values : 0 OK
+"""
+
+    def compare(self, scale, table=None):
+        with tempfile.TemporaryDirectory() as d:
+            t, j = os.path.join(d, "nccl.txt"), os.path.join(d, "c.json")
+            open(t, "w").write(table if table is not None else self.TABLE)
+            busbw = {1048576: 61.17e9, 2097152: 91.75e9, 4194304: 122.34e9}
+            doc = {"benchmarks": [{"params": {"collective": "all_reduce", "transport": "nccl",
+                                              "sweep": True, "in_place": False, "ranks": 8,
+                                              "bytes": b}, "busbw_bytes_per_s": v * scale}
+                                  for b, v in busbw.items()]}
+            json.dump(doc, open(j, "w"))
+            return subprocess.run([sys.executable, os.path.join(SRC, "ci", "compare_nccl_tests.py"),
+                                   t, j, "--ranks", "8"], capture_output=True, text=True)
+
+    def test_within_and_beyond_tolerance(self):
+        r = self.compare(0.98)
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertIn("largest deviation 2.0%", r.stdout)
+        self.assertEqual(self.compare(0.95).returncode, 1)
+        self.assertEqual(self.compare(1.0, table="not nccl-tests output\n").returncode, 2)
+
+
 if __name__ == "__main__":
     BOUNDBENCH = os.path.abspath(sys.argv.pop(1))
     unittest.main()
