@@ -383,7 +383,7 @@ int cli_main(int argc, char** argv) {
       coll.min_bytes = theory::parse_quantity(coll_min);
       coll.max_bytes = theory::parse_quantity(coll_max);
       coll.command_line = join_args(argc, argv);
-      if (coll.simulate_hang < 0) ensure_writable(coll.out);
+      ensure_writable(coll.out);
       return collectives::run(coll, argc, argv);
     }
     if (*info) return cmd_info(json, info_results);

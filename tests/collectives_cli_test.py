@@ -174,7 +174,8 @@ class Reliability(unittest.TestCase):
                              (["--step-factor", "1"], "--step-factor"),
                              (["--min-bytes", "1Mi", "--max-bytes", "1Ki"], "--min-bytes"),
                              (["--max-bytes", "lots"], "not a number"),
-                             (["--transport", "gloo"], "--transport")):
+                             (["--transport", "gloo"], "--transport"),
+                             (["--min-bytes", "1Gi"], "--min-bytes is above the largest size")):
             r = bb("collectives", *args)
             self.assertEqual(r.returncode, 2, (args, r.stdout, r.stderr))
             first = r.stderr.splitlines()[0]

@@ -272,6 +272,13 @@ int run(Options o, int& argc, char**& argv) {
   const bool gpu_usable = query_gpus().usable;
   std::string transport_name = o.transport;
   if (transport_name == "auto") transport_name = gpu_usable && !launched_by_mpi() ? "nccl" : "mpi";
+  const bool nccl = transport_name == "nccl";
+  double max_bytes = o.max_bytes > 0
+                         ? o.max_bytes
+                         : (nccl ? (o.quick ? 0x1p28 : 0x1p30) : (o.quick ? 0x1p24 : 0x1p26));
+  if (max_bytes < o.min_bytes)
+    throw std::invalid_argument("--min-bytes is above the largest size, " +
+                                std::to_string(static_cast<long long>(max_bytes)) + " B");
   auto procs = make_processes(transport_name == "mpi", argc, argv);
   const bool reporter = procs->rank() == 0;
   std::string differing;
@@ -297,10 +304,6 @@ int run(Options o, int& argc, char**& argv) {
   const std::vector<int> counts = rank_counts(o, world);
   if (o.samples <= 0) o.samples = o.quick ? 3 : 10;
   if (o.sample_time_s <= 0) o.sample_time_s = o.quick ? 1e-3 : 1e-2;
-  const bool nccl = transport_name == "nccl";
-  double max_bytes = o.max_bytes > 0
-                         ? o.max_bytes
-                         : (nccl ? (o.quick ? 0x1p28 : 0x1p30) : (o.quick ? 0x1p24 : 0x1p26));
   // Memory: each rank holds an input and an output of at most n bytes each: 80% of a GPU, half of
   // the host memory available to the ranks of this node.
   const int on_node = std::min(procs->on_this_node(), world);
@@ -376,22 +379,32 @@ int run(Options o, int& argc, char**& argv) {
                      " ranks (" + name + ", rank " + std::to_string(procs->rank()) + ")");
         if (++measured == 2 && procs->rank() == o.simulate_hang)
           for (;;) std::this_thread::sleep_for(std::chrono::seconds(1));  // the others wait
-        transport->prepare(p.spec, shape);
-        const std::uint64_t wrong = transport->run_and_verify();
-        const double pilot = transport->sample_s(1, reduction);
-        const int iterations =
-            static_cast<int>(std::clamp(std::ceil(o.sample_time_s / pilot), 1.0, 1e5));
-        const int samples = p.sweep ? o.samples : 1;
-        if (p.sweep && o.warmup > 0) transport->sample_s(std::min(o.warmup, iterations), reduction);
+        std::uint64_t wrong = 0;
         std::vector<double> times;
-        const auto wall0 = std::chrono::steady_clock::now();
-        const double cpu0 = cpu_seconds();
-        for (int s = 0; s < samples; ++s)
-          times.push_back(transport->sample_s(iterations, reduction));
-        const double cpu_s = (cpu_seconds() - cpu0) / samples;
-        const double wall_s =
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
-        transport->release();
+        int iterations = 1;
+        double cpu_s = 0, wall_s = 0;
+        try {
+          transport->prepare(p.spec, shape);
+          wrong = transport->run_and_verify();
+          const double pilot = transport->sample_s(1, reduction);
+          iterations = static_cast<int>(std::clamp(std::ceil(o.sample_time_s / pilot), 1.0, 1e5));
+          const int samples = p.sweep ? o.samples : 1;
+          if (p.sweep && o.warmup > 0)
+            transport->sample_s(std::min(o.warmup, iterations), reduction);
+          const auto wall0 = std::chrono::steady_clock::now();
+          const double cpu0 = cpu_seconds();
+          for (int s = 0; s < samples; ++s)
+            times.push_back(transport->sample_s(iterations, reduction));
+          cpu_s = (cpu_seconds() - cpu0) / samples;
+          wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+          transport->release();
+        } catch (const std::exception& e) {
+          // A failure on one rank would leave the others waiting in their next collective: end
+          // them all (the results written so far stay).
+          transport->abort("boundbench collectives: error: " + name + " on rank " +
+                               std::to_string(procs->rank()) + ": " + e.what(),
+                           kExitCheckFailed);
+        }
         watchdog.disarm();
         wrong_anywhere = wrong_anywhere || wrong > 0;
         if (!reporter) continue;
