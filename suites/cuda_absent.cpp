@@ -1,4 +1,5 @@
 // Built instead of the *_cuda.cpp case lists when boundbench has no CUDA backend.
+#include "suites/attention/attention_suite.h"
 #include "suites/bandwidth/bandwidth_suite.h"
 #include "suites/precision/precision_suite.h"
 #include "suites/suites.h"
@@ -11,5 +12,6 @@ std::vector<Case> intensity_cuda_cases() { return {}; }
 std::vector<Case> copy_cuda_cases() { return {}; }
 std::vector<Case> occupancy_cuda_cases() { return {}; }
 std::vector<Case> precision_cuda_cases() { return {}; }
+std::vector<Case> attention_cuda_cases() { return {}; }
 
 }  // namespace bb::suites

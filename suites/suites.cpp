@@ -1,5 +1,6 @@
 #include "suites/suites.h"
 
+#include "suites/attention/attention_suite.h"
 #include "suites/bandwidth/bandwidth_suite.h"
 #include "suites/occupancy/occupancy_suite.h"
 #include "suites/precision/precision_suite.h"
@@ -46,6 +47,15 @@ std::vector<Suite> all_suites(const SuiteTarget& target) {
        "GPU occupancy: model vs CUDA's calculator vs measured co-residency; waves, divergence, "
        "bank conflicts",
        std::move(occupancy), occupancy_suite_checks},
+      {"attention",
+       "attention forward: naive (n x n scores in memory) vs IO-aware tiled/fused kernels and "
+       "decode against a KV cache — time ~ n^2, memory and bytes against the formulas",
+       [] {
+         std::vector<Case> cases = attention_host_cases();
+         append(cases, attention_cuda_cases());
+         return cases;
+       }(),
+       attention_suite_checks, attention_suite_figures},
       {"harness", "the measurement engine itself: per-sample overhead", harness_host_cases()},
   };
 }

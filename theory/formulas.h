@@ -50,6 +50,8 @@ struct Formula {
 std::vector<Formula> all_formulas();
 // The collectives' and parallelism calculator's part of all_formulas() (formulas_parallel.cpp).
 std::vector<Formula> parallelism_formulas();
+// The attention suite's part (formulas_attention.cpp).
+std::vector<Formula> attention_formulas();
 
 // Finds a formula by name; throws std::invalid_argument naming the known ones when absent.
 Formula find_formula(std::string_view name);

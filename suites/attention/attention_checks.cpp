@@ -1,0 +1,96 @@
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <vector>
+
+#include "harness/fit.h"
+#include "suites/attention/attention_suite.h"
+
+namespace bb::suites {
+namespace {
+
+constexpr double kExponent = 2, kExponentTolerance = 0.2, kMinFitN = 512;
+
+// Sweep points (params "sweep": true) by "backend/kernel/dtype/dN", as (n, median time).
+std::map<std::string, std::vector<std::pair<double, double>>> sweeps(
+    const std::vector<CaseResult>& results) {
+  std::map<std::string, std::vector<std::pair<double, double>>> out;
+  for (const auto& r : results) {
+    if (!r.params.value("sweep", false)) continue;
+    const std::string key = backend_name(r.backend) + "/" + r.params.value("kernel", "?") + "/" +
+                            r.params.value("dtype", "?") + "/d" +
+                            std::to_string(r.params.value("d", 0));
+    out[key].emplace_back(r.params.value("n", 0.0), r.summary.median_s);
+  }
+  for (auto& [k, v] : out) std::sort(v.begin(), v.end());
+  return out;
+}
+
+}  // namespace
+
+std::vector<Check> attention_suite_checks(const std::vector<CaseResult>& results) {
+  std::vector<Check> checks;
+  for (const auto& [key, points] : sweeps(results)) {
+    Check c;
+    c.suite = "attention";
+    c.name = key + "/time-exponent";
+    c.law = "t ~ n^2 (4 B H n^2 d flop): fitted exponent of time vs n over n >= 512";
+    c.predicted = kExponent;
+    c.tolerance = kExponentTolerance;
+    std::vector<double> n, t;
+    for (const auto& [x, y] : points)
+      if (x >= kMinFitN) n.push_back(x), t.push_back(y);
+    if (n.size() < 3) {
+      c.reason = "needs 3 sizes n >= 512, has " + std::to_string(n.size());
+    } else {
+      const LinearFit f = power_law_fit(n, t);
+      c.measured = f.slope;
+      c.verdict =
+          std::fabs(f.slope - kExponent) <= kExponentTolerance ? Verdict::pass : Verdict::fail;
+      c.reason = "exponent " + std::to_string(f.slope) + " (R^2 " + std::to_string(f.r2) +
+                 ") over n = " + std::to_string(static_cast<long long>(n.front())) + " ... " +
+                 std::to_string(static_cast<long long>(n.back()));
+    }
+    checks.push_back(c);
+  }
+  return checks;
+}
+
+nlohmann::json attention_suite_figures(const std::vector<CaseResult>& results) {
+  nlohmann::json f = nlohmann::json::object();
+  const auto all = sweeps(results);
+  for (const auto& [key, points] : all) {
+    const std::string backend = key.substr(0, key.find('/'));
+    const std::string series = key.substr(key.find('/') + 1);
+    nlohmann::json& s = f[backend]["series"][series];
+    std::vector<double> n, t;
+    for (const auto& [x, y] : points) {
+      s["n"].push_back(x), s["median_s"].push_back(y);
+      if (x >= kMinFitN) n.push_back(x), t.push_back(y);
+    }
+    if (n.size() >= 2) s["exponent"] = power_law_fit(n, t).slope;
+  }
+  // Crossover: the smallest n from which the IO-aware kernel is faster at every larger n.
+  for (auto& [backend, b] : f.items()) {
+    for (auto& [series, s] : b["series"].items()) {
+      if (series.rfind("naive/", 0) != 0) continue;
+      const std::string rest = series.substr(6);
+      for (const char* fused : {"tiled/", "fused/"}) {
+        const auto it = all.find(backend + "/" + fused + rest);
+        const auto naive = all.find(backend + "/" + series);
+        if (it == all.end() || naive == all.end()) continue;
+        std::map<double, double> tn(naive->second.begin(), naive->second.end());
+        double crossover = -1;
+        for (auto p = it->second.rbegin(); p != it->second.rend(); ++p) {
+          if (!tn.count(p->first) || p->second >= tn[p->first]) break;
+          crossover = p->first;
+        }
+        b["crossover"][std::string(fused) + rest] =
+            crossover > 0 ? nlohmann::json(crossover) : nlohmann::json(nullptr);
+      }
+    }
+  }
+  return f;
+}
+
+}  // namespace bb::suites

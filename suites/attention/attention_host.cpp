@@ -1,0 +1,134 @@
+// Host attention, fp32: the naive three-pass kernel (n×n scores in memory) and the tiled one
+// (online softmax), n = 256 … 4096, d = 64, 4 heads; plus causal GQA cases. Validated row by row
+// against the fp64 reference; the suite fits time against n.
+#include <cmath>
+#include <memory>
+#include <vector>
+
+#include "harness/host_threads.h"
+#include "kernels/attention.h"
+#include "reference/attention.h"
+#include "suites/attention/attention_suite.h"
+#include "suites/bandwidth/bandwidth_suite.h"
+#include "suites/bandwidth/host_buffer.h"
+#include "theory/attention.h"
+
+namespace bb::suites {
+namespace {
+
+using reference::AttentionDims;
+
+// Measured here (CI VM, 2 threads): worst |error| 2e-7 over |O| ≤ ~1 for d = 64; the bound leaves
+// room for other machines' exp and reduction orders while catching any wrong row (errors ≥ 1e-2).
+constexpr Tolerance kFp32Tolerance{1e-5, 1e-5};
+
+class AttentionHost final : public Instance {
+ public:
+  AttentionHost(AttentionDims s, bool naive)
+      : s_(s),
+        naive_(naive),
+        q_(allocate_host<float>(s.q_elements())),
+        k_(allocate_host<float>(s.kv_elements())),
+        v_(allocate_host<float>(s.kv_elements())),
+        o_(allocate_host<float>(s.q_elements())),
+        scores_(naive ? allocate_host<float>(s.batch * s.heads * s.n * s.n) : HostArray<float>{}) {
+    for (std::size_t i = 0; i < s.q_elements(); ++i) q_[i] = reference::attention_test_value(1, i);
+    for (std::size_t i = 0; i < s.kv_elements(); ++i) {
+      k_[i] = reference::attention_test_value(2, i);
+      v_[i] = reference::attention_test_value(3, i);
+    }
+  }
+  Comparison validate() override {
+    const std::size_t total = s_.q_elements();
+    for (std::size_t i = 0; i < total; ++i) o_[i] = std::nanf("");  // poison
+    run(nullptr);
+    std::vector<double> out, ref, row(s_.d);
+    bool unwritten = false;
+    for (std::size_t i = 0; i < total; ++i) unwritten = unwritten || !std::isfinite(o_[i]);
+    for (std::size_t b = 0; b < s_.batch; ++b)
+      for (std::size_t h = 0; h < s_.heads; ++h)
+        for (std::size_t i : reference::checked_rows(s_.n)) {
+          reference::attention_row_fp64(s_, q_.get(), k_.get(), v_.get(), b, h, i, row.data());
+          for (std::size_t c = 0; c < s_.d; ++c) {
+            out.push_back(o_[s_.q_row(b, h, i) + c]);
+            ref.push_back(row[c]);
+          }
+        }
+    if (unwritten) out.push_back(std::nan("")), ref.push_back(0);  // a row left poisoned fails
+    return compare<double, double>(out, ref, kFp32Tolerance);
+  }
+  void run(gpu_stream) override {
+    if (naive_)
+      kernels::attention_naive_host(s_, q_.get(), k_.get(), v_.get(), scores_.get(), o_.get());
+    else
+      kernels::attention_tiled_host(s_, q_.get(), k_.get(), v_.get(), o_.get());
+  }
+
+ private:
+  AttentionDims s_;
+  bool naive_;
+  HostArray<float> q_, k_, v_, o_, scores_;
+};
+
+Case attention_case(bool naive, AttentionDims s, bool sweep, bool in_quick) {
+  const std::string kernel = naive ? "naive" : "tiled";
+  std::string name = kernel + "/fp32/host/";
+  if (!sweep)
+    name += std::string(s.causal ? "causal-" : "") + "gqa" + std::to_string(s.heads) + "x" +
+            std::to_string(s.kv_heads) + "/";
+  name += "d" + std::to_string(s.d) + "/n" + std::to_string(s.n);
+  Case c{name, Backend::host,
+         [s, naive, kernel, sweep](const CaseContext& ctx) {
+           const theory::AttentionShape shape{static_cast<double>(s.batch),
+                                              static_cast<double>(s.heads),
+                                              static_cast<double>(s.kv_heads),
+                                              static_cast<double>(s.n),
+                                              static_cast<double>(s.d),
+                                              s.causal,
+                                              4};
+           const double extra = naive ? theory::naive_extra_bytes(shape) : 0;
+           check_host_memory(ctx.host, 4 * (2 * s.q_elements() + 2 * s.kv_elements()) +
+                                           static_cast<std::size_t>(extra));
+           Prepared p;
+           p.instance = std::make_unique<AttentionHost>(s, naive);
+           p.work.flop = theory::attention_flop(shape);
+           p.work.bytes_read = naive
+                                   ? theory::naive_attention_bytes(shape)
+                                   : theory::tiled_attention_bytes(shape, kernels::kHostBlockRows);
+           p.work.elements = static_cast<double>(s.q_elements());
+           p.work.precision = theory::Precision::fp32;
+           p.work.memory_level = "hierarchy";  // tiles and short rows live in the caches
+           p.params = {{"kernel", kernel},
+                       {"dtype", "fp32"},
+                       {"n", s.n},
+                       {"d", s.d},
+                       {"heads", s.heads},
+                       {"kv_heads", s.kv_heads},
+                       {"batch", s.batch},
+                       {"causal", s.causal},
+                       {"sweep", sweep},
+                       {"extra_bytes", extra},
+                       {"threads", openmp_threads()}};
+           return p;
+         },
+         nullptr};
+  c.sweep_point = sweep;
+  c.in_quick = in_quick;
+  return c;
+}
+
+}  // namespace
+
+std::vector<Case> attention_host_cases() {
+  std::vector<Case> cases;
+  for (bool naive : {true, false}) {
+    // The sweep: n = 256 … 4096 (quick: up to 2048, 1.4 s per naive sample at 4096 here).
+    for (std::size_t n = 256; n <= 4096; n *= 2)
+      cases.push_back(attention_case(naive, {1, 4, 4, n, 64, false}, true, n <= 2048));
+    // Causal grouped-query attention (8 query heads on 2 K/V heads), d = 128, a ragged n.
+    cases.push_back(attention_case(naive, {2, 8, 2, 700, 128, true}, false, true));
+  }
+  return cases;
+}
+
+}  // namespace bb::suites

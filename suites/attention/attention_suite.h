@@ -1,0 +1,21 @@
+// The attention suite: the naive and the IO-aware forward pass on the host (fp32) and the GPU
+// (bf16/fp16, cuBLAS naive, fused tensor-core kernel, decode against a KV cache), validated against
+// the fp64 reference, and held against the formulas: time ∝ n², the naive kernel's n² memory, the
+// decode's KV-cache bandwidth bound.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <vector>
+
+#include "harness/case.h"
+
+namespace bb::suites {
+
+std::vector<Case> attention_host_cases();
+std::vector<Case> attention_cuda_cases();  // CUDA builds; cuda_absent.cpp otherwise
+// Per backend and kernel: the fitted exponent of time against n over n ≥ 512 within 2 ± 0.2.
+std::vector<Check> attention_suite_checks(const std::vector<CaseResult>& results);
+// Per backend: the exponents, and the smallest n from which the fused/tiled kernel beats naive.
+nlohmann::json attention_suite_figures(const std::vector<CaseResult>& results);
+
+}  // namespace bb::suites

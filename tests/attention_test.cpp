@@ -1,0 +1,165 @@
+// The attention suite without a GPU: its formulas, the fp64 reference (naive = online softmax),
+// the host kernels against it (MHA, GQA, causal, ragged n, NaN and inf), and its checks.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <vector>
+
+#include "kernels/attention.h"
+#include "reference/attention.h"
+#include "suites/attention/attention_suite.h"
+#include "theory/attention.h"
+
+namespace bb {
+namespace {
+
+using reference::AttentionDims;
+
+TEST(AttentionTheory, Formulas) {
+  theory::AttentionShape s{2, 32, 8, 4096, 128, false, 2};
+  EXPECT_DOUBLE_EQ(theory::attention_flop(s), 4.0 * 2 * 32 * 4096.0 * 4096 * 128);
+  s.causal = true;
+  EXPECT_DOUBLE_EQ(theory::attention_flop(s), 2.0 * 2 * 32 * 4096.0 * 4096 * 128);
+  EXPECT_DOUBLE_EQ(theory::naive_attention_bytes(s),
+                   2 * 32 * (4 * 4096.0 * 4096 + 4 * 4096.0 * 128) * 2);
+  s.causal = false;
+  // 32 query blocks of 128: Q, O once, K and V 32 times.
+  EXPECT_DOUBLE_EQ(theory::tiled_attention_bytes(s, 128), 2 * 32 * (2 + 2 * 32) * 4096.0 * 128 * 2);
+  s.causal = true;  // (32 + 1) / 2 passes on average
+  EXPECT_DOUBLE_EQ(theory::tiled_attention_bytes(s, 128), 2 * 32 * (2 + 33) * 4096.0 * 128 * 2);
+  EXPECT_DOUBLE_EQ(theory::naive_extra_bytes(s), 2 * 32 * 4096.0 * 4096 * 4);
+  // Llama-2-7B: 32 layers, 32 KV heads of 128, fp16: 512 KiB per token, 2 GiB at 4096 tokens.
+  EXPECT_DOUBLE_EQ(theory::kv_cache_bytes(32, 1, 32, 128, 2, 1), 524288);
+  EXPECT_DOUBLE_EQ(theory::kv_cache_bytes(32, 4096, 32, 128, 2, 1), 0x1p31);
+  // GQA with 8 KV heads: a quarter. Decode intensity ≈ 2 (H / H_kv) / bytes flop/byte.
+  EXPECT_DOUBLE_EQ(theory::kv_cache_bytes(32, 4096, 8, 128, 2, 1), 0x1p29);
+  s = {1, 32, 8, 4096, 128, false, 2};
+  EXPECT_DOUBLE_EQ(theory::decode_flop(s) / theory::kv_cache_bytes(1, 4096, 8, 128, 2, 1), 4.0);
+  EXPECT_THROW(theory::validate({1, 6, 4, 128, 64, false, 2}), std::invalid_argument);
+  EXPECT_THROW(theory::validate({1, 4, 4, 0, 64, false, 2}), std::invalid_argument);
+}
+
+struct Inputs {
+  std::vector<float> q, k, v;
+  explicit Inputs(const AttentionDims& s)
+      : q(s.q_elements()), k(s.kv_elements()), v(s.kv_elements()) {
+    for (std::size_t i = 0; i < q.size(); ++i) q[i] = reference::attention_test_value(1, i);
+    for (std::size_t i = 0; i < k.size(); ++i) {
+      k[i] = reference::attention_test_value(2, i);
+      v[i] = reference::attention_test_value(3, i);
+    }
+  }
+};
+
+const AttentionDims kShapes[] = {
+    {1, 2, 2, 70, 32, false},   // ragged n: partial blocks
+    {2, 4, 1, 96, 64, true},    // MQA, causal
+    {1, 8, 2, 130, 128, true},  // GQA, causal, d = 128
+    {1, 1, 1, 1, 16, false},    // one position
+};
+
+TEST(AttentionReference, OnlineSoftmaxEqualsNaive) {
+  for (const auto& s : kShapes) {
+    const Inputs in(s);
+    std::vector<double> a(s.d), b(s.d);
+    for (std::size_t bb = 0; bb < s.batch; ++bb)
+      for (std::size_t h = 0; h < s.heads; ++h)
+        for (std::size_t i = 0; i < s.n; ++i) {
+          reference::attention_row_fp64(s, in.q.data(), in.k.data(), in.v.data(), bb, h, i,
+                                        a.data());
+          reference::attention_row_online_fp64(s, in.q.data(), in.k.data(), in.v.data(), bb, h, i,
+                                               16, b.data());
+          for (std::size_t c = 0; c < s.d; ++c) ASSERT_NEAR(a[c], b[c], 1e-12);
+        }
+  }
+}
+
+TEST(AttentionReference, SoftmaxProperties) {
+  AttentionDims s{1, 1, 1, 50, 16, false};
+  Inputs in(s);
+  std::fill(in.v.begin(), in.v.end(), 0.75f);  // a weighted mean of a constant is the constant
+  std::vector<double> o(s.d);
+  reference::attention_row_fp64(s, in.q.data(), in.k.data(), in.v.data(), 0, 0, 7, o.data());
+  for (double x : o) EXPECT_NEAR(x, 0.75, 1e-15);
+  // Causal row 0 sees only key 0: O = V[0].
+  s.causal = true;
+  Inputs in2(s);
+  reference::attention_row_fp64(s, in2.q.data(), in2.k.data(), in2.v.data(), 0, 0, 0, o.data());
+  for (std::size_t c = 0; c < s.d; ++c) EXPECT_DOUBLE_EQ(o[c], in2.v[c]);
+}
+
+std::vector<float> run_host(bool naive, const AttentionDims& s, const Inputs& in) {
+  std::vector<float> o(s.q_elements(), std::nanf("")), scores;
+  if (naive) {
+    scores.assign(s.batch * s.heads * s.n * s.n, std::nanf(""));
+    kernels::attention_naive_host(s, in.q.data(), in.k.data(), in.v.data(), scores.data(),
+                                  o.data());
+  } else {
+    kernels::attention_tiled_host(s, in.q.data(), in.k.data(), in.v.data(), o.data());
+  }
+  return o;
+}
+
+TEST(AttentionHost, BothKernelsMatchTheReferenceEverywhere) {
+  for (const auto& s : kShapes)
+    for (bool naive : {true, false}) {
+      const Inputs in(s);
+      const auto o = run_host(naive, s, in);
+      std::vector<double> ref(s.d);
+      for (std::size_t b = 0; b < s.batch; ++b)
+        for (std::size_t h = 0; h < s.heads; ++h)
+          for (std::size_t i = 0; i < s.n; ++i) {
+            reference::attention_row_fp64(s, in.q.data(), in.k.data(), in.v.data(), b, h, i,
+                                          ref.data());
+            for (std::size_t c = 0; c < s.d; ++c)
+              ASSERT_NEAR(o[s.q_row(b, h, i) + c], ref[c], 1e-5)
+                  << (naive ? "naive" : "tiled") << " n=" << s.n << " row " << i;
+          }
+    }
+}
+
+TEST(AttentionHost, NanAndInfPropagateAsTheReferenceDoes) {
+  const AttentionDims s{1, 1, 1, 100, 32, true};
+  Inputs in(s);
+  in.k[s.kv_row(0, 0, 40) + 3] = std::nanf("");  // rows ≥ 40 see it
+  in.q[s.q_row(0, 0, 10) + 0] = INFINITY;        // row 10: ±inf scores
+  for (bool naive : {true, false}) {
+    const auto o = run_host(naive, s, in);
+    std::vector<double> ref(s.d);
+    for (std::size_t i = 0; i < s.n; ++i) {
+      reference::attention_row_fp64(s, in.q.data(), in.k.data(), in.v.data(), 0, 0, i, ref.data());
+      const bool ref_nan = std::isnan(ref[0]);
+      EXPECT_EQ(std::isnan(o[s.q_row(0, 0, i)]), ref_nan)
+          << (naive ? "naive" : "tiled") << " row " << i;
+      EXPECT_EQ(ref_nan, i >= 40 || i == 10) << "row " << i;
+    }
+  }
+}
+
+CaseResult result(const char* kernel, double n, double t) {
+  CaseResult r;
+  r.backend = Backend::host;
+  r.params = {{"kernel", kernel}, {"dtype", "fp32"}, {"d", 64}, {"n", n}, {"sweep", true}};
+  r.summary.median_s = t;
+  return r;
+}
+
+TEST(AttentionChecks, ExponentAndCrossover) {
+  std::vector<CaseResult> rs;
+  for (double n = 256; n <= 4096; n *= 2) {
+    rs.push_back(result("naive", n, 1e-9 * n * n * (n >= 1024 ? 1.5 : 1.0)));  // slower from 1024
+    rs.push_back(result("tiled", n, 1.2e-9 * n * n));
+  }
+  auto checks = suites::attention_suite_checks(rs);
+  ASSERT_EQ(checks.size(), 2u);
+  for (const auto& c : checks) EXPECT_EQ(c.verdict, Verdict::pass) << c.name << c.reason;
+  const auto f = suites::attention_suite_figures(rs);
+  EXPECT_EQ(f["host"]["crossover"]["tiled/fp32/d64"].get<double>(), 1024);
+  // Linear time is not attention's law.
+  std::vector<CaseResult> linear;
+  for (double n = 256; n <= 4096; n *= 2) linear.push_back(result("tiled", n, 1e-6 * n));
+  EXPECT_EQ(suites::attention_suite_checks(linear).at(0).verdict, Verdict::fail);
+}
+
+}  // namespace
+}  // namespace bb

@@ -1,0 +1,99 @@
+// The attention suite's formulas for `boundbench theory attention` and `theory kv-cache`.
+#include <algorithm>
+#include <stdexcept>
+
+#include "theory/attention.h"
+#include "theory/formulas.h"
+
+namespace bb::theory {
+namespace {
+
+ParamSpec count(std::string name, std::string help, std::string def = "") {
+  return {std::move(name), std::move(help), {}, true, true, std::move(def)};
+}
+ParamSpec number(std::string name, std::string help, std::string def = "") {
+  return {std::move(name), std::move(help), {}, false, false, std::move(def)};
+}
+ParamSpec positive(std::string name, std::string help, std::string def = "") {
+  return {std::move(name), std::move(help), {}, true, false, std::move(def)};
+}
+
+AttentionShape shape_of(const FormulaArgs& a) {
+  AttentionShape s;
+  s.batch = a.number("batch");
+  s.heads = a.number("heads");
+  s.kv_heads = a.number("kv_heads") > 0 ? a.number("kv_heads") : s.heads;
+  s.n = a.number("n");
+  s.d = a.number("d");
+  s.causal = a.choice("causal") == "yes";
+  s.bytes_per_element = a.number("bytes_per_element");
+  validate(s);
+  return s;
+}
+
+}  // namespace
+
+std::vector<Formula> attention_formulas() {
+  return {
+      {"attention",
+       "flop = 4 B H n^2 d (causal: half); naive bytes = B H (4n^2 + 4nd) x bytes; tiled bytes = "
+       "B H (2nd + 2nd ceil(n/Br)) x bytes; naive extra memory B H n^2 x 4; decode: 4 B H n d flop "
+       "over 2 B H_kv n d x bytes",
+       "Dao et al., FlashAttention, 2022 (section 3.2, Theorem 2); Milakov & Gimelshein 2018",
+       {count("n", "sequence length"),
+        count("d", "head dimension", "128"),
+        count("heads", "query heads H", "32"),
+        number("kv_heads", "K/V heads (0: = heads)", "0"),
+        count("batch", "batch B", "1"),
+        {"causal", "causal mask", {"no", "yes"}, false, false, "no"},
+        positive("bytes_per_element", "bytes per element of Q, K, V, O", "2"),
+        count("block_rows", "query rows per tile Br (tiled)", "128"),
+        number("bandwidth_bytes_per_s", "memory bandwidth (0: no times)", "0"),
+        number("peak_flop_per_s", "peak flop/s (0: no times)", "0")},
+       [](const FormulaArgs& a) {
+         const AttentionShape s = shape_of(a);
+         const double flop = attention_flop(s), naive = naive_attention_bytes(s);
+         const double tiled = tiled_attention_bytes(s, a.number("block_rows"));
+         const double dflop = decode_flop(s);
+         const double dbytes =
+             kv_cache_bytes(1, s.n, s.kv_heads, s.d, s.bytes_per_element, s.batch);
+         std::vector<FormulaOutput> out = {{"flop", flop, ""},
+                                           {"naive_bytes", naive, ""},
+                                           {"tiled_bytes", tiled, ""},
+                                           {"naive_extra_bytes", naive_extra_bytes(s), ""},
+                                           {"fused_extra_bytes", 0, ""},
+                                           {"naive_intensity_flop_per_byte", flop / naive, ""},
+                                           {"tiled_intensity_flop_per_byte", flop / tiled, ""},
+                                           {"decode_flop", dflop, ""},
+                                           {"decode_kv_bytes", dbytes, ""},
+                                           {"decode_intensity_flop_per_byte", dflop / dbytes, ""}};
+         const double bw = a.number("bandwidth_bytes_per_s"), peak = a.number("peak_flop_per_s");
+         if (bw > 0 && peak > 0) {
+           out.push_back({"naive_bound_s", std::max(flop / peak, naive / bw), ""});
+           out.push_back({"tiled_bound_s", std::max(flop / peak, tiled / bw), ""});
+           out.push_back({"decode_bound_s", std::max(dflop / peak, dbytes / bw), ""});
+         }
+         return out;
+       }},
+      {"kv-cache",
+       "KV bytes = 2 x L x n x H_kv x d x bytes x batch; decode time per token >= KV bytes / BW",
+       "Pope et al., Efficiently Scaling Transformer Inference, 2022; Ainslie et al., GQA, 2023",
+       {count("layers", "transformer layers L"), count("n", "cached positions"),
+        count("kv_heads", "K/V heads (MHA: = heads; MQA: 1)"), count("d", "head dimension", "128"),
+        positive("bytes_per_element", "bytes per cached element", "2"),
+        count("batch", "sequences", "1"),
+        number("bandwidth_bytes_per_s", "memory bandwidth (0: no time)", "0")},
+       [](const FormulaArgs& a) {
+         const double bytes =
+             kv_cache_bytes(a.number("layers"), a.number("n"), a.number("kv_heads"), a.number("d"),
+                            a.number("bytes_per_element"), a.number("batch"));
+         std::vector<FormulaOutput> out = {{"kv_cache_bytes", bytes, ""}};
+         if (a.number("bandwidth_bytes_per_s") > 0)
+           out.push_back(
+               {"decode_time_per_token_s", bytes / a.number("bandwidth_bytes_per_s"), ""});
+         return out;
+       }},
+  };
+}
+
+}  // namespace bb::theory
