@@ -8,6 +8,8 @@
 
 #include "reference/attention.h"
 
+struct CUstream_st;  // cudaStream_t
+
 namespace bb::kernels {
 
 // Host, fp32. Naive: S = Q·Kᵀ/√d for every head into `scores` (B·H·n² floats: −inf above the
@@ -20,5 +22,29 @@ void attention_naive_host(const reference::AttentionDims& s, const float* q, con
 inline constexpr std::size_t kHostBlockRows = 32, kHostBlockKeys = 64, kHostMaxHeadDim = 256;
 void attention_tiled_host(const reference::AttentionDims& s, const float* q, const float* k,
                           const float* v, float* o);
+
+// CUDA (attention.cu), bf16 or fp16 inputs, fp32 accumulation and output. Layouts as the reference.
+enum class AttentionDtype { bf16, fp16 };
+class CublasHandle;  // kernels/intensity.h
+
+// Naive, three kernels: S = Q·Kᵀ/√d with cuBLAS (strided-batched over batch × K/V head: GQA's
+// query heads of one group form one matrix) into `scores` (fp32, B·H·n²), a softmax kernel into
+// `probs` (the input type, B·H·n², causal mask applied), O = P·V with cuBLAS into `o` (fp32).
+void attention_naive_cuda(AttentionDtype t, const reference::AttentionDims& s, const void* q,
+                          const void* k, const void* v, float* scores, void* probs, float* o,
+                          CublasHandle& handle, CUstream_st* stream);
+
+// Fused, IO-aware: one block per 64 query rows of one head; Q, K, V tiles in shared memory,
+// Q·Kᵀ and P·V on tensor cores (WMMA 16×16×16, fp32 accumulation), the online softmax in
+// registers; the n×n matrices never reach HBM. d = 64 or 128; causal; GQA.
+bool attention_fused_supported(std::size_t d);
+void attention_fused_cuda(AttentionDtype t, const reference::AttentionDims& s, const void* q,
+                          const void* k, const void* v, float* o, CUstream_st* stream);
+
+// Decode: one query token per sequence and head (q, o: [B][H][d]) against a contiguous KV cache of
+// n positions ([B][H_kv][n][d]); one block per (batch, head), 8 warps splitting the positions,
+// the online softmax per warp, merged at the end. d = 64 or 128.
+void attention_decode_cuda(AttentionDtype t, const reference::AttentionDims& s, const void* q,
+                           const void* k, const void* v, float* o, CUstream_st* stream);
 
 }  // namespace bb::kernels

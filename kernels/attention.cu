@@ -1,0 +1,376 @@
+#include <cublas_v2.h>
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <mma.h>
+
+#include <cmath>
+#include <stdexcept>
+
+#include "harness/cuda_check.h"
+#include "kernels/attention.h"
+#include "kernels/intensity.h"
+
+namespace bb::kernels {
+namespace {
+
+using reference::AttentionDims;
+using namespace nvcuda;
+
+template <class T>
+struct Io;
+template <>
+struct Io<__nv_bfloat16> {
+  static constexpr cudaDataType_t kCuda = CUDA_R_16BF;
+  __device__ static float to_float(__nv_bfloat16 x) { return __bfloat162float(x); }
+  __device__ static __nv_bfloat16 from_float(float x) { return __float2bfloat16_rn(x); }
+};
+template <>
+struct Io<__half> {
+  static constexpr cudaDataType_t kCuda = CUDA_R_16F;
+  __device__ static float to_float(__half x) { return __half2float(x); }
+  __device__ static __half from_float(float x) { return __float2half_rn(x); }
+};
+
+// max that keeps a NaN (fmaxf drops it).
+__device__ inline float nan_max(float a, float b) { return a != a || b != b ? a + b : fmaxf(a, b); }
+
+__device__ inline float warp_sum(float x) {
+  for (int o = 16; o > 0; o /= 2) x += __shfl_xor_sync(0xffffffffu, x, o);
+  return x;
+}
+__device__ inline float warp_max(float x) {
+  for (int o = 16; o > 0; o /= 2) x = nan_max(x, __shfl_xor_sync(0xffffffffu, x, o));
+  return x;
+}
+
+// Block-wide reductions (blockDim.x a multiple of 32, at most 1024).
+template <bool kMax>
+__device__ float block_reduce(float x, float* scratch) {
+  x = kMax ? warp_max(x) : warp_sum(x);
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, warps = blockDim.x / 32;
+  __syncthreads();  // scratch free from any earlier use
+  if (lane == 0) scratch[warp] = x;
+  __syncthreads();
+  x = lane < warps ? scratch[lane] : (kMax ? -INFINITY : 0.0f);
+  return kMax ? warp_max(x) : warp_sum(x);
+}
+
+// Row r of S ([B·H][n] rows of n) → row r of P: softmax over the keys row r may see.
+template <class T>
+__global__ void softmax_rows(const float* s, T* p, std::size_t n, bool causal) {
+  __shared__ float scratch[32];
+  const std::size_t r = blockIdx.x, i = r % n, keys = causal ? i + 1 : n;
+  const float* in = s + r * n;
+  T* out = p + r * n;
+  float m = -INFINITY;
+  for (std::size_t j = threadIdx.x; j < keys; j += blockDim.x) m = nan_max(m, in[j]);
+  m = block_reduce<true>(m, scratch);
+  float l = 0;
+  for (std::size_t j = threadIdx.x; j < keys; j += blockDim.x) l += expf(in[j] - m);
+  l = block_reduce<false>(l, scratch);
+  const float inv = 1 / l;
+  for (std::size_t j = threadIdx.x; j < n; j += blockDim.x)
+    out[j] = Io<T>::from_float(j < keys ? expf(in[j] - m) * inv : 0.0f);
+}
+
+template <class T>
+void naive(const AttentionDims& s, const T* q, const T* k, const T* v, float* scores, T* probs,
+           float* o, CublasHandle& handle, cudaStream_t stream) {
+  const auto group = static_cast<long long>(s.heads / s.kv_heads);
+  const auto n = static_cast<long long>(s.n), d = static_cast<long long>(s.d);
+  const long long rows = group * n;  // one group's query rows: one matrix
+  const int batches = static_cast<int>(s.batch * s.kv_heads);
+  const float scale = 1 / std::sqrt(static_cast<float>(s.d)), one = 1, zero = 0;
+  check_cublas(cublasSetStream(handle.get(), stream), "cublasSetStream");
+  // Row-major S (rows × n) = Q·Kᵀ is column-major Sᵀ = K·Qᵀ: op(A) = Kᵀ stored d×n, B = Qᵀ d×rows.
+  check_cublas(
+      cublasGemmStridedBatchedEx(
+          handle.get(), CUBLAS_OP_T, CUBLAS_OP_N, static_cast<int>(n), static_cast<int>(rows),
+          static_cast<int>(d), &scale, k, Io<T>::kCuda, static_cast<int>(d), n * d, q, Io<T>::kCuda,
+          static_cast<int>(d), rows * d, &zero, scores, CUDA_R_32F, static_cast<int>(n), rows * n,
+          batches, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
+      "cublasGemmStridedBatchedEx (S = Q K^T)");
+  softmax_rows<T><<<static_cast<unsigned>(s.batch * s.heads * s.n), 256, 0, stream>>>(
+      scores, probs, s.n, s.causal);
+  check_launch("softmax_rows");
+  // Row-major O (rows × d) = P·V is column-major Oᵀ = Vᵀ·Pᵀ: A = Vᵀ stored d×n, B = Pᵀ n×rows.
+  check_cublas(
+      cublasGemmStridedBatchedEx(
+          handle.get(), CUBLAS_OP_N, CUBLAS_OP_N, static_cast<int>(d), static_cast<int>(rows),
+          static_cast<int>(n), &one, v, Io<T>::kCuda, static_cast<int>(d), n * d, probs,
+          Io<T>::kCuda, static_cast<int>(n), rows * n, &zero, o, CUDA_R_32F, static_cast<int>(d),
+          rows * d, batches, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
+      "cublasGemmStridedBatchedEx (O = P V)");
+}
+
+struct FusedDims {
+  int n, heads, kv_heads;
+  bool causal;
+  float scale;
+};
+
+constexpr int kRows = 64, kKeys = 64, kWarps = 4;  // query rows and keys per tile; 16 rows a warp
+
+template <int D>
+constexpr std::size_t fused_smem_bytes() {
+  constexpr int width = D > kKeys ? D : kKeys;  // a warp's fp32 scratch: scores, then P·V
+  return 2 * (kRows * D + 2 * kKeys * D) + 4 * kWarps * 16 * width + 2 * kWarps * 16 * kKeys;
+}
+
+template <class T, int D>
+__global__ void __launch_bounds__(32 * kWarps)
+    fused_attention(const T* q, const T* k, const T* v, float* o, FusedDims dims) {
+  constexpr int kWidth = D > kKeys ? D : kKeys, kHalf = D / 2;
+  extern __shared__ __align__(128) unsigned char smem[];
+  T* s_q = reinterpret_cast<T*>(smem);
+  T* s_k = s_q + kRows * D;
+  T* s_v = s_k + kKeys * D;
+  float* s_scratch = reinterpret_cast<float*>(s_v + kKeys * D);
+  T* s_p = reinterpret_cast<T*>(s_scratch + kWarps * 16 * kWidth);
+
+  const int n = dims.n, bh = blockIdx.y, h = bh % dims.heads, b = bh / dims.heads;
+  const int kvh = b * dims.kv_heads + h / (dims.heads / dims.kv_heads);
+  const T* qh = q + static_cast<std::size_t>(bh) * n * D;
+  const T* kh = k + static_cast<std::size_t>(kvh) * n * D;
+  const T* vh = v + static_cast<std::size_t>(kvh) * n * D;
+  const int i0 = blockIdx.x * kRows, warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const T zero = Io<T>::from_float(0.0f);
+
+  for (int e = threadIdx.x; e < kRows * D; e += blockDim.x) {
+    const int r = e / D;
+    s_q[e] = i0 + r < n ? qh[static_cast<std::size_t>(i0 + r) * D + e % D] : zero;
+  }
+  // Each lane owns half of one of its warp's 16 rows: row `rr`, columns [half·…, …).
+  const int rr = lane / 2, half = lane % 2, row = i0 + warp * 16 + rr;
+  float* w_scratch = s_scratch + warp * 16 * kWidth;
+  T* w_p = s_p + warp * 16 * kKeys;
+  float m = -INFINITY, l = 0, acc[kHalf];
+  for (int c = 0; c < kHalf; ++c) acc[c] = 0;
+
+  const int key_end = dims.causal ? min(n, i0 + kRows) : n;
+  for (int j0 = 0; j0 < key_end; j0 += kKeys) {
+    __syncthreads();  // every warp is done with the previous K, V tiles
+    for (int e = threadIdx.x; e < kKeys * D; e += blockDim.x) {
+      const int j = j0 + e / D;
+      const std::size_t at = static_cast<std::size_t>(j) * D + e % D;
+      s_k[e] = j < n ? kh[at] : zero;
+      s_v[e] = j < n ? vh[at] : zero;
+    }
+    __syncthreads();
+    // This warp's scores: (16 × D) · (D × 64) on tensor cores, into its scratch.
+    for (int nt = 0; nt < kKeys / 16; ++nt) {
+      wmma::fragment<wmma::accumulator, 16, 16, 16, float> c;
+      wmma::fill_fragment(c, 0.0f);
+      for (int kt = 0; kt < D / 16; ++kt) {
+        wmma::fragment<wmma::matrix_a, 16, 16, 16, T, wmma::row_major> a;
+        wmma::fragment<wmma::matrix_b, 16, 16, 16, T, wmma::col_major> bk;
+        wmma::load_matrix_sync(a, s_q + warp * 16 * D + kt * 16, D);
+        wmma::load_matrix_sync(bk, s_k + nt * 16 * D + kt * 16, D);  // Kᵀ: column-major K rows
+        wmma::mma_sync(c, a, bk, c);
+      }
+      wmma::store_matrix_sync(w_scratch + nt * 16, c, kWidth, wmma::mem_row_major);
+    }
+    __syncwarp();
+    // Online softmax over this tile's 64 keys, 32 per lane.
+    float sv[kKeys / 2], m_tile = -INFINITY;
+    for (int c = 0; c < kKeys / 2; ++c) {
+      const int j = j0 + half * (kKeys / 2) + c;
+      const bool seen = j < n && (!dims.causal || j <= row);
+      sv[c] = seen ? w_scratch[rr * kWidth + half * (kKeys / 2) + c] * dims.scale : -INFINITY;
+      m_tile = nan_max(m_tile, sv[c]);
+    }
+    m_tile = nan_max(m_tile, __shfl_xor_sync(0xffffffffu, m_tile, 1));
+    const float m_new = nan_max(m, m_tile);
+    const bool none = m_new == -INFINITY;  // a padding row, or no key seen yet
+    const float rescale = none ? 1.0f : expf(m - m_new);
+    float l_tile = 0;
+    for (int c = 0; c < kKeys / 2; ++c) {
+      const float p = none ? 0.0f : expf(sv[c] - m_new);
+      l_tile += p;
+      w_p[rr * kKeys + half * (kKeys / 2) + c] = Io<T>::from_float(p);
+    }
+    l_tile += __shfl_xor_sync(0xffffffffu, l_tile, 1);
+    l = l * rescale + l_tile;
+    m = m_new;
+    for (int c = 0; c < kHalf; ++c) acc[c] *= rescale;
+    __syncwarp();
+    // P·V: (16 × 64) · (64 × D) on tensor cores, into the scratch, then added to the accumulator.
+    for (int dt = 0; dt < D / 16; ++dt) {
+      wmma::fragment<wmma::accumulator, 16, 16, 16, float> c;
+      wmma::fill_fragment(c, 0.0f);
+      for (int kt = 0; kt < kKeys / 16; ++kt) {
+        wmma::fragment<wmma::matrix_a, 16, 16, 16, T, wmma::row_major> a;
+        wmma::fragment<wmma::matrix_b, 16, 16, 16, T, wmma::row_major> bv;
+        wmma::load_matrix_sync(a, w_p + kt * 16, kKeys);
+        wmma::load_matrix_sync(bv, s_v + kt * 16 * D + dt * 16, D);
+        wmma::mma_sync(c, a, bv, c);
+      }
+      wmma::store_matrix_sync(w_scratch + dt * 16, c, kWidth, wmma::mem_row_major);
+    }
+    __syncwarp();
+    for (int c = 0; c < kHalf; ++c) acc[c] += w_scratch[rr * kWidth + half * kHalf + c];
+    __syncwarp();  // the scratch is rewritten by the next tile's scores
+  }
+  if (row < n) {
+    float* out = o + (static_cast<std::size_t>(bh) * n + row) * D + half * kHalf;
+    const float inv = 1 / l;
+    for (int c = 0; c < kHalf; ++c) out[c] = acc[c] * inv;
+  }
+}
+
+template <class T, int D>
+void launch_fused(const AttentionDims& s, const T* q, const T* k, const T* v, float* o,
+                  cudaStream_t stream) {
+  constexpr std::size_t smem = fused_smem_bytes<D>();
+  check_cuda(
+      cudaFuncSetAttribute(fused_attention<T, D>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                           static_cast<int>(smem)),
+      "cudaFuncSetAttribute (fused attention shared memory)");
+  const FusedDims dims{static_cast<int>(s.n), static_cast<int>(s.heads),
+                       static_cast<int>(s.kv_heads), s.causal,
+                       1 / std::sqrt(static_cast<float>(D))};
+  const dim3 grid(static_cast<unsigned>((s.n + kRows - 1) / kRows),
+                  static_cast<unsigned>(s.batch * s.heads));
+  fused_attention<T, D><<<grid, 32 * kWarps, smem, stream>>>(q, k, v, o, dims);
+  check_launch("fused_attention");
+}
+
+constexpr int kDecodeWarps = 8, kDecodeUnroll = 4;
+
+template <class T, int D>
+__global__ void __launch_bounds__(32 * kDecodeWarps)
+    decode_attention(const T* q, const T* k, const T* v, float* o, FusedDims dims) {
+  constexpr int kE = D / 32;  // dimensions per lane
+  __shared__ float s_m[kDecodeWarps], s_l[kDecodeWarps], s_acc[kDecodeWarps][D];
+  const int n = dims.n, bh = blockIdx.x, h = bh % dims.heads, b = bh / dims.heads;
+  const int kvh = b * dims.kv_heads + h / (dims.heads / dims.kv_heads);
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, c0 = lane * kE;
+  const T* kh = k + static_cast<std::size_t>(kvh) * n * D + c0;
+  const T* vh = v + static_cast<std::size_t>(kvh) * n * D + c0;
+  float qv[kE], acc[kE], m = -INFINITY, l = 0;
+  for (int e = 0; e < kE; ++e) {
+    qv[e] = Io<T>::to_float(q[static_cast<std::size_t>(bh) * D + c0 + e]);
+    acc[e] = 0;
+  }
+  // Each warp takes every 8th position; kDecodeUnroll of them are loaded before any is used, so
+  // that several rows of the cache are in flight per warp.
+  for (int j0 = warp; j0 < n; j0 += kDecodeWarps * kDecodeUnroll) {
+    float kr[kDecodeUnroll][kE], vr[kDecodeUnroll][kE];
+    for (int u = 0; u < kDecodeUnroll; ++u) {
+      const int j = j0 + u * kDecodeWarps;
+      for (int e = 0; e < kE; ++e) {
+        kr[u][e] = j < n ? Io<T>::to_float(kh[static_cast<std::size_t>(j) * D + e]) : 0.0f;
+        vr[u][e] = j < n ? Io<T>::to_float(vh[static_cast<std::size_t>(j) * D + e]) : 0.0f;
+      }
+    }
+    for (int u = 0; u < kDecodeUnroll; ++u) {
+      if (j0 + u * kDecodeWarps >= n) break;
+      float dot = 0;
+      for (int e = 0; e < kE; ++e) dot += qv[e] * kr[u][e];
+      const float score = warp_sum(dot) * dims.scale;
+      const float m_new = nan_max(m, score);
+      const float rescale = expf(m - m_new), p = expf(score - m_new);
+      l = l * rescale + p;
+      for (int e = 0; e < kE; ++e) acc[e] = acc[e] * rescale + p * vr[u][e];
+      m = m_new;
+    }
+  }
+  if (lane == 0) s_m[warp] = m, s_l[warp] = l;
+  for (int e = 0; e < kE; ++e) s_acc[warp][c0 + e] = acc[e];
+  __syncthreads();
+  for (int c = threadIdx.x; c < D; c += blockDim.x) {
+    float mm = -INFINITY;
+    for (int w = 0; w < kDecodeWarps; ++w) mm = nan_max(mm, s_m[w]);
+    float ll = 0, out = 0;
+    for (int w = 0; w < kDecodeWarps; ++w) {
+      const float f = s_m[w] == -INFINITY ? 0.0f : expf(s_m[w] - mm);  // a warp with no position
+      ll += s_l[w] * f;
+      out += s_acc[w][c] * f;
+    }
+    o[static_cast<std::size_t>(bh) * D + c] = out / ll;
+  }
+}
+
+template <class T, int D>
+void launch_decode(const AttentionDims& s, const T* q, const T* k, const T* v, float* o,
+                   cudaStream_t stream) {
+  const FusedDims dims{static_cast<int>(s.n), static_cast<int>(s.heads),
+                       static_cast<int>(s.kv_heads), false, 1 / std::sqrt(static_cast<float>(D))};
+  decode_attention<T, D>
+      <<<static_cast<unsigned>(s.batch * s.heads), 32 * kDecodeWarps, 0, stream>>>(q, k, v, o,
+                                                                                   dims);
+  check_launch("decode_attention");
+}
+
+void check_dims(const AttentionDims& s) {
+  if (s.kv_heads == 0 || s.heads % s.kv_heads != 0)
+    throw std::invalid_argument("attention: heads must be a multiple of kv heads");
+  if (s.n > (1u << 30) || s.batch * s.heads > 65535u * 1024)
+    throw std::invalid_argument("attention: shape too large for one launch");
+}
+
+template <template <class> class F, class... Args>
+void by_type(AttentionDtype t, Args&&... args) {
+  if (t == AttentionDtype::bf16)
+    F<__nv_bfloat16>{}(std::forward<Args>(args)...);
+  else
+    F<__half>{}(std::forward<Args>(args)...);
+}
+
+template <class T>
+struct Naive {
+  void operator()(const AttentionDims& s, const void* q, const void* k, const void* v,
+                  float* scores, void* probs, float* o, CublasHandle& h, cudaStream_t st) const {
+    naive<T>(s, static_cast<const T*>(q), static_cast<const T*>(k), static_cast<const T*>(v),
+             scores, static_cast<T*>(probs), o, h, st);
+  }
+};
+template <class T>
+struct Fused {
+  void operator()(const AttentionDims& s, const void* q, const void* k, const void* v, float* o,
+                  cudaStream_t st) const {
+    const auto* qt = static_cast<const T*>(q);
+    const auto* kt = static_cast<const T*>(k);
+    const auto* vt = static_cast<const T*>(v);
+    if (s.d == 64) return launch_fused<T, 64>(s, qt, kt, vt, o, st);
+    if (s.d == 128) return launch_fused<T, 128>(s, qt, kt, vt, o, st);
+    throw std::invalid_argument("fused attention: d must be 64 or 128");
+  }
+};
+template <class T>
+struct Decode {
+  void operator()(const AttentionDims& s, const void* q, const void* k, const void* v, float* o,
+                  cudaStream_t st) const {
+    const auto* qt = static_cast<const T*>(q);
+    const auto* kt = static_cast<const T*>(k);
+    const auto* vt = static_cast<const T*>(v);
+    if (s.d == 64) return launch_decode<T, 64>(s, qt, kt, vt, o, st);
+    if (s.d == 128) return launch_decode<T, 128>(s, qt, kt, vt, o, st);
+    throw std::invalid_argument("decode attention: d must be 64 or 128");
+  }
+};
+
+}  // namespace
+
+void attention_naive_cuda(AttentionDtype t, const AttentionDims& s, const void* q, const void* k,
+                          const void* v, float* scores, void* probs, float* o, CublasHandle& handle,
+                          CUstream_st* stream) {
+  check_dims(s);
+  by_type<Naive>(t, s, q, k, v, scores, probs, o, handle, stream);
+}
+
+bool attention_fused_supported(std::size_t d) { return d == 64 || d == 128; }
+
+void attention_fused_cuda(AttentionDtype t, const AttentionDims& s, const void* q, const void* k,
+                          const void* v, float* o, CUstream_st* stream) {
+  check_dims(s);
+  by_type<Fused>(t, s, q, k, v, o, stream);
+}
+
+void attention_decode_cuda(AttentionDtype t, const AttentionDims& s, const void* q, const void* k,
+                           const void* v, float* o, CUstream_st* stream) {
+  check_dims(s);
+  by_type<Decode>(t, s, q, k, v, o, stream);
+}
+
+}  // namespace bb::kernels

@@ -1,0 +1,324 @@
+// GPU attention, bf16/fp16 in, fp32 out: naive (cuBLAS + softmax, n×n in HBM) and fused (tensor
+// cores, online softmax) over n = 512 … 32768 at B·H = 32, d = 128; causal GQA and fp16, d = 64
+// coverage; decode against KV caches of 256 MiB and 1 GiB. Validated against the fp64 reference of
+// the same rounded inputs; device memory measured with cudaMemGetInfo against the formulas.
+#include <cuda_runtime_api.h>
+
+#include <bit>
+#include <cmath>
+#include <memory>
+#include <vector>
+
+#include "harness/cuda_check.h"
+#include "harness/gpu.h"
+#include "kernels/attention.h"
+#include "kernels/intensity.h"
+#include "reference/attention.h"
+#include "reference/formats.h"
+#include "reference/formats_fast.h"
+#include "suites/attention/attention_suite.h"
+#include "theory/attention.h"
+
+namespace bb::suites {
+namespace {
+
+using kernels::AttentionDtype;
+using reference::AttentionDims;
+
+enum class Kind { naive, fused, decode };
+const char* kind_name(Kind k) {
+  return k == Kind::naive ? "naive" : k == Kind::fused ? "fused" : "decode";
+}
+
+// bf16 keeps 8 significant bits, fp16 11: P is rounded to them before P·V, so |error| reaches a
+// few units of 2^-8 (bf16) or 2^-11 (fp16) of |V| ≤ 4. To be confirmed on the first GPU run.
+Tolerance tolerance(AttentionDtype t) {
+  return t == AttentionDtype::bf16 ? Tolerance{3e-2, 2e-2} : Tolerance{5e-3, 5e-3};
+}
+
+std::size_t free_device_bytes() {
+  std::size_t free = 0, total = 0;
+  check_cuda(cudaMemGetInfo(&free, &total), "cudaMemGetInfo");
+  return free;
+}
+
+// Inputs rounded to the type once on the host: the device gets the codes, the reference their
+// values. Threaded, with the bit-level rounding and a decode table (billions of elements at the
+// largest decode caches).
+struct RoundedInputs {
+  std::vector<std::uint16_t> codes;
+  std::vector<float> values;
+  RoundedInputs(AttentionDtype t, std::size_t count, std::uint64_t seed)
+      : codes(count), values(count) {
+    const auto& f = theory::format_spec(t == AttentionDtype::bf16 ? theory::Format::bf16
+                                                                  : theory::Format::fp16);
+    const reference::Fp32Target target = reference::fp32_target(f, false);
+    std::vector<float> decoded(65536);
+    for (std::uint32_t c = 0; c < 65536; ++c)
+      decoded[c] = static_cast<float>(reference::decode(f, c));
+#pragma omp parallel for schedule(static)
+    for (std::size_t i = 0; i < count; ++i) {
+      const float x = reference::attention_test_value(seed, i);
+      codes[i] = static_cast<std::uint16_t>(
+          reference::encode_fp32_nearest(target, std::bit_cast<std::uint32_t>(x)));
+      values[i] = decoded[codes[i]];
+    }
+  }
+};
+
+DeviceBuffer upload(const RoundedInputs& in) {
+  DeviceBuffer b(in.codes.size() * 2);
+  b.upload(in.codes.data(), b.bytes());
+  return b;
+}
+
+class AttentionCuda final : public Instance {
+ public:
+  // Decode: `s.n` cached positions and one query per (batch, head).
+  AttentionCuda(Kind kind, AttentionDtype t, AttentionDims s)
+      : kind_(kind), t_(t), s_(s), queries_(kind == Kind::decode ? 1 : s.n) {
+    const std::size_t before = free_device_bytes();
+    const std::size_t q_count = s.batch * s.heads * queries_ * s.d;
+    q_host_ = std::make_unique<RoundedInputs>(t, q_count, 1);
+    k_host_ = std::make_unique<RoundedInputs>(t, s.kv_elements(), 2);
+    v_host_ = std::make_unique<RoundedInputs>(t, s.kv_elements(), 3);
+    q_ = upload(*q_host_), k_ = upload(*k_host_), v_ = upload(*v_host_);
+    o_ = DeviceBuffer(q_count * sizeof(float));
+    const std::size_t inputs = free_device_bytes();
+    if (kind == Kind::naive) {
+      const std::size_t nn = s.batch * s.heads * s.n * s.n;
+      scores_ = DeviceBuffer(nn * sizeof(float));
+      probs_ = DeviceBuffer(nn * 2);
+      handle_ = std::make_unique<kernels::CublasHandle>();
+    }
+    const std::size_t after = free_device_bytes();
+    io_bytes_ = static_cast<double>(before - inputs);
+    extra_bytes_ = static_cast<double>(inputs - after);
+  }
+  Comparison validate() override {
+    o_.fill_bytes(0xFF);  // NaN
+    if (kind_ == Kind::naive) scores_.fill_bytes(0xFF), probs_.fill_bytes(0xFF);
+    run(nullptr);
+    check_cuda(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
+    std::vector<float> o(o_.bytes() / sizeof(float));
+    o_.download(o.data(), o_.bytes());
+    // The reference of the rounded inputs, for the first and last batch and head.
+    std::vector<double> out, ref, row(s_.d);
+    bool unwritten = false;
+    for (float x : o) unwritten = unwritten || !std::isfinite(x);
+    for (std::size_t b : {std::size_t{0}, s_.batch - 1})
+      for (std::size_t h : {std::size_t{0}, s_.heads - 1}) {
+        if (kind_ == Kind::decode) {
+          decode_row_fp64(b, h, row.data());
+          for (std::size_t c = 0; c < s_.d; ++c)
+            out.push_back(o[(b * s_.heads + h) * s_.d + c]), ref.push_back(row[c]);
+          continue;
+        }
+        for (std::size_t i : reference::checked_rows(s_.n, 4)) {
+          reference::attention_row_fp64(s_, q_host_->values.data(), k_host_->values.data(),
+                                        v_host_->values.data(), b, h, i, row.data());
+          for (std::size_t c = 0; c < s_.d; ++c)
+            out.push_back(o[s_.q_row(b, h, i) + c]), ref.push_back(row[c]);
+        }
+      }
+    if (unwritten) out.push_back(std::nan("")), ref.push_back(0);
+    return compare<double, double>(out, ref, tolerance(t_));
+  }
+  void run(gpu_stream stream) override {
+    switch (kind_) {
+      case Kind::naive:
+        return kernels::attention_naive_cuda(t_, s_, q_.get(), k_.get(), v_.get(),
+                                             scores_.as<float>(), probs_.get(), o_.as<float>(),
+                                             *handle_, stream);
+      case Kind::fused:
+        return kernels::attention_fused_cuda(t_, s_, q_.get(), k_.get(), v_.get(), o_.as<float>(),
+                                             stream);
+      case Kind::decode:
+        return kernels::attention_decode_cuda(t_, s_, q_.get(), k_.get(), v_.get(), o_.as<float>(),
+                                              stream);
+    }
+  }
+  nlohmann::json observations() override {
+    return {{"device_io_bytes", io_bytes_}, {"device_extra_bytes", extra_bytes_}};
+  }
+
+ private:
+  // Decode's reference: one query against all n cached positions.
+  void decode_row_fp64(std::size_t b, std::size_t h, double* out) const {
+    const std::size_t kv_head = b * s_.kv_heads + h / (s_.heads / s_.kv_heads);
+    const float* q = q_host_->values.data() + (b * s_.heads + h) * s_.d;
+    const double scale = 1 / std::sqrt(static_cast<double>(s_.d));
+    std::vector<double> p(s_.n);
+    double m = -INFINITY, l = 0;
+    for (std::size_t j = 0; j < s_.n; ++j) {
+      const float* kj = k_host_->values.data() + (kv_head * s_.n + j) * s_.d;
+      double dot = 0;
+      for (std::size_t c = 0; c < s_.d; ++c) dot += static_cast<double>(q[c]) * kj[c];
+      p[j] = dot * scale;
+      m = reference::nan_max(m, p[j]);
+    }
+    for (auto& x : p) l += (x = std::exp(x - m));
+    for (std::size_t c = 0; c < s_.d; ++c) out[c] = 0;
+    for (std::size_t j = 0; j < s_.n; ++j) {
+      const float* vj = v_host_->values.data() + (kv_head * s_.n + j) * s_.d;
+      for (std::size_t c = 0; c < s_.d; ++c) out[c] += p[j] * vj[c];
+    }
+    for (std::size_t c = 0; c < s_.d; ++c) out[c] /= l;
+  }
+
+  Kind kind_;
+  AttentionDtype t_;
+  AttentionDims s_;
+  std::size_t queries_;
+  std::unique_ptr<RoundedInputs> q_host_, k_host_, v_host_;
+  DeviceBuffer q_, k_, v_, o_, scores_, probs_;
+  std::unique_ptr<kernels::CublasHandle> handle_;
+  double io_bytes_ = 0, extra_bytes_ = 0;
+};
+
+// |measured − predicted| within 2% + 8 MiB (cudaMalloc rounds up to its page size).
+Check memory_check(const std::string& name, const std::string& law, double predicted,
+                   double measured) {
+  Check c;
+  c.suite = "attention";
+  c.name = name;
+  c.law = law;
+  c.predicted = predicted;
+  c.measured = measured;
+  c.tolerance = 0.02 * predicted + 8 * 1048576.0;
+  c.verdict = std::fabs(measured - predicted) <= c.tolerance ? Verdict::pass : Verdict::fail;
+  c.reason = "cudaMemGetInfo: " + std::to_string(measured / 1048576) + " MiB vs " +
+             std::to_string(predicted / 1048576) + " MiB predicted";
+  return c;
+}
+
+Case cuda_case(Kind kind, AttentionDtype t, AttentionDims s, bool sweep) {
+  const char* dtype = t == AttentionDtype::bf16 ? "bf16" : "fp16";
+  std::string name =
+      std::string(kind_name(kind)) + "/" + dtype + "/d" + std::to_string(s.d) + "/cuda/";
+  if (!sweep)
+    name += std::string(s.causal ? "causal-" : "") + "gqa" + std::to_string(s.heads) + "x" +
+            std::to_string(s.kv_heads) + "/";
+  name += "n" + std::to_string(s.n);
+  const theory::AttentionShape shape{static_cast<double>(s.batch),
+                                     static_cast<double>(s.heads),
+                                     static_cast<double>(s.kv_heads),
+                                     static_cast<double>(s.n),
+                                     static_cast<double>(s.d),
+                                     s.causal,
+                                     2};
+  // Device bytes of the inputs and output, and of the naive kernel's n×n matrices.
+  const double queries = kind == Kind::decode ? 1 : static_cast<double>(s.n);
+  const double io = shape.batch * shape.heads * queries * shape.d * (2 + 4) +
+                    2 * shape.batch * shape.kv_heads * shape.n * shape.d * 2;
+  const double extra =
+      kind == Kind::naive ? shape.batch * shape.heads * shape.n * shape.n * (4 + 2) : 0;
+  Case c{name, Backend::cuda,
+         [=](const CaseContext& ctx) {
+           if (kind != Kind::naive && !kernels::attention_fused_supported(s.d))
+             throw CaseSkipped("d = " + std::to_string(s.d) + ": the kernel has d = 64 and 128");
+           if (io + extra > 0.85 * static_cast<double>(ctx.gpu->memory_bytes))
+             throw CaseSkipped(std::to_string((io + extra) / 1e9) + " GB needed (n x n scores: " +
+                               std::to_string(extra / 1e9) + " GB), the GPU has " +
+                               std::to_string(static_cast<double>(ctx.gpu->memory_bytes) / 1e9));
+           Prepared p;
+           p.instance = std::make_unique<AttentionCuda>(kind, t, s);
+           p.work.precision =
+               t == AttentionDtype::bf16 ? theory::Precision::bf16 : theory::Precision::fp16;
+           if (kind == Kind::decode) {
+             p.work.flop = theory::decode_flop(shape);
+             p.work.bytes_read =
+                 theory::kv_cache_bytes(1, shape.n, shape.kv_heads, shape.d, 2, shape.batch) +
+                 shape.batch * shape.heads * shape.d * 2;
+             p.work.bytes_written = shape.batch * shape.heads * shape.d * 4;
+           } else if (kind == Kind::naive) {
+             // Per head: Q, K read; S written and read (fp32); P written and read (2 bytes); V
+             // read; O written (fp32): the three-kernel count of Dao et al. with these element
+             // sizes.
+             const double heads = shape.batch * shape.heads, n = shape.n, d = shape.d;
+             p.work.flop = theory::attention_flop(shape);
+             p.work.bytes_read = heads * (2 * n * d * 2 + n * n * 4 + n * n * 2 + n * d * 2);
+             p.work.bytes_written = heads * (n * n * 4 + n * n * 2 + n * d * 4);
+           } else {
+             p.work.flop = theory::attention_flop(shape);
+             p.work.bytes_read = theory::tiled_attention_bytes(shape, 64);
+           }
+           p.work.elements = shape.batch * shape.heads * queries * shape.d;
+           p.params = {{"kernel", kind_name(kind)},
+                       {"dtype", dtype},
+                       {"n", s.n},
+                       {"d", s.d},
+                       {"heads", s.heads},
+                       {"kv_heads", s.kv_heads},
+                       {"batch", s.batch},
+                       {"causal", s.causal},
+                       {"sweep", sweep},
+                       {"predicted_io_bytes", io},
+                       {"predicted_extra_bytes", extra},
+                       {"peak_dram_bytes_per_s", ctx.gpu->peak_dram_bytes_per_s}};
+           return p;
+         },
+         [=](const Prepared& p, const Measurement& m) {
+           std::vector<Check> checks;
+           const nlohmann::json obs = p.instance->observations();
+           checks.push_back(
+               memory_check(name + "/device-memory",
+                            "inputs and output: B H n d (q, o) + 2 B H_kv n d (k, v) bytes", io,
+                            obs.value("device_io_bytes", 0.0)));
+           if (kind == Kind::naive)
+             checks.push_back(
+                 memory_check(name + "/extra-memory",
+                              "naive: S (fp32) and P (2 bytes) for every head: 6 B H n^2 bytes",
+                              extra, obs.value("device_extra_bytes", 0.0)));
+           if (kind == Kind::decode) {
+             // Decode reads the cache once: at least half the DRAM peak from 256 MiB (≈ 60% of
+             // what a copy reaches, ~83% of the peak on an H200).
+             Check bw;
+             bw.suite = "attention";
+             bw.name = name + "/kv-bandwidth";
+             bw.law = "decode: (KV + q + o bytes) / t >= 0.5 x DRAM peak for caches >= 256 MiB";
+             const double peak = p.params.value("peak_dram_bytes_per_s", 0.0);
+             const double kv =
+                 theory::kv_cache_bytes(1, shape.n, shape.kv_heads, shape.d, 2, shape.batch);
+             bw.predicted = 0.5;
+             bw.tolerance = 0;
+             if (peak <= 0) {
+               bw.reason = "no DRAM peak for this device";
+             } else if (kv < 256.0 * 1048576) {
+               bw.reason =
+                   "cache of " + std::to_string(kv / 1048576) + " MiB: below 256 MiB, not judged";
+             } else {
+               bw.measured = p.work.bytes() / m.summary.median_s / peak;
+               bw.verdict = bw.measured >= bw.predicted ? Verdict::pass : Verdict::fail;
+               bw.reason = std::to_string(p.work.bytes() / m.summary.median_s / 1e12) +
+                           " TB/s of " + std::to_string(peak / 1e12);
+             }
+             checks.push_back(bw);
+           }
+           return checks;
+         }};
+  c.sweep_point = sweep;
+  return c;
+}
+
+}  // namespace
+
+std::vector<Case> attention_cuda_cases() {
+  std::vector<Case> cases;
+  const auto bf16 = AttentionDtype::bf16, fp16 = AttentionDtype::fp16;
+  for (Kind k : {Kind::naive, Kind::fused})
+    for (std::size_t n = 512; n <= 32768; n *= 2)
+      cases.push_back(cuda_case(k, bf16, {4, 8, 8, n, 128, false}, true));
+  // Causal grouped-query attention, a ragged n, both types and head dimensions.
+  for (Kind k : {Kind::naive, Kind::fused})
+    for (auto t : {bf16, fp16})
+      for (std::size_t d : {64, 128})
+        cases.push_back(cuda_case(k, t, {2, 8, 2, 2000, d, true}, false));
+  // Decode: B = 8, 32 query heads on 8 K/V heads (GQA), d = 128: 32 KiB of cache per position.
+  for (std::size_t n = 8192; n <= 32768; n *= 4)
+    cases.push_back(cuda_case(Kind::decode, bf16, {8, 32, 8, n, 128, false}, false));
+  cases.push_back(cuda_case(Kind::decode, fp16, {2, 8, 8, 3000, 64, false}, false));
+  return cases;
+}
+
+}  // namespace bb::suites
