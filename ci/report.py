@@ -187,8 +187,9 @@ def families(measured):
     """Cases grouped by suite and name stem, with the numeric parameter that varies in the group."""
     groups = {}
     for b in measured:
-        if b.get("params", {}).get("sweep") in HIERARCHY_SWEEPS:
-            continue
+        if b.get("params", {}).get("sweep") in HIERARCHY_SWEEPS or \
+                b.get("suite") in ("collectives", "attention"):
+            continue  # drawn by hierarchy(), collectives() and attention()
         stem = re.sub(r"/[^/]*$", "", b["name"])
         groups.setdefault(stem, []).append(b)
     result = {}
@@ -201,6 +202,89 @@ def families(measured):
         if keys:
             result[stem] = keys[0]
     return result
+
+
+BUS_FACTOR = {"all_reduce": lambda p: 2 * (p - 1) / p, "all_gather": lambda p: (p - 1) / p,
+              "reduce_scatter": lambda p: (p - 1) / p, "all_to_all": lambda p: (p - 1) / p}
+LATENCY_TERMS = {"all_reduce": lambda p: 2 * (p - 1), "all_gather": lambda p: p - 1,
+                 "reduce_scatter": lambda p: p - 1, "all_to_all": lambda p: p - 1,
+                 "broadcast": lambda p: p - 1, "reduce": lambda p: p - 1, "send_recv": lambda p: 1}
+
+
+def collectives(runs, out_dir):
+    """busbw against message size per transport and rank count, one line per collective (the
+    fp32 sweep), with the fitted alpha-beta model dashed; runs overlaid."""
+    groups = {}
+    for i, (doc, measured, label) in enumerate(runs):
+        for b in measured:
+            p = b.get("params", {})
+            if b.get("suite") == "collectives" and p.get("sweep") and p.get("ranks", 1) > 1:
+                groups.setdefault((p["transport"], p["ranks"]), []).append((i, label, b, doc))
+    images = []
+    for (transport, ranks), members in sorted(groups.items()):
+        fig, ax = plt.subplots(figsize=(7, 4.5))
+        series = {}
+        for i, label, b, doc in members:
+            p = b["params"]
+            name = f"{p['collective']}/{p['dtype']}" + (f"/{p['redop']}" if p.get("redop") else "") + \
+                ("/in-place" if p["in_place"] else "/out-of-place")
+            series.setdefault((i, label, name, id(doc)), (doc, []))[1].append(b)
+        order = sorted({k[2] for k in series})
+        for (i, label, name, _), (doc, bs) in sorted(series.items(), key=lambda x: x[0][:3]):
+            bs.sort(key=lambda b: b["params"]["bytes"])
+            xs = [b["params"]["bytes"] for b in bs]
+            color = f"C{order.index(name) % 10}"  # one color per collective, one line style per run
+            style = ["-", "--", "-.", ":"][i % 4]
+            ax.plot(xs, [b["busbw_bytes_per_s"] / 1e9 for b in bs], marker=".", linestyle=style,
+                    color=color, label=name + (f" [run {i + 1}]" if len(runs) > 1 else ""))
+            fit = doc.get("figures", {}).get("collectives", {}).get(transport, {}) \
+                .get(f"p{ranks}", {}).get("series", {}).get(name, {})
+            op = name.split("/")[0]
+            if fit.get("link_bytes_per_s") and op in LATENCY_TERMS:
+                factor = BUS_FACTOR.get(op, lambda p: 1)(ranks)
+                model = [factor * x / (LATENCY_TERMS[op](ranks) * fit["alpha_s"] +
+                                       factor * x / fit["link_bytes_per_s"]) / 1e9 for x in xs]
+                ax.plot(xs, model, linestyle=(0, (1, 3)), color=color, linewidth=1)
+        ax.set_xscale("log", base=2)
+        ax.set_yscale("log")
+        ax.set_xlabel("message size n (bytes, nccl-tests' convention)")
+        ax.set_ylabel("busbw (GB/s)")
+        ax.set_title(f"{transport}, {ranks} ranks: busbw vs size (dotted: fitted alpha-beta model)")
+        ax.grid(True, which="both", alpha=0.3)
+        runs_text = "\n".join(f"run {i + 1}: {r[2]}" for i, r in enumerate(runs)) if len(runs) > 1 else ""
+        ax.legend(fontsize=6, loc="upper left", bbox_to_anchor=(1.01, 1), title=runs_text or None,
+                  title_fontsize=5)
+        images.append(png(fig, out_dir, f"collectives_{transport}_p{ranks}.png"))
+    return images
+
+
+def attention(runs, out_dir):
+    """Time against n on log-log axes per backend, with each series' fitted exponent and n^2."""
+    images = []
+    backends = sorted({bk for doc, _, _ in runs
+                       for bk in doc.get("figures", {}).get("attention", {})})
+    for backend in backends:
+        fig, ax = plt.subplots(figsize=(6.5, 4.5))
+        for i, (doc, measured, label) in enumerate(runs):
+            f = doc.get("figures", {}).get("attention", {}).get(backend, {})
+            for n, (name, s) in enumerate(sorted(f.get("series", {}).items())):
+                slope = s.get("exponent")
+                text = f"{name}: slope {slope:.2f}" if slope is not None else name
+                ax.plot(s["n"], s["median_s"], marker="o", color=f"C{(i * 4 + n) % 10}",
+                        label=text + (f" ({label})" if len(runs) > 1 else ""))
+                if n == 0 and len(s["n"]) >= 2:  # the law, through the last point
+                    x1, t1 = s["n"][-1], s["median_s"][-1]
+                    ax.plot(s["n"], [t1 * (x / x1) ** 2 for x in s["n"]], color="grey",
+                            linestyle=":", label="n^2" if i == 0 else None)
+        ax.set_xscale("log", base=2)
+        ax.set_yscale("log")
+        ax.set_xlabel("sequence length n")
+        ax.set_ylabel("median time (s)")
+        ax.set_title(f"attention on {backend}: time vs n")
+        ax.grid(True, which="both", alpha=0.3)
+        ax.legend(fontsize=7)
+        images.append(png(fig, out_dir, f"attention_{backend}.png"))
+    return images
 
 
 def sweeps(runs, out_dir):
@@ -258,13 +342,39 @@ def human_bytes(n):
     return f"{n:.3g} TiB"
 
 
+def collectives_text(doc):
+    out = []
+    for transport, groups in doc.get("figures", {}).get("collectives", {}).items():
+        best = max((g for g in groups.values() if g.get("series")), key=lambda g: g.get("ranks", 0),
+                   default=None)
+        if not best:
+            continue
+        for name, s in best["series"].items():
+            if name.startswith("all_reduce/") and s.get("link_bytes_per_s"):
+                out.append(f"{transport} p={best['ranks']}: alpha {s['alpha_s'] * 1e6:.2f} us, "
+                           f"link {s['link_bytes_per_s'] / 1e9:.3g} GB/s")
+    return "; ".join(out) or "-"
+
+
+def attention_text(measured):
+    best = {}
+    for b in measured:
+        if b.get("suite") == "attention" and b.get("flop_per_s", 0) > 0:
+            key = re.sub(r"/n\d+$", "", b["case"])
+            best[key] = max(best.get(key, 0), b["flop_per_s"])
+    return "; ".join(f"{k}: {v / 1e12:.3g}" for k, v in sorted(best.items())) or "-"
+
+
 def headline_rows(runs):
     rows = []
     for doc, measured, label in runs:
         checks = doc.get("checks", [])
         counts = {v: sum(1 for c in checks if c.get("verdict") == v) for v in ("PASS", "FAIL", "SKIP")}
-        dram = [b for b in measured if b.get("bytes", 0) > 0 and "pct_of_peak_bandwidth" in b]
-        best_bw = max(measured, key=lambda b: b.get("bytes_per_s", 0))
+        dram = [b for b in measured if b.get("bytes", 0) > 0 and "pct_of_peak_bandwidth" in b
+                and b.get("suite") != "collectives"]
+        # Memory bandwidth: a collective's bytes_per_s is its algbw (at one rank, of a no-op).
+        memory = [b for b in measured if b.get("suite") != "collectives"] or measured
+        best_bw = max(memory, key=lambda b: b.get("bytes_per_s", 0))
         per_precision = {}
         for b in measured:
             if b.get("flop_per_s", 0) > per_precision.get(b.get("precision"), (0, ""))[0]:
@@ -277,6 +387,7 @@ def headline_rows(runs):
         rows.append([label, bw_text, hierarchy_text(doc),
                      "; ".join(f"{p}: {v / 1e12:.3g} TFLOP/s ({n})"
                                for p, (v, n) in sorted(per_precision.items())) or "-",
+                     collectives_text(doc), attention_text(measured),
                      f"{counts['PASS']} / {counts['FAIL']} / {counts['SKIP']}",
                      ", ".join(fails) or "-"])
     return rows
@@ -301,11 +412,13 @@ def main(argv):
     if r:
         images.append(r)
     images += hierarchy(runs, args.out)
+    images += collectives(runs, args.out)
+    images += attention(runs, args.out)
     images += sweeps(runs, args.out)
 
     head = ["run", "best bandwidth", "caches (detected / reported) and latency",
-            "best FLOP/s per precision", "checks pass / fail / skip",
-            "failed checks"]
+            "best FLOP/s per precision", "collectives: all_reduce alpha, link (most ranks)",
+            "attention: best TFLOP/s per kernel", "checks pass / fail / skip", "failed checks"]
     table = "<table><tr>" + "".join(f"<th>{html.escape(h)}</th>" for h in head) + "</tr>"
     for row in headline_rows(runs):
         table += "<tr>" + "".join(f"<td>{html.escape(str(c))}</td>" for c in row) + "</tr>"

@@ -135,9 +135,15 @@ class MpiRuns(unittest.TestCase):
             s = doc["figures"]["collectives"]["mpi"]["p2"]["series"]["all_reduce/fp32/sum/out-of-place"]
             want = 14 * s["alpha_s"] + 1.75 * 2e9 / s["link_bytes_per_s"]
             self.assertAlmostEqual(j["outputs"]["time_s"], want, delta=1e-5 * want)
-            # compare reads the file like any other results file.
+            # compare reads the file like any other results file; report draws busbw vs size.
             c = bb("compare", out, out)
             self.assertEqual(c.returncode, 0, c.stdout + c.stderr)
+            rep = bb("report", out, "--out", os.path.join(d, "report"))
+            self.assertEqual(rep.returncode, 0, rep.stdout + rep.stderr)
+            png = open(os.path.join(d, "report", "collectives_mpi_p2.png"), "rb").read()
+            self.assertEqual(png[:8], b"\x89PNG\r\n\x1a\n")
+            page = open(os.path.join(d, "report", "report.html")).read()
+            self.assertRegex(page, r"mpi p=2: alpha [0-9.]+ us, link [0-9.]+ GB/s")
 
 
 class Reliability(unittest.TestCase):
