@@ -305,7 +305,8 @@ class Report(unittest.TestCase):
             self.assertIn("Intel(R) Xeon(R) Processor", page)
             self.assertIn("bandwidth/read-sweep/host", page)  # the best bandwidth's case
             self.assertRegex(page, r"host: L1 [0-9.]+ KiB / 48 KiB")  # detected / reported
-            for name in ("roofline.png", "hierarchy_host.png"):
+            self.assertRegex(page, r"naive/fp32/host/d64: [0-9.]+")  # attention TFLOP/s column
+            for name in ("roofline.png", "hierarchy_host.png", "attention_host.png"):
                 png = open(os.path.join(out, name), "rb").read()
                 self.assertEqual(png[:8], b"\x89PNG\r\n\x1a\n")
                 self.assertGreater(len(png), 10000)
