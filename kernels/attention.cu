@@ -82,6 +82,9 @@ void naive(const AttentionDims& s, const T* q, const T* k, const T* v, float* sc
   const int batches = static_cast<int>(s.batch * s.kv_heads);
   const float scale = 1 / std::sqrt(static_cast<float>(s.d)), one = 1, zero = 0;
   check_cublas(cublasSetStream(handle.get(), stream), "cublasSetStream");
+  // cublasSetStream resets the workspace to cuBLAS's own pool: give it the handle's again.
+  check_cublas(cublasSetWorkspace(handle.get(), handle.workspace(), handle.workspace_bytes()),
+               "cublasSetWorkspace");
   // Row-major S (rows × n) = Q·Kᵀ is column-major Sᵀ = K·Qᵀ: op(A) = Kᵀ stored d×n, B = Qᵀ d×rows.
   check_cublas(
       cublasGemmStridedBatchedEx(
@@ -158,7 +161,12 @@ __global__ void __launch_bounds__(32 * kWarps)
     }
     __syncthreads();
     // This warp's scores: (16 × D) · (D × 64) on tensor cores, into its scratch.
+    // Causal: 16-key sub-tiles past this warp's last row are masked for all of its rows; they are
+    // skipped (their scores are masked below; their V rows never reach a product).
+    const int warp_last_row = i0 + warp * 16 + 15;
+    const auto masked = [&](int sub) { return dims.causal && j0 + sub * 16 > warp_last_row; };
     for (int nt = 0; nt < kKeys / 16; ++nt) {
+      if (masked(nt)) continue;
       wmma::fragment<wmma::accumulator, 16, 16, 16, float> c;
       wmma::fill_fragment(c, 0.0f);
       for (int kt = 0; kt < D / 16; ++kt) {
@@ -199,6 +207,7 @@ __global__ void __launch_bounds__(32 * kWarps)
       wmma::fragment<wmma::accumulator, 16, 16, 16, float> c;
       wmma::fill_fragment(c, 0.0f);
       for (int kt = 0; kt < kKeys / 16; ++kt) {
+        if (masked(kt)) continue;
         wmma::fragment<wmma::matrix_a, 16, 16, 16, T, wmma::row_major> a;
         wmma::fragment<wmma::matrix_b, 16, 16, 16, T, wmma::row_major> bv;
         wmma::load_matrix_sync(a, w_p + kt * 16, kKeys);
@@ -222,10 +231,14 @@ template <class T, int D>
 void launch_fused(const AttentionDims& s, const T* q, const T* k, const T* v, float* o,
                   cudaStream_t stream) {
   constexpr std::size_t smem = fused_smem_bytes<D>();
-  check_cuda(
-      cudaFuncSetAttribute(fused_attention<T, D>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                           static_cast<int>(smem)),
-      "cudaFuncSetAttribute (fused attention shared memory)");
+  static const bool opted_in = [] {  // once per kernel, not inside every timed launch
+    check_cuda(
+        cudaFuncSetAttribute(fused_attention<T, D>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                             static_cast<int>(smem)),
+        "cudaFuncSetAttribute (fused attention shared memory)");
+    return true;
+  }();
+  (void)opted_in;
   const FusedDims dims{static_cast<int>(s.n), static_cast<int>(s.heads),
                        static_cast<int>(s.kv_heads), s.causal,
                        1 / std::sqrt(static_cast<float>(D))};
@@ -269,7 +282,8 @@ __global__ void __launch_bounds__(32 * kDecodeWarps)
       for (int e = 0; e < kE; ++e) dot += qv[e] * kr[u][e];
       const float score = warp_sum(dot) * dims.scale;
       const float m_new = nan_max(m, score);
-      const float rescale = expf(m - m_new), p = expf(score - m_new);
+      const bool none = m_new == -INFINITY;  // only −inf scores so far: weight 0, not NaN
+      const float rescale = none ? 1.0f : expf(m - m_new), p = none ? 0.0f : expf(score - m_new);
       l = l * rescale + p;
       for (int e = 0; e < kE; ++e) acc[e] = acc[e] * rescale + p * vr[u][e];
       m = m_new;
@@ -305,8 +319,9 @@ void launch_decode(const AttentionDims& s, const T* q, const T* k, const T* v, f
 void check_dims(const AttentionDims& s) {
   if (s.kv_heads == 0 || s.heads % s.kv_heads != 0)
     throw std::invalid_argument("attention: heads must be a multiple of kv heads");
-  if (s.n > (1u << 30) || s.batch * s.heads > 65535u * 1024)
-    throw std::invalid_argument("attention: shape too large for one launch");
+  // Grid limits: fused puts B·H on grid.y (≤ 65535); the softmax one block per row (< 2^31).
+  if (s.n > (1u << 30) || s.batch * s.heads > 65535u || s.batch * s.heads * s.n >= (1ull << 31))
+    throw std::invalid_argument("attention: B x H or B x H x n too large for one launch");
 }
 
 template <template <class> class F, class... Args>

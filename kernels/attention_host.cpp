@@ -133,7 +133,7 @@ void attention_tiled_host(const AttentionDims& s, const float* q, const float* k
             float lr = l[r] * rescale;
 #pragma omp simd
             for (std::size_t c = 0; c < d; ++c) a[c] *= rescale;
-            for (std::size_t c = 0; c < cols; ++c) {
+            for (std::size_t c = 0; c < seen; ++c) {  // masked keys: weight 0, V never read
               const float p = std::exp(srow[c] - m_new);
               lr += p;
               const float* vj = v + s.kv_row(b, h, j0 + c);

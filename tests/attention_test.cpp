@@ -123,6 +123,7 @@ TEST(AttentionHost, NanAndInfPropagateAsTheReferenceDoes) {
   Inputs in(s);
   in.k[s.kv_row(0, 0, 40) + 3] = std::nanf("");  // rows ≥ 40 see it
   in.q[s.q_row(0, 0, 10) + 0] = INFINITY;        // row 10: ±inf scores
+  in.v[s.kv_row(0, 0, 70) + 5] = std::nanf("");  // rows ≥ 70 only: earlier rows never weigh it
   for (bool naive : {true, false}) {
     const auto o = run_host(naive, s, in);
     std::vector<double> ref(s.d);

@@ -52,7 +52,8 @@ struct Tensor {
   }
 };
 
-double tol(AttentionDtype t) { return t == AttentionDtype::bf16 ? 3e-2 : 5e-3; }
+// As the suite's tolerances (suites/attention/attention_cuda.cpp): bf16 3e-3, fp16 4e-4.
+double tol(AttentionDtype t) { return t == AttentionDtype::bf16 ? 3e-3 : 4e-4; }
 
 // Runs naive or fused and returns O (fp32).
 std::vector<float> run(bool naive, AttentionDtype t, const AttentionDims& s, const Tensor& q,
