@@ -67,6 +67,14 @@ std::map<std::string, std::string> parse_theory_args(const std::vector<std::stri
   return out;
 }
 
+// A double as text that parses back to the same value (std::to_string would print 2.6e-7 as
+// 0.000000).
+std::string exact_text(double v) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.17g", v);
+  return text;
+}
+
 int cmd_theory(const std::string& formula_name, const std::vector<std::string>& extras, bool json,
                const std::string& from) {
   if (formula_name.empty()) {
@@ -89,9 +97,9 @@ int cmd_theory(const std::string& formula_name, const std::vector<std::string>& 
     // The measured link: fills the α–β parameters the user did not give.
     const auto link = collectives::measured_link(load_results(from), from);
     for (const auto& p : f.params) {
-      if (p.name == "alpha_s" && !raw.count(p.name)) raw[p.name] = std::to_string(link.alpha_s);
+      if (p.name == "alpha_s" && !raw.count(p.name)) raw[p.name] = exact_text(link.alpha_s);
       if (p.name == "link_bytes_per_s" && !raw.count(p.name))
-        raw[p.name] = std::to_string(link.link_bytes_per_s);
+        raw[p.name] = exact_text(link.link_bytes_per_s);
     }
     std::printf("from %s: %s\n", from.c_str(), link.source.c_str());
   }

@@ -71,9 +71,13 @@ inline int pattern_amplitude(DType t, int ranks) {
   const long limit = t == DType::bf16 ? 256 : t == DType::fp16 ? 2048 : 1L << 24;
   return static_cast<int>(std::clamp<long>(limit / std::max(ranks, 1), 1, 3));
 }
+// v(r, i) = ((11·r + c_i) mod m) − A with m = 2A + 1 ∈ {3, 5, 7} and c_i = 3i + ⌊i/7⌋: 11 is
+// coprime to every m, so consecutive ranks run through all m values (every rank counts).
+inline std::uint64_t pattern_offset(std::size_t i) { return i * 3 + i / 7; }
 inline int pattern_value(int rank, std::size_t i, int amplitude) {
   const auto m = static_cast<std::uint64_t>(2 * amplitude + 1);
-  return static_cast<int>((static_cast<std::uint64_t>(rank) * 5 + i * 3 + i / 7) % m) - amplitude;
+  return static_cast<int>((static_cast<std::uint64_t>(rank) * 11 + pattern_offset(i)) % m) -
+         amplitude;
 }
 
 inline std::uint32_t encode_element(DType t, double v) {
@@ -128,12 +132,27 @@ inline void fill_input(DType t, int rank, int amplitude, void* data, std::size_t
 inline void poison_output(DType t, void* data, std::size_t count) {
   const std::uint32_t code = t == DType::fp32    ? 0x7FBADBADu
                              : t == DType::int32 ? 0x7F7F7F7Fu
-                                                 : 0x7E5Au;  // bf16 and fp16 NaN
+                             : t == DType::bf16  ? 0x7FDAu  // NaN
+                                                 : 0x7E5Au;  // fp16 NaN
   for (std::size_t i = 0; i < count; ++i) store_element(t, data, i, code);
 }
 
 inline long reduce_values(RedOp op, long a, long b) {
   return op == RedOp::sum ? a + b : op == RedOp::max ? std::max(a, b) : std::min(a, b);
+}
+
+// The reduction of element i over ranks 0 … p−1 in O(m), not O(p): the values repeat with period
+// m in r and a full period sums to 0 and holds both −A and A, so only the first p mod m ranks
+// matter for the sum, and p ≥ m gives max A and min −A.
+inline long reduced_value(RedOp op, std::size_t i, int ranks, int amplitude) {
+  const int m = 2 * amplitude + 1;
+  if (op == RedOp::max && ranks >= m) return amplitude;
+  if (op == RedOp::min && ranks >= m) return -amplitude;
+  const int first = op == RedOp::sum ? ranks % m : ranks;
+  long acc = op == RedOp::sum ? 0 : pattern_value(0, i, amplitude);
+  for (int r = op == RedOp::sum ? 0 : 1; r < first; ++r)
+    acc = reduce_values(op, acc, pattern_value(r, i, amplitude));
+  return acc;
 }
 
 // The value that must be at element i of `rank`'s output (layout of nccl-tests; MPI's in-place
@@ -143,10 +162,7 @@ inline long expected_output(theory::Collective c, RedOp op, int rank, int ranks,
   using theory::Collective;
   const std::size_t share = s.count / static_cast<std::size_t>(ranks);
   const auto reduced = [&](std::size_t index) {
-    long acc = pattern_value(0, index, amplitude);
-    for (int j = 1; j < ranks; ++j)
-      acc = reduce_values(op, acc, pattern_value(j, index, amplitude));
-    return acc;
+    return reduced_value(op, index, ranks, amplitude);
   };
   switch (c) {
     case Collective::all_reduce:

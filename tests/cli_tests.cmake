@@ -53,7 +53,8 @@ endif()
 # The collectives suite under mpirun (1, 2, 4 ranks; skipped with the reason when mpirun is absent).
 set(_collectives_tests MpiRuns.test_two_ranks MpiRuns.test_four_ranks_scaling
   MpiRuns.test_theory_from_the_measured_link Reliability.test_watchdog_aborts_a_hung_collective
-  Reliability.test_ranks_with_different_arguments Reliability.test_bad_input
+  Reliability.test_ranks_with_different_arguments Reliability.test_error_on_one_rank_ends_every_rank
+  Reliability.test_bad_input
   Reliability.test_nccl_without_gpu_says_why NcclTestsComparison.test_within_and_beyond_tolerance)
 foreach(t IN LISTS _collectives_tests)
   add_test(NAME collectives.${t}

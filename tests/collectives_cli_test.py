@@ -164,6 +164,17 @@ class Reliability(unittest.TestCase):
             self.assertEqual([e["params"]["ranks"] for e in doc["benchmarks"]][-1], 2)
 
     @needs_mpi
+    def test_error_on_one_rank_ends_every_rank(self):
+        # Only rank 0 writes the results: a name too long for its temporary file fails there alone.
+        with tempfile.TemporaryDirectory() as d:
+            out = os.path.join(d, "x" * 248)
+            r = mpirun(2, "--quick", "--no-coverage", "--op", "all_reduce", "--max-bytes", "64",
+                       "--out", out, timeout=60)
+            self.assertNotEqual(r.returncode, 0)
+            self.assertIn("boundbench collectives: error: cannot write", r.stderr)
+            self.assertIn("(rank 0)", r.stderr)
+
+    @needs_mpi
     def test_ranks_with_different_arguments(self):
         with tempfile.TemporaryDirectory() as d:
             out = os.path.join(d, "c.json")

@@ -172,7 +172,7 @@ TEST(CollectivesReference, ExpectedOutputsAreTheCollectivesExecuted) {
   for (auto c : theory::kAllCollectives)
     for (auto t : reference::kAllDTypes)
       for (auto op : reference::kAllRedOps)
-        for (int ranks : {1, 2, 3, 4, 8}) {
+        for (int ranks : {1, 2, 3, 4, 8, 11, 13}) {
           const auto s = reference::collective_shape(c, 4 * 1000 + 24, ranks, t);
           const int root = ranks - 1;
           const auto outs = execute(c, op, t, ranks, root, s);
@@ -200,6 +200,10 @@ TEST(CollectivesReference, SumsStayExactAndInputsAreNotZero) {
   for (int r = 0; r < 8; ++r)
     for (std::size_t i = 0; i < 1000; ++i, ++n) zeros += reference::pattern_value(r, i, 3) == 0;
   EXPECT_LT(zeros, n / 5);
+  // Every rank counts: consecutive ranks give different values at every amplitude.
+  for (int a : {1, 2, 3})
+    for (std::size_t i = 0; i < 100; ++i)
+      EXPECT_NE(reference::pattern_value(0, i, a), reference::pattern_value(1, i, a));
   // Shapes: whole shares, nccl-tests' size.
   const auto ag = reference::collective_shape(Collective::all_gather, 1001 * 4, 4, DType::fp32);
   EXPECT_EQ(ag.count, 1000u);

@@ -68,11 +68,18 @@ double oversubscription(const Point& p) {
   return p.cores > 0 ? std::max(1.0, static_cast<double>(p.ranks_on_node) / p.cores) : 1.0;
 }
 
-// The fitted link (1/β) of the first series of `op` in a group, if fitted.
+// The fitted link (1/β) of `op` in a group: its fp32 sum out-of-place series (the default sweep)
+// when there is one, else the first fitted one.
 const Series* find_op(const std::map<std::string, Series>& series, Collective op) {
-  for (const auto& [name, s] : series)
-    if (s.first->op == op && s.fit && s.fit->beta_s_per_byte > 0) return &s;
-  return nullptr;
+  const Series* found = nullptr;
+  for (const auto& [name, s] : series) {
+    if (s.first->op != op || !s.fit || !(s.fit->beta_s_per_byte > 0)) continue;
+    const bool preferred = s.first->dtype == reference::DType::fp32 && !s.first->in_place &&
+                           s.first->redop == reference::RedOp::sum;
+    if (preferred) return &s;
+    if (!found) found = &s;
+  }
+  return found;
 }
 
 }  // namespace
@@ -254,12 +261,16 @@ MeasuredLink measured_link(const json& results, const std::string& path) {
     std::string best_series;
     for (const auto& [group, g] : figures[transport].items()) {
       if (!g.is_object() || !g.contains("series") || g.value("ranks", 0) <= best_ranks) continue;
-      for (const auto& [name, s] : g["series"].items())
-        if (name.rfind("all_reduce/", 0) == 0 && s.contains("alpha_s") &&
-            s.contains("link_bytes_per_s")) {
-          best = &s, best_ranks = g.value("ranks", 0), best_series = name;
-          break;
-        }
+      // The default sweep's series first (fp32 sum out of place), else any fitted all_reduce.
+      const json* pick = nullptr;
+      std::string pick_name;
+      for (const auto& [name, s] : g["series"].items()) {
+        if (name.rfind("all_reduce/", 0) != 0 || !s.contains("alpha_s") ||
+            !(s.value("link_bytes_per_s", 0.0) > 0))
+          continue;
+        if (!pick || name == "all_reduce/fp32/sum/out-of-place") pick = &s, pick_name = name;
+      }
+      if (pick) best = pick, best_ranks = g.value("ranks", 0), best_series = pick_name;
     }
     if (best)
       return {

@@ -1,3 +1,4 @@
+#include <sched.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -36,7 +37,8 @@ constexpr int kExitCheckFailed = 1, kExitUsage = 2, kExitHang = 3;
 // check runs in its own thread and aborts every rank (results written so far stay on disk).
 class Watchdog {
  public:
-  Watchdog(Transport& t, double timeout_s) : transport_(t), timeout_(timeout_s) {
+  // Timeouts beyond 10^9 s (31 years) are held there: a longer one would overflow the clock.
+  Watchdog(Transport& t, double timeout_s) : transport_(t), timeout_(std::min(timeout_s, 1e9)) {
     thread_ = std::thread([this] { watch(); });
   }
   ~Watchdog() {
@@ -114,6 +116,10 @@ std::vector<double> sweep_sizes(double min_bytes, double max_bytes, double facto
   return sizes;
 }
 
+bool has_root(theory::Collective c) {
+  return c == theory::Collective::broadcast || c == theory::Collective::reduce;
+}
+
 std::vector<Planned> plan(const Options& o, int ranks, bool coverage_here, double max_bytes) {
   const auto ops = o.ops.empty()
                        ? std::vector<Collective>(std::begin(theory::kAllCollectives),
@@ -141,7 +147,7 @@ std::vector<Planned> plan(const Options& o, int ranks, bool coverage_here, doubl
         for (bool in_place : {false, true}) {
           const double e = static_cast<double>(reference::dtype_bytes(t));
           for (double b : {e * ranks, e * ranks * 945, 262144.0})
-            out.push_back({{op, t, r, in_place, ranks > 1 ? 1 : 0}, b, false});
+            out.push_back({{op, t, r, in_place, ranks > 1 && has_root(op) ? 1 : 0}, b, false});
         }
       }
   return out;
@@ -193,7 +199,10 @@ std::string canonical(const Options& o) {
   return j.dump();
 }
 
+// The CPUs this process may run on (a cpuset or container limit included).
 int cores_here() {
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof set, &set) == 0) return std::max(1, CPU_COUNT(&set));
   const long n = ::sysconf(_SC_NPROCESSORS_ONLN);
   return n > 0 ? static_cast<int>(n) : 1;
 }
@@ -249,8 +258,9 @@ json entry(const std::string& name, const Planned& p, const reference::Collectiv
       {"max_s", s.max_s},
       {"rel_noise", s.rel_noise},
       {"stop_reason", "fixed"},
+      // Per sample: its wall time beyond its collectives' (barrier, reduction of the times).
       {"harness_overhead_s",
-       std::max(0.0, wall_s / static_cast<double>(s.samples) - s.mean_s * iterations) / iterations},
+       std::max(0.0, wall_s / static_cast<double>(s.samples) - s.mean_s * iterations)},
       {"bytes_per_s", n / s.median_s},
       {"flop_per_s", 0.0},
       {"algbw_bytes_per_s", n / s.median_s},
@@ -260,29 +270,12 @@ json entry(const std::string& name, const Planned& p, const reference::Collectiv
 
 }  // namespace
 
-int run(Options o, int& argc, char**& argv) {
-  // Options that need no other rank are judged first (a one-line error, exit 2).
-  if (!(o.min_bytes >= 1) || (o.max_bytes != 0 && o.max_bytes < o.min_bytes))
-    throw std::invalid_argument("--min-bytes must be >= 1 and <= --max-bytes");
-  if (!(o.step_factor > 1)) throw std::invalid_argument("--step-factor must be > 1");
-  if (o.time_reduction != "max" && o.time_reduction != "mean")
-    throw std::invalid_argument("--time-reduction must be max or mean");
-  (void)plan(o, 1, false, std::max(o.min_bytes, o.max_bytes));  // unknown names throw here
-
-  const bool gpu_usable = query_gpus().usable;
-  std::string transport_name = o.transport;
-  if (transport_name == "auto") transport_name = gpu_usable && !launched_by_mpi() ? "nccl" : "mpi";
+// Everything after MPI is up: runs on every rank in lockstep.
+int measure(Options& o, Processes& procs, const std::string& transport_name, double max_bytes) {
   const bool nccl = transport_name == "nccl";
-  double max_bytes = o.max_bytes > 0
-                         ? o.max_bytes
-                         : (nccl ? (o.quick ? 0x1p28 : 0x1p30) : (o.quick ? 0x1p24 : 0x1p26));
-  if (max_bytes < o.min_bytes)
-    throw std::invalid_argument("--min-bytes is above the largest size, " +
-                                std::to_string(static_cast<long long>(max_bytes)) + " B");
-  auto procs = make_processes(transport_name == "mpi", argc, argv);
-  const bool reporter = procs->rank() == 0;
+  const bool reporter = procs.rank() == 0;
   std::string differing;
-  if (!procs->same_everywhere(canonical(o), differing)) {
+  if (!procs.same_everywhere(canonical(o), differing)) {
     if (reporter)
       std::fprintf(
           stderr,
@@ -293,12 +286,12 @@ int run(Options o, int& argc, char**& argv) {
   }
   std::unique_ptr<Transport> transport;
   if (transport_name == "mpi") {
-    transport = make_mpi_transport(*procs);
+    transport = make_mpi_transport(procs);
   } else {
     const GpuStatus gpus = query_gpus();
     if (!gpus.usable)
       throw std::runtime_error("--transport nccl: no usable GPU (" + gpus.reason + ")");
-    transport = make_nccl_transport(*procs, static_cast<int>(gpus.devices.size()));
+    transport = make_nccl_transport(procs, static_cast<int>(gpus.devices.size()));
   }
   const int world = transport->world_ranks();
   const std::vector<int> counts = rank_counts(o, world);
@@ -306,10 +299,10 @@ int run(Options o, int& argc, char**& argv) {
   if (o.sample_time_s <= 0) o.sample_time_s = o.quick ? 1e-3 : 1e-2;
   // Memory: each rank holds an input and an output of at most n bytes each: 80% of a GPU, half of
   // the host memory available to the ranks of this node.
-  const int on_node = std::min(procs->on_this_node(), world);
+  const int on_node = std::min(procs.on_this_node(), world);
   const double memory_cap =
-      procs->min_over_all(nccl ? 0.4 * static_cast<double>(query_gpus().devices[0].memory_bytes)
-                               : 0.25 * available_memory_bytes() / on_node);
+      procs.min_over_all(nccl ? 0.4 * static_cast<double>(query_gpus().devices[0].memory_bytes)
+                              : 0.25 * available_memory_bytes() / on_node);
   std::string memory_note;
   if (memory_cap > 0 && max_bytes > memory_cap) {
     memory_note = "--max-bytes lowered from " + std::to_string(static_cast<long long>(max_bytes)) +
@@ -334,10 +327,10 @@ int run(Options o, int& argc, char**& argv) {
     context["boundbench"]["collectives"] = {
         {"transport", transport_name},
         {"engine", transport->description()},
-        {"launcher", procs->launcher()},
+        {"launcher", procs.launcher()},
         {"world_ranks", world},
-        {"processes", procs->size()},
-        {"processes_on_this_node", procs->on_this_node()},
+        {"processes", procs.size()},
+        {"processes_on_this_node", procs.on_this_node()},
         {"cores_on_this_node", cores_here()},
         {"rank_counts", counts},
         {"max_bytes", max_bytes},
@@ -365,19 +358,25 @@ int run(Options o, int& argc, char**& argv) {
   for (int ranks : counts) {
     const bool member = transport->begin_group(ranks);
     if (member) {
-      const int node_ranks = nccl ? 1 : std::min(ranks, procs->on_this_node());
+      const int node_ranks = nccl ? 1 : std::min(ranks, procs.on_this_node());
       std::set<std::string> done;  // a coverage size may repeat a sweep size
       for (const Planned& p : plan(o, ranks, o.coverage && ranks == counts.back(), max_bytes)) {
         const auto shape = reference::collective_shape(p.spec.op, static_cast<std::size_t>(p.bytes),
                                                        ranks, p.spec.dtype);
         if (shape.count == 0 || shape.in_count == 0 || shape.out_count == 0) continue;
         if (!transport->unsupported(p.spec).empty()) continue;
+        // MPI counts are int (and OpenMPI sums reduce_scatter's counts in an int): larger
+        // messages are left out on every rank alike.
+        constexpr std::size_t kIntMax = 2147483647;
+        if (!nccl && (shape.in_count > kIntMax ||
+                      shape.out_count * static_cast<std::size_t>(ranks) > kIntMax))
+          continue;
         const std::string name = case_name(p.spec, transport_name, ranks, shape.bytes);
         if (!done.insert(name).second) continue;
         watchdog.arm(std::string(theory::collective_name(p.spec.op)) + " of " +
                      std::to_string(shape.bytes) + " bytes on " + std::to_string(ranks) +
-                     " ranks (" + name + ", rank " + std::to_string(procs->rank()) + ")");
-        if (++measured == 2 && procs->rank() == o.simulate_hang)
+                     " ranks (" + name + ", rank " + std::to_string(procs.rank()) + ")");
+        if (++measured == 2 && procs.rank() == o.simulate_hang)
           for (;;) std::this_thread::sleep_for(std::chrono::seconds(1));  // the others wait
         std::uint64_t wrong = 0;
         std::vector<double> times;
@@ -386,7 +385,8 @@ int run(Options o, int& argc, char**& argv) {
         try {
           transport->prepare(p.spec, shape);
           wrong = transport->run_and_verify();
-          const double pilot = transport->sample_s(1, reduction);
+          // The slowest rank's time (exact, the same bits everywhere) sets the count for all.
+          const double pilot = transport->sample_s(1, TimeReduction::max);
           iterations = static_cast<int>(std::clamp(std::ceil(o.sample_time_s / pilot), 1.0, 1e5));
           const int samples = p.sweep ? o.samples : 1;
           if (p.sweep && o.warmup > 0)
@@ -395,14 +395,14 @@ int run(Options o, int& argc, char**& argv) {
           const double cpu0 = cpu_seconds();
           for (int s = 0; s < samples; ++s)
             times.push_back(transport->sample_s(iterations, reduction));
-          cpu_s = (cpu_seconds() - cpu0) / samples;
+          cpu_s = (cpu_seconds() - cpu0) / samples / iterations;  // per collective, as real_time
           wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
           transport->release();
         } catch (const std::exception& e) {
           // A failure on one rank would leave the others waiting in their next collective: end
           // them all (the results written so far stay).
           transport->abort("boundbench collectives: error: " + name + " on rank " +
-                               std::to_string(procs->rank()) + ": " + e.what(),
+                               std::to_string(procs.rank()) + ": " + e.what(),
                            kExitCheckFailed);
         }
         watchdog.disarm();
@@ -444,9 +444,9 @@ int run(Options o, int& argc, char**& argv) {
       }
     }
     transport->end_group();
-    procs->meet();
+    procs.meet();
   }
-  if (!reporter) return wrong_anywhere ? kExitCheckFailed : 0;
+  if (!reporter) return wrong_anywhere && !o.no_fail ? kExitCheckFailed : 0;
 
   std::vector<Check> laws = collectives_checks(points);
   file->add_figures("collectives", collectives_figures(points));
@@ -477,6 +477,39 @@ int run(Options o, int& argc, char**& argv) {
   write_file_atomically(summary, markdown_summary(rows, checks, file->document()));
   std::printf("results: %s\nsummary: %s\n", o.out.c_str(), summary.c_str());
   return failed > 0 && !o.no_fail ? kExitCheckFailed : 0;
+}
+
+int run(Options o, int& argc, char**& argv) {
+  // Options that need no other rank are judged first (a one-line error, exit 2).
+  if (!(o.min_bytes >= 1) || (o.max_bytes != 0 && o.max_bytes < o.min_bytes))
+    throw std::invalid_argument("--min-bytes must be >= 1 and <= --max-bytes");
+  if (!(o.step_factor > 1)) throw std::invalid_argument("--step-factor must be > 1");
+  if (o.time_reduction != "max" && o.time_reduction != "mean")
+    throw std::invalid_argument("--time-reduction must be max or mean");
+  (void)plan(o, 1, false, std::max(o.min_bytes, o.max_bytes));  // unknown names throw here
+
+  const bool gpu_usable = query_gpus().usable;
+  std::string transport_name = o.transport;
+  if (transport_name == "auto") transport_name = gpu_usable && !launched_by_mpi() ? "nccl" : "mpi";
+  const bool nccl = transport_name == "nccl";
+  double max_bytes = o.max_bytes > 0
+                         ? o.max_bytes
+                         : (nccl ? (o.quick ? 0x1p28 : 0x1p30) : (o.quick ? 0x1p24 : 0x1p26));
+  if (max_bytes < o.min_bytes)
+    throw std::invalid_argument("--min-bytes is above the largest size, " +
+                                std::to_string(static_cast<long long>(max_bytes)) + " B");
+  auto procs = make_processes(transport_name == "mpi", argc, argv);
+  try {
+    return measure(o, *procs, transport_name, max_bytes);
+  } catch (const std::exception& e) {
+    // An error on some ranks only would leave the others waiting in their next collective (and
+    // MPI_Finalize here waiting for them): end them all with the message.
+    if (procs->size() > 1)
+      procs->abort("boundbench collectives: error: " + std::string(e.what()) + " (rank " +
+                       std::to_string(procs->rank()) + ")",
+                   dynamic_cast<const std::invalid_argument*>(&e) ? kExitUsage : kExitCheckFailed);
+    throw;
+  }
 }
 
 }  // namespace bb::collectives

@@ -50,7 +50,7 @@ class Processes {
 // built with MPI); otherwise the single process. Throws std::runtime_error when MPI is wanted but
 // unavailable.
 std::unique_ptr<Processes> make_processes(bool want_mpi, int& argc, char**& argv);
-bool launched_by_mpi();  // OMPI_COMM_WORLD_SIZE, PMI_SIZE, PMIX_RANK, SLURM_NTASKS … in the env
+bool launched_by_mpi();  // OMPI_COMM_WORLD_SIZE, PMI_SIZE, PMIX_RANK or MPI_LOCALNRANKS in the env
 
 // One engine over the processes. A "group" is the first `ranks` ranks; the others sit it out.
 class Transport {

@@ -197,8 +197,11 @@ class NcclTransport final : public Transport {
   }
 
   [[noreturn]] void abort(const std::string& message, int exit_code) override {
-    for (auto& r : ranks_)
-      if (r.comm) api_.CommAbort(r.comm);
+    // One process's comms only (ncclCommAbort may wait for peers in other processes, which the
+    // launcher ends anyway when this one exits).
+    if (!multi_process())
+      for (auto& r : ranks_)
+        if (r.comm) api_.CommAbort(r.comm);
     procs_.abort(message, exit_code);
     std::_Exit(exit_code);  // not reached: Processes::abort does not return
   }
