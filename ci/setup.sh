@@ -12,6 +12,7 @@ packages=(
   nlohmann-json3-dev               # results files
   libcli11-dev                     # command line
   python3 python3-jsonschema python3-scipy  # results validation; compare.py needs scipy
+  python3-venv                     # build/oracle-venv: ml_dtypes from PyPI (format oracle test)
   python3-matplotlib               # boundbench report: plots
   likwid                           # likwid-bench: the host STREAM reference measurement
   patchelf                         # GPU bundles: rpath $ORIGIN
@@ -22,11 +23,22 @@ missing=()
 for p in "${packages[@]}"; do
   [[ "$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null)" == "install ok installed" ]] || missing+=("$p")
 done
-((${#missing[@]} == 0)) && exit 0
+if ((${#missing[@]} > 0)); then
+  echo "setup: installing ${missing[*]}"
+  sudo=""
+  [[ $(id -u) -eq 0 ]] || sudo="sudo"
+  export DEBIAN_FRONTEND=noninteractive
+  $sudo apt-get update -qq >/dev/null
+  $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
 
-echo "setup: installing ${missing[*]}"
-sudo=""
-[[ $(id -u) -eq 0 ]] || sudo="sudo"
-export DEBIAN_FRONTEND=noninteractive
-$sudo apt-get update -qq >/dev/null
-$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+# ml_dtypes (PyPI), an independent implementation of bf16/fp8/fp6/fp4 for the format oracle test,
+# in its own environment: it needs a newer numpy than Debian's scipy accepts. Without a registry
+# the test skips with the reason.
+cd "$(dirname "$0")/.."
+venv=build/oracle-venv
+if ! "$venv/bin/python" -c "import ml_dtypes" 2>/dev/null; then
+  mkdir -p build
+  { /usr/bin/python3 -m venv "$venv" && "$venv/bin/pip" install -q "ml_dtypes==0.6.0"; } >/dev/null 2>&1 ||
+    echo "setup: WARNING: could not install ml_dtypes (PyPI): the ml_dtypes oracle test will skip"
+fi
