@@ -7,7 +7,10 @@
 #include <vector>
 
 #include "kernels/convert.h"
+#include "kernels/quant.h"
 #include "reference/formats_fast.h"
+#include "reference/quant.h"
+#include "reference/random.h"
 #include "suites/precision/precision_suite.h"
 
 namespace bb::suites {
@@ -82,3 +85,49 @@ TEST(ConvertHost, Fp16MatchesTheReferenceOnEveryClassOfInput) {
 
 }  // namespace
 }  // namespace bb::suites
+
+namespace bb {
+namespace {
+
+// The int8 quantize/dequantize kernels equal reference/quant.h code for code, per tensor, channel
+// and group, symmetric and asymmetric, nearest and stochastic, and on degenerate ranges.
+template <class Q>
+void expect_quantize_matches(const std::vector<float>& x, std::size_t group,
+                             theory::QuantScheme scheme, bool stochastic) {
+  const std::size_t groups = x.size() / group;
+  std::vector<float> lo(groups), hi(groups), back(x.size());
+  std::vector<theory::IntQuant> params(groups);
+  std::vector<Q> q(x.size(), Q{0x5A});
+  kernels::group_minmax_host(x.data(), x.size(), group, lo.data(), hi.data());
+  for (std::size_t g = 0; g < groups; ++g)
+    params[g] = theory::int_quant_params(lo[g], hi[g], 8, scheme);
+  kernels::quantize_host(x.data(), x.size(), group, params.data(), stochastic, 3, q.data());
+  kernels::dequantize_host(q.data(), x.size(), group, params.data(), back.data());
+  const auto ref = reference::quantize(
+      x, group, 8, scheme,
+      stochastic ? reference::QuantRounding::stochastic : reference::QuantRounding::nearest, 3);
+  const auto ref_x = reference::dequantize(ref);
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    ASSERT_EQ(static_cast<std::int32_t>(q[i]), ref.q[i]) << "element " << i << " group " << group;
+    ASSERT_EQ(back[i], static_cast<float>(ref_x[i])) << "element " << i;
+  }
+}
+
+TEST(QuantHost, MatchesTheReferenceCodeForCode) {
+  std::vector<float> x(3 * 4096 * 4);
+  for (std::size_t i = 0; i < x.size(); ++i)
+    x[i] = static_cast<float>(-3 + 5 * reference::uniform01(5, i) + ((i % 97) == 0 ? 40 : 0));
+  for (std::size_t group : {x.size(), std::size_t{4096}, std::size_t{128}, std::size_t{3}})
+    for (bool stochastic : {false, true}) {
+      expect_quantize_matches<std::int8_t>(x, group, theory::QuantScheme::symmetric, stochastic);
+      expect_quantize_matches<std::uint8_t>(x, group, theory::QuantScheme::asymmetric, stochastic);
+    }
+  // Degenerate ranges: all equal, all zero (scale 1, every value exact).
+  std::vector<float> same(1024, 0.75f), zero(1024, 0.0f);
+  expect_quantize_matches<std::int8_t>(same, 128, theory::QuantScheme::symmetric, false);
+  expect_quantize_matches<std::uint8_t>(same, 128, theory::QuantScheme::asymmetric, false);
+  expect_quantize_matches<std::int8_t>(zero, 1024, theory::QuantScheme::symmetric, false);
+}
+
+}  // namespace
+}  // namespace bb

@@ -180,6 +180,7 @@ std::vector<Case> precision_host_cases() {
   for (const auto& [a, name] : algs)
     for (std::size_t n = 256; n <= (std::size_t{1} << 20); n *= 8)
       cases.push_back(summation_case(a, name, n, true));
+  for (auto& c : quant_host_cases()) cases.push_back(std::move(c));
   return cases;
 }
 

@@ -9,6 +9,8 @@
 namespace bb::suites {
 
 std::vector<Case> precision_host_cases();
+// int8 quantize/dequantize, bit-exact against the reference, with the error and SQNR laws.
+std::vector<Case> quant_host_cases();
 std::vector<Case> precision_cuda_cases();  // CUDA builds; cuda_absent.cpp otherwise
 // Summation: every error within its deterministic bound; the median relative error's exponent in
 // n near ½ for recursive summation and far flatter for pairwise; Kahan's within 2u.

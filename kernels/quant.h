@@ -1,0 +1,25 @@
+// Integer quantization x ≈ s·(q − z) per tensor, channel or group (theory/quant.h): the per-group
+// range, quantize and dequantize. Host (OpenMP); bit-exact with reference/quant.h because they do
+// its arithmetic: x / s + z in double, rounded to nearest with ties away from zero (or
+// stochastically with the reference's random stream), clamped to [q_min, q_max].
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "theory/quant.h"
+
+namespace bb::kernels {
+
+// Minimum and maximum of each run of `group` consecutive elements (group divides n).
+void group_minmax_host(const float* x, std::size_t n, std::size_t group, float* mins, float* maxs);
+
+// Q = std::int8_t (symmetric, q in [−127, 127]) or std::uint8_t (asymmetric, [0, 255]).
+template <class Q>
+void quantize_host(const float* x, std::size_t n, std::size_t group, const theory::IntQuant* params,
+                   bool stochastic, std::uint64_t seed, Q* q);
+template <class Q>
+void dequantize_host(const Q* q, std::size_t n, std::size_t group, const theory::IntQuant* params,
+                     float* x);
+
+}  // namespace bb::kernels

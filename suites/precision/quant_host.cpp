@@ -1,0 +1,197 @@
+// Host int8 quantization x ≈ s·(q − z): per tensor, per channel (rows of 4096) and per group of
+// 128, symmetric and asymmetric, nearest and stochastic rounding, over 2^24 values uniform in
+// [−1.5, 2.5] (each group's own range). Bit-exact against reference/quant.h; per case the laws:
+// |x − x̂| ≤ s/2 (nearest; < s stochastic), noise power s²/12 (nearest) or s²/6 (stochastic) as
+// SQNR within 0.5 dB, and stochastic rounding unbiased.
+#include <cmath>
+#include <cstdio>
+#include <memory>
+#include <vector>
+
+#include "harness/host_threads.h"
+#include "kernels/quant.h"
+#include "reference/quant.h"
+#include "reference/random.h"
+#include "suites/bandwidth/bandwidth_suite.h"
+#include "suites/precision/precision_suite.h"
+
+namespace bb::suites {
+namespace {
+
+constexpr std::size_t kElements = std::size_t{1} << 24, kChannel = 4096, kGroup = 128;
+
+struct QuantSetup {
+  const char* granularity;  // per-tensor, per-channel, per-group128
+  std::size_t group;
+  theory::QuantScheme scheme;
+  bool stochastic;
+};
+
+template <class Q>
+class QuantHost final : public Instance {
+ public:
+  explicit QuantHost(QuantSetup s)
+      : s_(s),
+        x_(kElements),
+        q_(kElements),
+        xr_(kElements),
+        mins_(kElements / s.group),
+        maxs_(kElements / s.group),
+        params_(kElements / s.group) {
+#pragma omp parallel for schedule(static)
+    for (std::size_t i = 0; i < kElements; ++i)
+      x_[i] = static_cast<float>(-1.5 + 4.0 * reference::uniform01(11, i));
+  }
+  Comparison validate() override {
+    std::fill(q_.begin(), q_.end(), Q{0x5A});
+    std::fill(xr_.begin(), xr_.end(), std::nanf(""));
+    run(nullptr);
+    kernels::dequantize_host(q_.data(), kElements, s_.group, params_.data(), xr_.data());
+    const reference::Quantized ref = reference::quantize(
+        x_, s_.group, 8, s_.scheme,
+        s_.stochastic ? reference::QuantRounding::stochastic : reference::QuantRounding::nearest,
+        7);
+    const std::vector<double> ref_x = reference::dequantize(ref);
+    // Codes, scales and dequantized values, all exact.
+    std::vector<double> got, want;
+    std::size_t wrong_codes = 0, wrong_values = 0;
+    for (std::size_t i = 0; i < kElements; ++i) {
+      wrong_codes += static_cast<std::int32_t>(q_[i]) != ref.q[i];
+      wrong_values += xr_[i] != static_cast<float>(ref_x[i]);
+    }
+    std::size_t wrong_params = 0;
+    for (std::size_t g = 0; g < params_.size(); ++g)
+      wrong_params += params_[g].scale != ref.groups[g].scale ||
+                      params_[g].zero_point != ref.groups[g].zero_point;
+    got = {static_cast<double>(wrong_codes), static_cast<double>(wrong_values),
+           static_cast<double>(wrong_params), 1.0};
+    want = {0, 0, 0, 0};  // the last pair differs on purpose: a trivial reference proves nothing
+    want.back() = 1.0;
+    Comparison c = compare<double, double>(got, want, Tolerance{0, 0});
+    c.reference_trivial = false;
+    measure_laws();
+    return c;
+  }
+  void run(gpu_stream) override {
+    kernels::group_minmax_host(x_.data(), kElements, s_.group, mins_.data(), maxs_.data());
+    for (std::size_t g = 0; g < params_.size(); ++g)
+      params_[g] = theory::int_quant_params(mins_[g], maxs_[g], 8, s_.scheme);
+    kernels::quantize_host(x_.data(), kElements, s_.group, params_.data(), s_.stochastic, 7,
+                           q_.data());
+  }
+  nlohmann::json observations() override { return laws_; }
+
+ private:
+  // Error bound, noise power and bias over the whole tensor, from the validated output.
+  void measure_laws() {
+    double worst = 0, signal = 0, noise = 0, law_noise = 0, sum_error = 0;
+    for (std::size_t i = 0; i < kElements; ++i) {
+      const double s = params_[i / s_.group].scale, e = static_cast<double>(xr_[i]) - x_[i];
+      // x̂ is stored as a float: its own rounding (half an ulp of x̂) adds to the bound.
+      const double half_ulp = (std::nextafter(std::fabs(xr_[i]), INFINITY) - std::fabs(xr_[i])) / 2;
+      worst = std::max(worst, std::fabs(e) / (s / 2 + half_ulp));
+      signal += static_cast<double>(x_[i]) * x_[i];
+      noise += e * e;
+      law_noise += s * s / (s_.stochastic ? 6 : 12);
+      sum_error += e;
+    }
+    laws_ = {{"worst_error_over_half_step", worst},
+             {"sqnr_db", 10 * std::log10(signal / noise)},
+             {"sqnr_law_db", 10 * std::log10(signal / law_noise)},
+             {"mean_error_z", sum_error / std::sqrt(law_noise)}};
+  }
+
+  QuantSetup s_;
+  std::vector<float> x_;
+  std::vector<Q> q_;
+  std::vector<float> xr_, mins_, maxs_;
+  std::vector<theory::IntQuant> params_;
+  nlohmann::json laws_;
+};
+
+Check law_check(const std::string& name, std::string law, double predicted, double measured,
+                double tolerance, bool pass, std::string reason) {
+  Check c;
+  c.suite = "precision";
+  c.name = name;
+  c.law = std::move(law);
+  c.predicted = predicted, c.measured = measured, c.tolerance = tolerance;
+  c.verdict = pass ? Verdict::pass : Verdict::fail;
+  c.reason = std::move(reason);
+  return c;
+}
+
+Case quant_case(QuantSetup s, bool in_quick) {
+  const bool sym = s.scheme == theory::QuantScheme::symmetric;
+  const std::string name = std::string("quantize/int8/") + s.granularity + "/" +
+                           (sym ? "symmetric" : "asymmetric") +
+                           (s.stochastic ? "/stochastic" : "") + "/host";
+  Case c{name, Backend::host,
+         [s, sym](const CaseContext& ctx) {
+           check_host_memory(ctx.host, kElements * 10);
+           Prepared p;
+           if (sym)
+             p.instance = std::make_unique<QuantHost<std::int8_t>>(s);
+           else
+             p.instance = std::make_unique<QuantHost<std::uint8_t>>(s);
+           const double n = static_cast<double>(kElements);
+           p.work.bytes_read = 2 * 4 * n;  // the range pass and the quantize pass
+           p.work.bytes_written = n;
+           p.work.elements = n;
+           p.work.memory_level = "dram";
+           p.params = {{"granularity", s.granularity},
+                       {"group_elements", s.group},
+                       {"scheme", sym ? "symmetric" : "asymmetric"},
+                       {"rounding", s.stochastic ? "stochastic" : "nearest"},
+                       {"bits", 8},
+                       {"elements", kElements},
+                       {"data", "uniform in [-1.5, 2.5)"},
+                       {"threads", openmp_threads()}};
+           return p;
+         },
+         [name, s](const Prepared& p, const Measurement&) {
+           const nlohmann::json o = p.instance->observations();
+           const double worst = o.value("worst_error_over_half_step", 0.0);
+           const double sqnr = o.value("sqnr_db", 0.0), law = o.value("sqnr_law_db", 0.0);
+           const double z = o.value("mean_error_z", 0.0);
+           std::vector<Check> checks;
+           const double limit = s.stochastic ? 2 : 1 + 1e-9;  // 1e-9: the double arithmetic of x^
+           char text[160];
+           std::snprintf(text, sizeof text, "largest |x - x^| is %.6f of s/2 + ulp(x^)/2", worst);
+           checks.push_back(law_check(name + "/error-bound",
+                                      s.stochastic ? "|x - x^| < s (stochastic)"
+                                                   : "|x - x^| <= s/2 (+ x^'s own float rounding)",
+                                      limit, worst, 0, worst <= limit, text));
+           std::snprintf(text, sizeof text, "SQNR %.3f dB, law %.3f dB (noise s^2/%d)", sqnr, law,
+                         s.stochastic ? 6 : 12);
+           checks.push_back(law_check(name + "/sqnr",
+                                      "SQNR = 10 log10(P / (s^2/12)) (stochastic: s^2/6)", law,
+                                      sqnr, 0.5, std::fabs(sqnr - law) <= 0.5, text));
+           if (s.stochastic) {
+             std::snprintf(text, sizeof text, "mean error %.3f standard errors from 0", z);
+             checks.push_back(law_check(name + "/unbiased",
+                                        "E[x^ - x] = 0: |mean| <= 4 standard errors", 0, z, 4,
+                                        std::fabs(z) <= 4, text));
+           }
+           return checks;
+         }};
+  c.in_quick = in_quick;
+  return c;
+}
+
+}  // namespace
+
+std::vector<Case> quant_host_cases() {
+  const auto sym = theory::QuantScheme::symmetric, asym = theory::QuantScheme::asymmetric;
+  std::vector<Case> cases;
+  cases.push_back(quant_case({"per-tensor", kElements, sym, false}, true));
+  cases.push_back(quant_case({"per-tensor", kElements, asym, false}, false));
+  cases.push_back(quant_case({"per-channel", kChannel, sym, false}, false));
+  cases.push_back(quant_case({"per-channel", kChannel, asym, false}, false));
+  cases.push_back(quant_case({"per-group128", kGroup, sym, false}, false));
+  cases.push_back(quant_case({"per-group128", kGroup, asym, false}, true));
+  cases.push_back(quant_case({"per-group128", kGroup, sym, true}, true));
+  return cases;
+}
+
+}  // namespace bb::suites
