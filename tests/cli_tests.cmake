@@ -61,4 +61,8 @@ foreach(t IN LISTS _collectives_tests)
            COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/collectives_cli_test.py
                    $<TARGET_FILE:boundbench> ${t})
   set_tests_properties(collectives.${t} PROPERTIES LABELS "cpu;cli;collectives" TIMEOUT 300)
+  # The MPI runs measure and fit: alone on the machine, as the smoke run.
+  if(t MATCHES "^MpiRuns")
+    set_tests_properties(collectives.${t} PROPERTIES RUN_SERIAL TRUE)
+  endif()
 endforeach()

@@ -88,18 +88,24 @@ class MpiRuns(unittest.TestCase):
         names = {c["name"]: c for c in doc["checks"]}
         for p in (r for r in (2, 4) if r <= np):
             series = doc["figures"]["collectives"]["mpi"][f"p{p}"]["series"]
+            fitted = 0
             for op in ("all_reduce", "all_gather", "reduce_scatter", "broadcast", "reduce",
                        "all_to_all", "send_recv"):
-                s = next(v for k, v in series.items() if k.startswith(op + "/"))
-                # On a loaded machine α may clamp to 0 and fewer than 3 sizes may lie above n½
-                # (R² null: that fit's check is a SKIP saying so); the link is always fitted.
+                name = next(k for k in series if k.startswith(op + "/"))
+                s = series[name]
+                # On a loaded machine α may clamp to 0, fewer than 3 sizes may lie above n½ (R²
+                # null: that fit's check is a SKIP saying so), and rarely no bandwidth term shows
+                # at all (β = 0); most collectives must still give a link.
                 self.assertGreaterEqual(s["alpha_s"], 0)
-                self.assertGreater(s["link_bytes_per_s"], 1e6)
+                self.assertGreaterEqual(s["link_bytes_per_s"], 0)
+                fitted += s["link_bytes_per_s"] > 1e6
                 self.assertTrue(s["r2_bandwidth_bound"] is None or s["r2_bandwidth_bound"] <= 1)
-                fit = names[f"mpi/p{p}/{next(k for k in series if k.startswith(op + '/'))}/alpha-beta-fit"]
+                fit = names[f"mpi/p{p}/{name}/alpha-beta-fit"]
                 self.assertEqual(fit["verdict"] == "SKIP", s["r2_bandwidth_bound"] is None)
+            self.assertGreaterEqual(fitted, 5, series)
             for law in ("busbw-agreement", "link-bound"):
-                self.assertIn(names[f"mpi/p{p}/{law}"]["verdict"], ("PASS", "FAIL"))
+                c = names[f"mpi/p{p}/{law}"]
+                self.assertTrue(c["verdict"] in ("PASS", "FAIL") or "not fitted" in c["reason"], c)
         return names
 
     @needs_mpi
@@ -117,7 +123,9 @@ class MpiRuns(unittest.TestCase):
         names = self.assert_common(doc, 4)
         rs = [c for n, c in names.items() if n.endswith("/rank-scaling")]
         self.assertEqual(len(rs), 7)
-        self.assertTrue(all(c["verdict"] in ("PASS", "FAIL") for c in rs))
+        self.assertTrue(all(c["verdict"] in ("PASS", "FAIL") or "two rank counts" in c["reason"]
+                            for c in rs))
+        self.assertGreaterEqual(sum(c["verdict"] in ("PASS", "FAIL") for c in rs), 5)
         cores = doc["figures"]["collectives"]["mpi"]["p4"]["cores"]
         self.assertEqual(cores, os.cpu_count())
 
