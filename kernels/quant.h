@@ -9,6 +9,8 @@
 
 #include "theory/quant.h"
 
+struct CUstream_st;  // cudaStream_t
+
 namespace bb::kernels {
 
 // Minimum and maximum of each run of `group` consecutive elements (group divides n).
@@ -21,5 +23,19 @@ void quantize_host(const float* x, std::size_t n, std::size_t group, const theor
 template <class Q>
 void dequantize_host(const Q* q, std::size_t n, std::size_t group, const theory::IntQuant* params,
                      float* x);
+
+// CUDA (quant.cu). The range: chunks of quant_chunk_elements(group) (≤ 64 Ki) reduced to
+// `chunk_lo`/`chunk_hi` (n / chunk floats each), then per group into `params` (n / group; int8
+// symmetric or asymmetric), all on the device.
+std::size_t quant_chunk_elements(std::size_t group);
+void quant_params_cuda(const float* x, std::size_t n, std::size_t group, bool symmetric,
+                       float* chunk_lo, float* chunk_hi, theory::IntQuant* params,
+                       CUstream_st* stream);
+template <class Q>
+void quantize_cuda(const float* x, std::size_t n, std::size_t group, const theory::IntQuant* params,
+                   bool stochastic, std::uint64_t seed, Q* q, CUstream_st* stream);
+template <class Q>
+void dequantize_cuda(const Q* q, std::size_t n, std::size_t group, const theory::IntQuant* params,
+                     float* x, CUstream_st* stream);
 
 }  // namespace bb::kernels

@@ -12,6 +12,7 @@ std::vector<Case> intensity_cuda_cases() { return {}; }
 std::vector<Case> copy_cuda_cases() { return {}; }
 std::vector<Case> occupancy_cuda_cases() { return {}; }
 std::vector<Case> precision_cuda_cases() { return {}; }
+std::vector<Case> quant_cuda_cases() { return {}; }
 std::vector<Case> attention_cuda_cases() { return {}; }
 
 }  // namespace bb::suites

@@ -12,6 +12,7 @@ std::vector<Case> precision_host_cases();
 // int8 quantize/dequantize, bit-exact against the reference, with the error and SQNR laws.
 std::vector<Case> quant_host_cases();
 std::vector<Case> precision_cuda_cases();  // CUDA builds; cuda_absent.cpp otherwise
+std::vector<Case> quant_cuda_cases();      // the same for int8 quantization on the GPU
 // Summation: every error within its deterministic bound; the median relative error's exponent in
 // n near ½ for recursive summation and far flatter for pairwise; Kahan's within 2u.
 std::vector<Check> precision_suite_checks(const std::vector<CaseResult>& results);

@@ -1,0 +1,127 @@
+// GPU int8 quantization: the host cases' setups over 2^26 values (past any L2), the range and
+// parameters on the device, bit-exact against reference/quant.h (codes, parameters, dequantized
+// values). Memory-bound: the harness reports the % of the DRAM peak (target ≥ 85% of a copy).
+#include <memory>
+#include <vector>
+
+#include "harness/cuda_check.h"
+#include "harness/gpu.h"
+#include "kernels/quant.h"
+#include "reference/quant.h"
+#include "reference/random.h"
+#include "suites/precision/precision_suite.h"
+
+namespace bb::suites {
+namespace {
+
+constexpr std::size_t kElements = std::size_t{1} << 26;
+
+struct Setup {
+  const char* granularity;
+  std::size_t group;
+  bool symmetric, stochastic;
+};
+
+template <class Q>
+class QuantCuda final : public Instance {
+ public:
+  explicit QuantCuda(Setup s)
+      : s_(s),
+        x_host_(kElements),
+        x_(kElements * 4),
+        q_(kElements * sizeof(Q)),
+        back_(kElements * 4),
+        lo_(kElements / kernels::quant_chunk_elements(s.group) * 4),
+        hi_(kElements / kernels::quant_chunk_elements(s.group) * 4),
+        params_(kElements / s.group * sizeof(theory::IntQuant)) {
+#pragma omp parallel for schedule(static)
+    for (std::size_t i = 0; i < kElements; ++i)
+      x_host_[i] = static_cast<float>(-1.5 + 4.0 * reference::uniform01(11, i));
+    x_.upload(x_host_.data(), x_.bytes());
+  }
+  Comparison validate() override {
+    q_.fill_bytes(0x5A), back_.fill_bytes(0xFF);
+    run(nullptr);
+    kernels::dequantize_cuda(q_.as<Q>(), kElements, s_.group, params_.as<theory::IntQuant>(),
+                             back_.as<float>(), nullptr);
+    check_cuda(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
+    std::vector<Q> q(kElements);
+    std::vector<float> back(kElements);
+    std::vector<theory::IntQuant> params(kElements / s_.group);
+    q_.download(q.data(), q_.bytes());
+    back_.download(back.data(), back_.bytes());
+    params_.download(params.data(), params_.bytes());
+    const auto ref = reference::quantize(
+        x_host_, s_.group, 8,
+        s_.symmetric ? theory::QuantScheme::symmetric : theory::QuantScheme::asymmetric,
+        s_.stochastic ? reference::QuantRounding::stochastic : reference::QuantRounding::nearest,
+        7);
+    const auto ref_x = reference::dequantize(ref);
+    std::size_t wrong_codes = 0, wrong_values = 0, wrong_params = 0;
+    for (std::size_t i = 0; i < kElements; ++i) {
+      wrong_codes += static_cast<std::int32_t>(q[i]) != ref.q[i];
+      wrong_values += back[i] != static_cast<float>(ref_x[i]);
+    }
+    for (std::size_t g = 0; g < params.size(); ++g)
+      wrong_params += params[g].scale != ref.groups[g].scale ||
+                      params[g].zero_point != ref.groups[g].zero_point;
+    const std::vector<double> got = {static_cast<double>(wrong_codes),
+                                     static_cast<double>(wrong_values),
+                                     static_cast<double>(wrong_params), 1.0};
+    const std::vector<double> want = {0, 0, 0, 1.0};
+    Comparison c = compare<double, double>(got, want, Tolerance{0, 0});
+    c.reference_trivial = false;  // counts of wrong codes, values, parameters: all must be 0
+    return c;
+  }
+  void run(gpu_stream stream) override {
+    kernels::quant_params_cuda(x_.as<float>(), kElements, s_.group, s_.symmetric, lo_.as<float>(),
+                               hi_.as<float>(), params_.as<theory::IntQuant>(), stream);
+    kernels::quantize_cuda(x_.as<float>(), kElements, s_.group, params_.as<theory::IntQuant>(),
+                           s_.stochastic, 7, q_.as<Q>(), stream);
+  }
+
+ private:
+  Setup s_;
+  std::vector<float> x_host_;
+  DeviceBuffer x_, q_, back_, lo_, hi_, params_;
+};
+
+Case quant_cuda_case(Setup s, bool in_quick) {
+  const std::string name = std::string("quantize/int8/") + s.granularity + "/" +
+                           (s.symmetric ? "symmetric" : "asymmetric") +
+                           (s.stochastic ? "/stochastic" : "") + "/cuda";
+  Case c{name, Backend::cuda,
+         [s](const CaseContext&) {
+           Prepared p;
+           if (s.symmetric)
+             p.instance = std::make_unique<QuantCuda<std::int8_t>>(s);
+           else
+             p.instance = std::make_unique<QuantCuda<std::uint8_t>>(s);
+           const double n = static_cast<double>(kElements);
+           p.work.bytes_read = 2 * 4 * n;  // the range pass and the quantize pass
+           p.work.bytes_written = n;
+           p.work.elements = n;
+           p.work.memory_level = "dram";
+           p.params = {{"granularity", s.granularity},
+                       {"group_elements", s.group},
+                       {"scheme", s.symmetric ? "symmetric" : "asymmetric"},
+                       {"rounding", s.stochastic ? "stochastic" : "nearest"},
+                       {"bits", 8},
+                       {"elements", kElements}};
+           return p;
+         },
+         nullptr};
+  c.in_quick = in_quick;
+  return c;
+}
+
+}  // namespace
+
+std::vector<Case> quant_cuda_cases() {
+  return {quant_cuda_case({"per-tensor", kElements, true, false}, true),
+          quant_cuda_case({"per-channel", 4096, false, false}, false),
+          quant_cuda_case({"per-group128", 128, false, false}, true),
+          quant_cuda_case({"per-group128", 128, true, true}, true)};
+}
+
+}  // namespace bb::suites

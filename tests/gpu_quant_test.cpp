@@ -1,0 +1,84 @@
+// GPU tests of the int8 quantization kernels: the device's parameters equal theory/quant.h's and
+// every code and dequantized value equals reference/quant.h's, per tensor, channel and group,
+// symmetric and asymmetric, nearest and stochastic, and on degenerate ranges. Skip without a GPU.
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "harness/cuda_check.h"
+#include "harness/gpu.h"
+#include "kernels/quant.h"
+#include "reference/quant.h"
+#include "reference/random.h"
+
+namespace bb {
+namespace {
+
+class GpuQuant : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const GpuStatus st = query_gpus();
+    if (!st.usable) GTEST_SKIP() << "no usable GPU: " << st.reason;
+  }
+};
+
+template <class Q>
+void expect_matches(const std::vector<float>& x, std::size_t group, bool symmetric,
+                    bool stochastic) {
+  const std::size_t n = x.size(), chunks = n / kernels::quant_chunk_elements(group);
+  DeviceBuffer dx(n * 4), dq(n * sizeof(Q)), dback(n * 4), lo(chunks * 4), hi(chunks * 4),
+      dparams(n / group * sizeof(theory::IntQuant));
+  dx.upload(x.data(), n * 4);
+  dq.fill_bytes(0x5A), dback.fill_bytes(0xFF);
+  kernels::quant_params_cuda(dx.as<float>(), n, group, symmetric, lo.as<float>(), hi.as<float>(),
+                             dparams.as<theory::IntQuant>(), nullptr);
+  kernels::quantize_cuda(dx.as<float>(), n, group, dparams.as<theory::IntQuant>(), stochastic, 3,
+                         dq.as<Q>(), nullptr);
+  kernels::dequantize_cuda(dq.as<Q>(), n, group, dparams.as<theory::IntQuant>(), dback.as<float>(),
+                           nullptr);
+  check_cuda(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
+  std::vector<Q> q(n);
+  std::vector<float> back(n);
+  std::vector<theory::IntQuant> params(n / group);
+  dq.download(q.data(), q.size() * sizeof(Q));
+  dback.download(back.data(), n * 4);
+  dparams.download(params.data(), params.size() * sizeof(theory::IntQuant));
+  const auto ref = reference::quantize(
+      x, group, 8, symmetric ? theory::QuantScheme::symmetric : theory::QuantScheme::asymmetric,
+      stochastic ? reference::QuantRounding::stochastic : reference::QuantRounding::nearest, 3);
+  const auto ref_x = reference::dequantize(ref);
+  for (std::size_t g = 0; g < params.size(); ++g) {
+    ASSERT_EQ(params[g].scale, ref.groups[g].scale) << "group " << g;
+    ASSERT_EQ(params[g].zero_point, ref.groups[g].zero_point) << "group " << g;
+    ASSERT_EQ(params[g].q_min, ref.groups[g].q_min);
+    ASSERT_EQ(params[g].q_max, ref.groups[g].q_max);
+  }
+  for (std::size_t i = 0; i < n; ++i) {
+    ASSERT_EQ(static_cast<std::int32_t>(q[i]), ref.q[i]) << "element " << i << " group " << group;
+    ASSERT_EQ(back[i], static_cast<float>(ref_x[i])) << "element " << i;
+  }
+}
+
+TEST_F(GpuQuant, MatchesTheReferenceCodeForCode) {
+  std::vector<float> x(std::size_t{1} << 18);  // per tensor: 4 chunks of 64 Ki
+  for (std::size_t i = 0; i < x.size(); ++i)
+    x[i] = static_cast<float>(-3 + 5 * reference::uniform01(5, i) + ((i % 97) == 0 ? 40 : 0));
+  for (std::size_t group : {x.size(), std::size_t{4096}, std::size_t{128}, std::size_t{3}})
+    for (bool stochastic : {false, true}) {
+      expect_matches<std::int8_t>(x, group, true, stochastic);
+      expect_matches<std::uint8_t>(x, group, false, stochastic);
+    }
+  const std::vector<float> same(1024, 0.75f), zero(1024, 0.0f);
+  expect_matches<std::int8_t>(same, 128, true, false);
+  expect_matches<std::uint8_t>(same, 128, false, false);
+  expect_matches<std::int8_t>(zero, 1024, true, false);
+}
+
+TEST(GpuQuantArguments, AGroupThatDoesNotDivideIsRefused) {
+  EXPECT_THROW(
+      kernels::quant_params_cuda(nullptr, 1000, 128, true, nullptr, nullptr, nullptr, nullptr),
+      std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace bb
