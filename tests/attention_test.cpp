@@ -156,6 +156,9 @@ TEST(AttentionChecks, ExponentAndCrossover) {
   for (const auto& c : checks) EXPECT_EQ(c.verdict, Verdict::pass) << c.name << c.reason;
   const auto f = suites::attention_suite_figures(rs);
   EXPECT_EQ(f["host"]["crossover"]["tiled/fp32/d64"].get<double>(), 1024);
+  // One slow size among five barely moves the (Theil-Sen) exponent; linear time is not the law.
+  rs[5].summary.median_s *= 1.4;  // tiled at n = 1024 (rs: naive, tiled per size)
+  EXPECT_EQ(suites::attention_suite_checks(rs).at(1).verdict, Verdict::pass);
   // Linear time is not attention's law.
   std::vector<CaseResult> linear;
   for (double n = 256; n <= 4096; n *= 2) linear.push_back(result("tiled", n, 1e-6 * n));

@@ -13,7 +13,8 @@ namespace bb::suites {
 
 std::vector<Case> attention_host_cases();
 std::vector<Case> attention_cuda_cases();  // CUDA builds; cuda_absent.cpp otherwise
-// Per backend and kernel: the fitted exponent of time against n over n ≥ 512 within 2 ± 0.2.
+// Per backend and kernel: the exponent of time against n (Theil–Sen; host n ≥ 256, GPU n ≥ 2048)
+// within 2 ± 0.2.
 std::vector<Check> attention_suite_checks(const std::vector<CaseResult>& results);
 // Per backend: the exponents, and the smallest n from which the fused/tiled kernel beats naive.
 nlohmann::json attention_suite_figures(const std::vector<CaseResult>& results);
