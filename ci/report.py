@@ -204,13 +204,6 @@ def families(measured):
     return result
 
 
-BUS_FACTOR = {"all_reduce": lambda p: 2 * (p - 1) / p, "all_gather": lambda p: (p - 1) / p,
-              "reduce_scatter": lambda p: (p - 1) / p, "all_to_all": lambda p: (p - 1) / p}
-LATENCY_TERMS = {"all_reduce": lambda p: 2 * (p - 1), "all_gather": lambda p: p - 1,
-                 "reduce_scatter": lambda p: p - 1, "all_to_all": lambda p: p - 1,
-                 "broadcast": lambda p: p - 1, "reduce": lambda p: p - 1, "send_recv": lambda p: 1}
-
-
 def collectives(runs, out_dir):
     """busbw against message size per transport and rank count, one line per collective (the
     fp32 sweep), with the fitted alpha-beta model dashed; runs overlaid."""
@@ -239,11 +232,11 @@ def collectives(runs, out_dir):
                     color=color, label=name + (f" [run {i + 1}]" if len(runs) > 1 else ""))
             fit = doc.get("figures", {}).get("collectives", {}).get(transport, {}) \
                 .get(f"p{ranks}", {}).get("series", {}).get(name, {})
-            op = name.split("/")[0]
-            if fit.get("link_bytes_per_s") and op in LATENCY_TERMS:
-                factor = BUS_FACTOR.get(op, lambda p: 1)(ranks)
-                model = [factor * x / (LATENCY_TERMS[op](ranks) * fit["alpha_s"] +
-                                       factor * x / fit["link_bytes_per_s"]) / 1e9 for x in xs]
+            if fit.get("link_bytes_per_s") and "latency_terms" in fit:
+                # The fitted model, in the run's own terms (theory/collectives.h).
+                model = [fit["bus_factor"] * x / (fit["latency_terms"] * fit["alpha_s"] +
+                                                  fit["byte_terms"] * x / fit["link_bytes_per_s"])
+                         / 1e9 for x in xs]
                 ax.plot(xs, model, linestyle=(0, (1, 3)), color=color, linewidth=1)
         ax.set_xscale("log", base=2)
         ax.set_yscale("log")

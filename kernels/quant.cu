@@ -99,12 +99,6 @@ unsigned grid_for(std::size_t n) {
 
 }  // namespace
 
-std::size_t quant_chunk_elements(std::size_t group) {
-  std::size_t chunk = group;
-  while (chunk > 65536 && chunk % 2 == 0) chunk /= 2;
-  return chunk;
-}
-
 void quant_params_cuda(const float* x, std::size_t n, std::size_t group, bool symmetric,
                        float* chunk_lo, float* chunk_hi, theory::IntQuant* params,
                        CUstream_st* stream) {

@@ -13,6 +13,14 @@ struct CUstream_st;  // cudaStream_t
 
 namespace bb::kernels {
 
+// The range is reduced in chunks of at most 64 Ki elements: a group halved while it is larger and
+// even (host and CUDA alike).
+inline std::size_t quant_chunk_elements(std::size_t group) {
+  std::size_t chunk = group;
+  while (chunk > 65536 && chunk % 2 == 0) chunk /= 2;
+  return chunk;
+}
+
 // Minimum and maximum of each run of `group` consecutive elements (group divides n).
 void group_minmax_host(const float* x, std::size_t n, std::size_t group, float* mins, float* maxs);
 
@@ -24,10 +32,9 @@ template <class Q>
 void dequantize_host(const Q* q, std::size_t n, std::size_t group, const theory::IntQuant* params,
                      float* x);
 
-// CUDA (quant.cu). The range: chunks of quant_chunk_elements(group) (≤ 64 Ki) reduced to
+// CUDA (quant.cu). The range: chunks of quant_chunk_elements(group) reduced to
 // `chunk_lo`/`chunk_hi` (n / chunk floats each), then per group into `params` (n / group; int8
 // symmetric or asymmetric), all on the device.
-std::size_t quant_chunk_elements(std::size_t group);
 void quant_params_cuda(const float* x, std::size_t n, std::size_t group, bool symmetric,
                        float* chunk_lo, float* chunk_hi, theory::IntQuant* params,
                        CUstream_st* stream);

@@ -8,10 +8,9 @@
 namespace bb::kernels {
 
 void group_minmax_host(const float* x, std::size_t n, std::size_t group, float* mins, float* maxs) {
-  // Chunks of at most 64 Ki elements (a group halved while it is larger and even), so that one
-  // large group (per tensor) is still shared by every thread; then the chunks of each group.
-  std::size_t chunk = group;
-  while (chunk > 65536 && chunk % 2 == 0) chunk /= 2;
+  // Chunks (quant_chunk_elements), so that one large group (per tensor) is still shared by every
+  // thread; then the chunks of each group.
+  const std::size_t chunk = quant_chunk_elements(group);
   const std::size_t chunks = n / chunk, per_group = group / chunk;
   std::vector<float> lo(chunks), hi(chunks);
 #pragma omp parallel for schedule(static)

@@ -37,15 +37,14 @@ inline double nan_max(double a, double b) {
   return std::isnan(a) || std::isnan(b) ? std::numeric_limits<double>::quiet_NaN() : std::max(a, b);
 }
 
-// Output row (b, h, i) in fp64: scores, their max, exp, sum, then the weighted sum of V.
-template <class T>
-void attention_row_fp64(const AttentionDims& s, const T* q, const T* k, const T* v, std::size_t b,
-                        std::size_t h, std::size_t i, double* out) {
+// One query vector `qi` (d elements) of head (b, h) against that head's keys [0, keys) in fp64:
+// scores, their max, exp, sum, then the weighted sum of V. Decode is this with keys = n.
+template <class T, class Q>
+void attention_query_fp64(const AttentionDims& s, const Q* qi, std::size_t keys, const T* k,
+                          const T* v, std::size_t b, std::size_t h, double* out) {
   const double scale = 1 / std::sqrt(static_cast<double>(s.d));
-  const std::size_t keys = s.keys_seen(i);
   std::vector<double> p(keys);
   double m = -std::numeric_limits<double>::infinity();
-  const T* qi = q + s.q_row(b, h, i);
   for (std::size_t j = 0; j < keys; ++j) {
     const T* kj = k + s.kv_row(b, h, j);
     double dot = 0;
@@ -62,6 +61,13 @@ void attention_row_fp64(const AttentionDims& s, const T* q, const T* k, const T*
     for (std::size_t c = 0; c < s.d; ++c) out[c] += p[j] * static_cast<double>(vj[c]);
   }
   for (std::size_t c = 0; c < s.d; ++c) out[c] /= l;
+}
+
+// Output row (b, h, i): query i against the keys it sees.
+template <class T>
+void attention_row_fp64(const AttentionDims& s, const T* q, const T* k, const T* v, std::size_t b,
+                        std::size_t h, std::size_t i, double* out) {
+  attention_query_fp64(s, q + s.q_row(b, h, i), s.keys_seen(i), k, v, b, h, out);
 }
 
 // The same row with the online softmax over key blocks of `block` keys: a running max m, a running

@@ -129,18 +129,12 @@ TEST_F(GpuAttention, DecodeMatchesTheReference) {
                                      o.as<float>(), nullptr);
       std::vector<float> out(s.batch * s.heads * d);
       o.download(out.data(), out.size() * 4);
-      // The reference: a sequence of n queries whose row n − 1 is q (the other rows do not matter).
-      AttentionDims full = s;
-      std::vector<float> qfull(s.q_elements(), 0.5f);
-      for (std::size_t b = 0; b < s.batch; ++b)
-        for (std::size_t h = 0; h < s.heads; ++h)
-          for (std::size_t c = 0; c < d; ++c)
-            qfull[full.q_row(b, h, s.n - 1) + c] = q.values[(b * s.heads + h) * d + c];
+      // The reference: each (batch, head)'s query against all n cached positions.
       std::vector<double> ref(d);
       for (std::size_t b = 0; b < s.batch; ++b)
         for (std::size_t h = 0; h < s.heads; ++h) {
-          reference::attention_row_fp64(full, qfull.data(), k.values.data(), v.values.data(), b, h,
-                                        s.n - 1, ref.data());
+          reference::attention_query_fp64(s, q.values.data() + (b * s.heads + h) * d, s.n,
+                                          k.values.data(), v.values.data(), b, h, ref.data());
           for (std::size_t c = 0; c < d; ++c)
             ASSERT_NEAR(out[(b * s.heads + h) * d + c], ref[c], 2e-3 * (1 + std::fabs(ref[c])))
                 << "d=" << d << " b" << b << " h" << h << " col " << c;

@@ -3,20 +3,15 @@
 #include <stdexcept>
 
 #include "theory/attention.h"
+#include "theory/formula_params.h"
 #include "theory/formulas.h"
 
 namespace bb::theory {
 namespace {
 
-ParamSpec count(std::string name, std::string help, std::string def = "") {
-  return {std::move(name), std::move(help), {}, true, true, std::move(def)};
-}
-ParamSpec number(std::string name, std::string help, std::string def = "") {
-  return {std::move(name), std::move(help), {}, false, false, std::move(def)};
-}
-ParamSpec positive(std::string name, std::string help, std::string def = "") {
-  return {std::move(name), std::move(help), {}, true, false, std::move(def)};
-}
+using param::count;
+using param::number;
+using param::positive;
 
 AttentionShape shape_of(const FormulaArgs& a) {
   AttentionShape s;

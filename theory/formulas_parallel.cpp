@@ -2,21 +2,16 @@
 #include <stdexcept>
 
 #include "theory/collectives.h"
+#include "theory/formula_params.h"
 #include "theory/formulas.h"
 #include "theory/parallelism.h"
 
 namespace bb::theory {
 namespace {
 
-ParamSpec number(std::string name, std::string help, std::string def = "") {
-  return {std::move(name), std::move(help), {}, false, false, std::move(def)};
-}
-ParamSpec positive(std::string name, std::string help, std::string def = "") {
-  return {std::move(name), std::move(help), {}, true, false, std::move(def)};
-}
-ParamSpec count(std::string name, std::string help, std::string def = "") {
-  return {std::move(name), std::move(help), {}, true, true, std::move(def)};
-}
+using param::count;
+using param::number;
+using param::positive;
 
 std::vector<std::string> collective_names() {
   std::vector<std::string> names;

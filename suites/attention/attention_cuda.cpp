@@ -113,7 +113,10 @@ class AttentionCuda final : public Instance {
     for (std::size_t b : {std::size_t{0}, s_.batch - 1})
       for (std::size_t h : {std::size_t{0}, std::size_t{1} % s_.heads, s_.heads - 1}) {
         if (kind_ == Kind::decode) {
-          decode_row_fp64(b, h, row.data());
+          // One query against all n cached positions.
+          reference::attention_query_fp64(s_, q_host_->values.data() + (b * s_.heads + h) * s_.d,
+                                          s_.n, k_host_->values.data(), v_host_->values.data(), b,
+                                          h, row.data());
           for (std::size_t c = 0; c < s_.d; ++c)
             out.push_back(o[(b * s_.heads + h) * s_.d + c]), ref.push_back(row[c]);
           continue;
@@ -147,29 +150,6 @@ class AttentionCuda final : public Instance {
   }
 
  private:
-  // Decode's reference: one query against all n cached positions.
-  void decode_row_fp64(std::size_t b, std::size_t h, double* out) const {
-    const std::size_t kv_head = b * s_.kv_heads + h / (s_.heads / s_.kv_heads);
-    const float* q = q_host_->values.data() + (b * s_.heads + h) * s_.d;
-    const double scale = 1 / std::sqrt(static_cast<double>(s_.d));
-    std::vector<double> p(s_.n);
-    double m = -INFINITY, l = 0;
-    for (std::size_t j = 0; j < s_.n; ++j) {
-      const float* kj = k_host_->values.data() + (kv_head * s_.n + j) * s_.d;
-      double dot = 0;
-      for (std::size_t c = 0; c < s_.d; ++c) dot += static_cast<double>(q[c]) * kj[c];
-      p[j] = dot * scale;
-      m = reference::nan_max(m, p[j]);
-    }
-    for (auto& x : p) l += (x = std::exp(x - m));
-    for (std::size_t c = 0; c < s_.d; ++c) out[c] = 0;
-    for (std::size_t j = 0; j < s_.n; ++j) {
-      const float* vj = v_host_->values.data() + (kv_head * s_.n + j) * s_.d;
-      for (std::size_t c = 0; c < s_.d; ++c) out[c] += p[j] * vj[c];
-    }
-    for (std::size_t c = 0; c < s_.d; ++c) out[c] /= l;
-  }
-
   Kind kind_;
   AttentionDtype t_;
   AttentionDims s_;
@@ -198,19 +178,8 @@ Check memory_check(const std::string& name, const std::string& law, double predi
 
 Case cuda_case(Kind kind, AttentionDtype t, AttentionDims s, bool sweep) {
   const char* dtype = t == AttentionDtype::bf16 ? "bf16" : "fp16";
-  std::string name =
-      std::string(kind_name(kind)) + "/" + dtype + "/d" + std::to_string(s.d) + "/cuda/";
-  if (!sweep)
-    name += std::string(s.causal ? "causal-" : "") + "gqa" + std::to_string(s.heads) + "x" +
-            std::to_string(s.kv_heads) + "/";
-  name += "n" + std::to_string(s.n);
-  const theory::AttentionShape shape{static_cast<double>(s.batch),
-                                     static_cast<double>(s.heads),
-                                     static_cast<double>(s.kv_heads),
-                                     static_cast<double>(s.n),
-                                     static_cast<double>(s.d),
-                                     s.causal,
-                                     2};
+  const std::string name = attention_case_name(kind_name(kind), dtype, Backend::cuda, s, sweep);
+  const theory::AttentionShape shape = attention_shape(s, 2);
   // Device bytes of the inputs and output, and of the naive kernel's n×n matrices.
   const double queries = kind == Kind::decode ? 1 : static_cast<double>(s.n);
   const double io = shape.batch * shape.heads * queries * shape.d * (2 + 4) +
@@ -251,18 +220,10 @@ Case cuda_case(Kind kind, AttentionDtype t, AttentionDims s, bool sweep) {
              p.work.bytes_written = o_elements * 4;
            }
            p.work.elements = shape.batch * shape.heads * queries * shape.d;
-           p.params = {{"kernel", kind_name(kind)},
-                       {"dtype", dtype},
-                       {"n", s.n},
-                       {"d", s.d},
-                       {"heads", s.heads},
-                       {"kv_heads", s.kv_heads},
-                       {"batch", s.batch},
-                       {"causal", s.causal},
-                       {"sweep", sweep},
-                       {"predicted_io_bytes", io},
-                       {"predicted_extra_bytes", extra},
-                       {"peak_dram_bytes_per_s", ctx.gpu->peak_dram_bytes_per_s}};
+           p.params = attention_params(kind_name(kind), dtype, s, sweep);
+           p.params["predicted_io_bytes"] = io;
+           p.params["predicted_extra_bytes"] = extra;
+           p.params["peak_dram_bytes_per_s"] = ctx.gpu->peak_dram_bytes_per_s;
            return p;
          },
          [=](const Prepared& p, const Measurement& m) {

@@ -72,20 +72,9 @@ class AttentionHost final : public Instance {
 
 Case attention_case(bool naive, AttentionDims s, bool sweep, bool in_quick) {
   const std::string kernel = naive ? "naive" : "tiled";
-  std::string name = kernel + "/fp32/host/";
-  if (!sweep)
-    name += std::string(s.causal ? "causal-" : "") + "gqa" + std::to_string(s.heads) + "x" +
-            std::to_string(s.kv_heads) + "/";
-  name += "d" + std::to_string(s.d) + "/n" + std::to_string(s.n);
-  Case c{name, Backend::host,
+  Case c{attention_case_name(kernel, "fp32", Backend::host, s, sweep), Backend::host,
          [s, naive, kernel, sweep](const CaseContext& ctx) {
-           const theory::AttentionShape shape{static_cast<double>(s.batch),
-                                              static_cast<double>(s.heads),
-                                              static_cast<double>(s.kv_heads),
-                                              static_cast<double>(s.n),
-                                              static_cast<double>(s.d),
-                                              s.causal,
-                                              4};
+           const theory::AttentionShape shape = attention_shape(s, 4);
            const double extra = naive ? theory::naive_extra_bytes(shape) : 0;
            check_host_memory(ctx.host, 4 * (2 * s.q_elements() + 2 * s.kv_elements()) +
                                            static_cast<std::size_t>(extra));
@@ -98,17 +87,9 @@ Case attention_case(bool naive, AttentionDims s, bool sweep, bool in_quick) {
            p.work.elements = static_cast<double>(s.q_elements());
            p.work.precision = theory::Precision::fp32;
            p.work.memory_level = "hierarchy";  // tiles and short rows live in the caches
-           p.params = {{"kernel", kernel},
-                       {"dtype", "fp32"},
-                       {"n", s.n},
-                       {"d", s.d},
-                       {"heads", s.heads},
-                       {"kv_heads", s.kv_heads},
-                       {"batch", s.batch},
-                       {"causal", s.causal},
-                       {"sweep", sweep},
-                       {"extra_bytes", extra},
-                       {"threads", openmp_threads()}};
+           p.params = attention_params(kernel, "fp32", s, sweep);
+           p.params["extra_bytes"] = extra;
+           p.params["threads"] = openmp_threads();
            return p;
          },
          nullptr};
@@ -118,6 +99,32 @@ Case attention_case(bool naive, AttentionDims s, bool sweep, bool in_quick) {
 }
 
 }  // namespace
+
+std::string attention_case_name(const std::string& kernel, const std::string& dtype,
+                                Backend backend, const AttentionDims& s, bool sweep) {
+  std::string name = kernel + "/" + dtype + "/" + backend_name(backend) + "/";
+  if (!sweep)
+    name += std::string(s.causal ? "causal-" : "") + "gqa" + std::to_string(s.heads) + "x" +
+            std::to_string(s.kv_heads) + "/";
+  return name + "d" + std::to_string(s.d) + "/n" + std::to_string(s.n);
+}
+
+theory::AttentionShape attention_shape(const AttentionDims& s, double bytes_per_element) {
+  return {static_cast<double>(s.batch),
+          static_cast<double>(s.heads),
+          static_cast<double>(s.kv_heads),
+          static_cast<double>(s.n),
+          static_cast<double>(s.d),
+          s.causal,
+          bytes_per_element};
+}
+
+nlohmann::json attention_params(const std::string& kernel, const std::string& dtype,
+                                const AttentionDims& s, bool sweep) {
+  return {{"kernel", kernel}, {"dtype", dtype},     {"n", s.n},
+          {"d", s.d},         {"heads", s.heads},   {"kv_heads", s.kv_heads},
+          {"batch", s.batch}, {"causal", s.causal}, {"sweep", sweep}};
+}
 
 std::vector<Case> attention_host_cases() {
   std::vector<Case> cases;

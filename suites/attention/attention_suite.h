@@ -8,10 +8,20 @@
 #include <vector>
 
 #include "harness/case.h"
+#include "reference/attention.h"
+#include "theory/attention.h"
 
 namespace bb::suites {
 
 std::vector<Case> attention_host_cases();
+
+// What host and CUDA cases share: the name "<kernel>/<dtype>/<backend>/[causal-]gqaHxK/]d<d>/n<n>"
+// (the gqa part on the cases outside the sweep), the shape for the formulas, and the params.
+std::string attention_case_name(const std::string& kernel, const std::string& dtype,
+                                Backend backend, const reference::AttentionDims& s, bool sweep);
+theory::AttentionShape attention_shape(const reference::AttentionDims& s, double bytes_per_element);
+nlohmann::json attention_params(const std::string& kernel, const std::string& dtype,
+                                const reference::AttentionDims& s, bool sweep);
 std::vector<Case> attention_cuda_cases();  // CUDA builds; cuda_absent.cpp otherwise
 // Per backend and kernel: the exponent of time against n (Theil–Sen; host n ≥ 256, GPU n ≥ 2048)
 // within 2 ± 0.2.

@@ -237,7 +237,14 @@ json collectives_figures(const std::vector<Point>& points) {
   for (const auto& [group, series] : groups)
     for (const auto& [name, s] : series) {
       json& out = f[s.first->transport]["p" + std::to_string(s.first->ranks)]["series"][name];
-      out["algorithm"] = theory::algorithm_name(theory::bandwidth_optimal_algorithm(s.first->op));
+      const theory::Algorithm alg = theory::bandwidth_optimal_algorithm(s.first->op);
+      const theory::AlphaBetaTerms terms =
+          theory::alpha_beta_terms(s.first->op, alg, s.first->ranks);
+      out["algorithm"] = theory::algorithm_name(alg);
+      // The model's terms, for plotting t = latency_terms α + byte_terms n β (ci/report.py).
+      out["latency_terms"] = terms.latency_terms;
+      out["byte_terms"] = terms.byte_terms;
+      out["bus_factor"] = theory::bus_bandwidth_factor(s.first->op, s.first->ranks);
       if (!s.fit) continue;
       out["alpha_s"] = s.fit->alpha_s;
       out["beta_s_per_byte"] = s.fit->beta_s_per_byte;

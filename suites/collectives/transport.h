@@ -75,6 +75,12 @@ class Transport {
   [[noreturn]] virtual void abort(const std::string& message, int exit_code) = 0;
 };
 
+// all_to_all and send_recv run out of place only (NCCL has no in-place form of them; the MPI
+// engine measures the same set).
+inline bool has_in_place(theory::Collective op) {
+  return op != theory::Collective::all_to_all && op != theory::Collective::send_recv;
+}
+
 // Throws std::runtime_error naming what is missing (not built with MPI or NCCL, no GPU, …).
 std::unique_ptr<Transport> make_mpi_transport(Processes& processes);
 std::unique_ptr<Transport> make_nccl_transport(Processes& processes, int device_count);

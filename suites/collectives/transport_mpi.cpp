@@ -75,7 +75,7 @@ class MpiTransport final : public Transport {
   }
 
   std::string unsupported(const Spec& s) const override {
-    if (s.in_place && (s.op == Collective::all_to_all || s.op == Collective::send_recv))
+    if (s.in_place && !has_in_place(s.op))
       return "in-place " + std::string(theory::collective_name(s.op)) + " is not measured";
     return "";
   }

@@ -16,16 +16,10 @@ namespace {
 
 constexpr std::size_t kElements = std::size_t{1} << 26;
 
-struct Setup {
-  const char* granularity;
-  std::size_t group;
-  bool symmetric, stochastic;
-};
-
 template <class Q>
 class QuantCuda final : public Instance {
  public:
-  explicit QuantCuda(Setup s)
+  explicit QuantCuda(QuantSetup s)
       : s_(s),
         x_host_(kElements),
         x_(kElements * 4),
@@ -52,8 +46,7 @@ class QuantCuda final : public Instance {
     back_.download(back.data(), back_.bytes());
     params_.download(params.data(), params_.bytes());
     const auto ref = reference::quantize(
-        x_host_, s_.group, 8,
-        s_.symmetric ? theory::QuantScheme::symmetric : theory::QuantScheme::asymmetric,
+        x_host_, s_.group, 8, s_.scheme,
         s_.stochastic ? reference::QuantRounding::stochastic : reference::QuantRounding::nearest,
         7);
     const auto ref_x = reference::dequantize(ref);
@@ -74,40 +67,26 @@ class QuantCuda final : public Instance {
     return c;
   }
   void run(gpu_stream stream) override {
-    kernels::quant_params_cuda(x_.as<float>(), kElements, s_.group, s_.symmetric, lo_.as<float>(),
+    kernels::quant_params_cuda(x_.as<float>(), kElements, s_.group, s_.symmetric(), lo_.as<float>(),
                                hi_.as<float>(), params_.as<theory::IntQuant>(), stream);
     kernels::quantize_cuda(x_.as<float>(), kElements, s_.group, params_.as<theory::IntQuant>(),
                            s_.stochastic, 7, q_.as<Q>(), stream);
   }
 
  private:
-  Setup s_;
+  QuantSetup s_;
   std::vector<float> x_host_;
   DeviceBuffer x_, q_, back_, lo_, hi_, params_;
 };
 
-Case quant_cuda_case(Setup s, bool in_quick) {
-  const std::string name = std::string("quantize/int8/") + s.granularity + "/" +
-                           (s.symmetric ? "symmetric" : "asymmetric") +
-                           (s.stochastic ? "/stochastic" : "") + "/cuda";
-  Case c{name, Backend::cuda,
+Case quant_cuda_case(QuantSetup s, bool in_quick) {
+  Case c{quant_case_name(s, Backend::cuda), Backend::cuda,
          [s](const CaseContext&) {
-           Prepared p;
-           if (s.symmetric)
+           Prepared p = quant_prepared(s, kElements);
+           if (s.symmetric())
              p.instance = std::make_unique<QuantCuda<std::int8_t>>(s);
            else
              p.instance = std::make_unique<QuantCuda<std::uint8_t>>(s);
-           const double n = static_cast<double>(kElements);
-           p.work.bytes_read = 2 * 4 * n;  // the range pass and the quantize pass
-           p.work.bytes_written = n;
-           p.work.elements = n;
-           p.work.memory_level = "dram";
-           p.params = {{"granularity", s.granularity},
-                       {"group_elements", s.group},
-                       {"scheme", s.symmetric ? "symmetric" : "asymmetric"},
-                       {"rounding", s.stochastic ? "stochastic" : "nearest"},
-                       {"bits", 8},
-                       {"elements", kElements}};
            return p;
          },
          nullptr};
@@ -118,10 +97,11 @@ Case quant_cuda_case(Setup s, bool in_quick) {
 }  // namespace
 
 std::vector<Case> quant_cuda_cases() {
-  return {quant_cuda_case({"per-tensor", kElements, true, false}, true),
-          quant_cuda_case({"per-channel", 4096, false, false}, false),
-          quant_cuda_case({"per-group128", 128, false, false}, true),
-          quant_cuda_case({"per-group128", 128, true, true}, true)};
+  const auto sym = theory::QuantScheme::symmetric, asym = theory::QuantScheme::asymmetric;
+  return {quant_cuda_case({"per-tensor", kElements, sym, false}, true),
+          quant_cuda_case({"per-channel", 4096, asym, false}, false),
+          quant_cuda_case({"per-group128", 128, asym, false}, true),
+          quant_cuda_case({"per-group128", 128, sym, true}, true)};
 }
 
 }  // namespace bb::suites

@@ -20,13 +20,6 @@ namespace {
 
 constexpr std::size_t kElements = std::size_t{1} << 24, kChannel = 4096, kGroup = 128;
 
-struct QuantSetup {
-  const char* granularity;  // per-tensor, per-channel, per-group128
-  std::size_t group;
-  theory::QuantScheme scheme;
-  bool stochastic;
-};
-
 template <class Q>
 class QuantHost final : public Instance {
  public:
@@ -122,31 +115,17 @@ Check law_check(const std::string& name, std::string law, double predicted, doub
 }
 
 Case quant_case(QuantSetup s, bool in_quick) {
-  const bool sym = s.scheme == theory::QuantScheme::symmetric;
-  const std::string name = std::string("quantize/int8/") + s.granularity + "/" +
-                           (sym ? "symmetric" : "asymmetric") +
-                           (s.stochastic ? "/stochastic" : "") + "/host";
+  const std::string name = quant_case_name(s, Backend::host);
   Case c{name, Backend::host,
-         [s, sym](const CaseContext& ctx) {
+         [s](const CaseContext& ctx) {
            check_host_memory(ctx.host, kElements * 10);
-           Prepared p;
-           if (sym)
+           Prepared p = quant_prepared(s, kElements);
+           if (s.symmetric())
              p.instance = std::make_unique<QuantHost<std::int8_t>>(s);
            else
              p.instance = std::make_unique<QuantHost<std::uint8_t>>(s);
-           const double n = static_cast<double>(kElements);
-           p.work.bytes_read = 2 * 4 * n;  // the range pass and the quantize pass
-           p.work.bytes_written = n;
-           p.work.elements = n;
-           p.work.memory_level = "dram";
-           p.params = {{"granularity", s.granularity},
-                       {"group_elements", s.group},
-                       {"scheme", sym ? "symmetric" : "asymmetric"},
-                       {"rounding", s.stochastic ? "stochastic" : "nearest"},
-                       {"bits", 8},
-                       {"elements", kElements},
-                       {"data", "uniform in [-1.5, 2.5)"},
-                       {"threads", openmp_threads()}};
+           p.params["data"] = "uniform in [-1.5, 2.5)";
+           p.params["threads"] = openmp_threads();
            return p;
          },
          [name, s](const Prepared& p, const Measurement&) {
@@ -180,6 +159,28 @@ Case quant_case(QuantSetup s, bool in_quick) {
 }
 
 }  // namespace
+
+std::string quant_case_name(const QuantSetup& s, Backend backend) {
+  return std::string("quantize/int8/") + s.granularity + "/" +
+         (s.symmetric() ? "symmetric" : "asymmetric") + (s.stochastic ? "/stochastic" : "") + "/" +
+         backend_name(backend);
+}
+
+Prepared quant_prepared(const QuantSetup& s, std::size_t elements) {
+  Prepared p;
+  const double n = static_cast<double>(elements);
+  p.work.bytes_read = 2 * 4 * n;  // the range pass and the quantize pass
+  p.work.bytes_written = n;
+  p.work.elements = n;
+  p.work.memory_level = "dram";
+  p.params = {{"granularity", s.granularity},
+              {"group_elements", s.group},
+              {"scheme", s.symmetric() ? "symmetric" : "asymmetric"},
+              {"rounding", s.stochastic ? "stochastic" : "nearest"},
+              {"bits", 8},
+              {"elements", elements}};
+  return p;
+}
 
 std::vector<Case> quant_host_cases() {
   const auto sym = theory::QuantScheme::symmetric, asym = theory::QuantScheme::asymmetric;
