@@ -23,10 +23,11 @@
 #include <vector>
 
 #include "reference/formats.h"
+#include "theory/block_quant.h"
 
 namespace bb::reference {
 
-enum class MxScaleRule { ocp_floor, round_up };
+using theory::MxScaleRule;  // its rules are computed here from log2, independently of theory/
 
 struct BlockQuantized {
   std::vector<std::uint8_t> codes;        // one element code each
@@ -112,6 +113,28 @@ inline BlockQuantized nvfp4_quantize(std::span<const float> x, std::size_t block
           encode(fp4, static_cast<double>(x[b0 + i]) / (scale * q.tensor_scale),
                  Rounding::nearest_even, Overflow::saturate)));
   }
+  return q;
+}
+
+// Per-tensor fp8: one scale s = fp32(amax·2^margin / max_finite) (1 for an all-zero tensor),
+// elements RNE(x / s) saturating; stored as one block of the whole length.
+inline BlockQuantized fp8_tensor_quantize(std::span<const float> x, theory::Format element,
+                                          int margin = 0) {
+  detail::check_blocks(x, std::max<std::size_t>(x.size(), 1));
+  if (element != theory::Format::e4m3 && element != theory::Format::e5m2)
+    throw std::invalid_argument("fp8_tensor_quantize: the elements are E4M3 or E5M2");
+  if (margin < 0) throw std::invalid_argument("fp8_tensor_quantize: the margin must be >= 0");
+  const FormatSpec& f = theory::format_spec(element);
+  const double amax = detail::block_amax(x);
+  const double s =
+      amax > 0 ? static_cast<float>(amax * std::pow(2.0, margin) / theory::max_finite(f)) : 1.0;
+  BlockQuantized q;
+  q.block = x.size();
+  q.element = element;
+  q.block_scales = {s};
+  for (float v : x)
+    q.codes.push_back(static_cast<std::uint8_t>(
+        encode(f, static_cast<double>(v) / s, Rounding::nearest_even, Overflow::saturate)));
   return q;
 }
 

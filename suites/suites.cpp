@@ -41,6 +41,10 @@ std::vector<Suite> all_suites(const SuiteTarget& target) {
          std::vector<Case> cases = precision_host_cases();
          append(cases, precision_cuda_cases());
          append(cases, quant_cuda_cases());
+         append(cases, block_quant_cuda_cases());
+         append(cases, summation_cuda_cases());
+         append(cases, gemm_host_cases());
+         append(cases, gemm_cuda_cases());
          return cases;
        }(),
        precision_suite_checks},

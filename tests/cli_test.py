@@ -165,6 +165,46 @@ class Theory(unittest.TestCase):
             self.assertEqual(r.returncode, 2, bad)
             self.assertEqual(len(r.stderr.strip().splitlines()), 2, r.stderr)
 
+    def test_quant_float(self):
+        def outputs(*args):
+            r = bb("theory", "quant-float", *args, "--json")
+            self.assertEqual(r.returncode, 0, r.stderr)
+            return json.loads(r.stdout)["outputs"]
+        # OCP's floor rule for amax 3.7 in FP4: 2^(1-2) = 0.5, and 7.4 > 6 clips by 0.7.
+        out = outputs("--amax", "3.7", "--format", "e2m1", "--scheme", "mx-floor")
+        self.assertEqual(out["scale"], 0.5)
+        self.assertAlmostEqual(out["clipped_error"], 0.7)
+        up = outputs("--amax", "3.7", "--format", "e2m1", "--scheme", "mx-round-up")
+        self.assertEqual(up["scale"], 1.0)
+        self.assertEqual(up["clipped_error"], 0)
+        self.assertEqual(up["max_error"], 0.5)  # v 3.7 in [2, 4): step 1 x S 1, halved
+        # fp8 per tensor with two binades of margin: s = 448 * 4 / 448.
+        out = outputs("--amax", "448", "--format", "e4m3", "--scheme", "tensor", "--margin", "2")
+        self.assertEqual(out["scale"], 4.0)
+        self.assertEqual(out["unit_roundoff"], 2 ** -4)
+        for bad in (("--amax", "1", "--format", "e4m3", "--scheme", "nvfp4"),
+                    ("--amax", "1", "--format", "e2m1", "--scheme", "tensor"),
+                    ("--amax", "0", "--format", "e4m3", "--scheme", "tensor"),
+                    ("--amax", "1", "--format", "fp16", "--scheme", "tensor")):
+            r = bb("theory", "quant-float", *bad)
+            self.assertEqual(r.returncode, 2, bad)
+            self.assertEqual(len(r.stderr.strip().splitlines()), 2, r.stderr)
+
+    def test_gemm_error(self):
+        r = bb("theory", "gemm-error", "--k", "1024", "--json")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        out = json.loads(r.stdout)["outputs"]
+        nu = 1024 * 2 ** -24
+        self.assertAlmostEqual(out["bound_factor"] / (nu / (1 - nu)), 1, places=9)  # gamma_K
+        self.assertEqual(out["input_rounding_term"], 0)
+        self.assertLess(out["probabilistic_factor"], out["bound_factor"])
+        r = bb("theory", "gemm-error", "--k", "1024", "--inputs", "tf32", "--json")
+        self.assertEqual(json.loads(r.stdout)["outputs"]["input_rounding_term"],
+                         2 * 2 ** -10 + 2 ** -20)
+        r = bb("theory", "gemm-error", "--k", "1024", "--inputs", "fp8")
+        self.assertEqual(r.returncode, 2)
+        self.assertEqual(len(r.stderr.strip().splitlines()), 2, r.stderr)
+
 
 def gpu_usable():
     r = bb("info", "--json")

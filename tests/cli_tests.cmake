@@ -14,7 +14,8 @@ set(_cli_tests
   UsageErrors.test_occupancy_smem_above_optin UsageErrors.test_occupancy_unknown_arch
   Theory.test_occupancy_example
   Theory.test_roofline_json Theory.test_list_formulas Theory.test_peak_flops_h100
-  Theory.test_format_table Theory.test_quant
+  Theory.test_format_table Theory.test_quant Theory.test_quant_float
+  Theory.test_gemm_error
   NoGpuPath.test_info_says_why NoGpuPath.test_cuda_backend_skips_with_reason
   NoGpuPath.test_info_shows_a_runs_measured_hierarchy
   RooflineFailure.test_faster_than_bound_fails_the_run

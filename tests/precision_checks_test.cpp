@@ -56,6 +56,31 @@ TEST(PrecisionChecks, GrowthLawsAndBounds) {
       Verdict::fail);
 }
 
+TEST(PrecisionChecks, GpuTreeFittedWhereItIsATreeAndCubBounded) {
+  // A GPU-only run: the tree's flat growth up to 2^20 passes against the law's ½ − 0.25; its sizes
+  // past 2^20 (lanes of > 4 values, √ growth) are not fitted but their bound still counts.
+  auto rs = series("tree", 0.05, 0.1);
+  for (double n : {0x1p23, 0x1p26}) {
+    CaseResult r;
+    r.params = {{"algorithm", "tree"}, {"n", n}};
+    r.observations = {{"median_relative_error", 1e-3 * std::sqrt(n)},
+                      {"worst_error_over_bound", 0.2}};
+    rs.push_back(r);
+  }
+  for (auto& r : series("cub", 0.1, 0.3)) rs.push_back(r);
+  const auto checks = precision_suite_checks(rs);
+  EXPECT_EQ(find(checks, "summation/tree/growth")->verdict, Verdict::pass);
+  EXPECT_NEAR(find(checks, "summation/tree/growth")->measured, 0.05, 1e-9);
+  EXPECT_EQ(find(checks, "summation/tree/bound")->measured, 0.2);
+  EXPECT_EQ(find(checks, "summation/cub/bound")->verdict, Verdict::pass);
+  // A tree growing like recursive summation, and CUB past the any-order bound: failures.
+  auto bad = series("tree", 0.5, 0.1);
+  for (auto& r : series("cub", 0.1, 1.2)) bad.push_back(r);
+  const auto fails = precision_suite_checks(bad);
+  EXPECT_EQ(find(fails, "summation/tree/growth")->verdict, Verdict::fail);
+  EXPECT_EQ(find(fails, "summation/cub/bound")->verdict, Verdict::fail);
+}
+
 TEST(ConvertHost, Fp16MatchesTheReferenceOnEveryClassOfInput) {
   // Every exponent and sign, the rounding boundaries of the 13 dropped bits, odd lengths (tails).
   std::vector<float> x;

@@ -322,6 +322,7 @@ std::vector<Formula> all_formulas() {
   };
   for (auto& f : parallelism_formulas()) formulas.push_back(std::move(f));
   for (auto& f : attention_formulas()) formulas.push_back(std::move(f));
+  for (auto& f : precision_formulas()) formulas.push_back(std::move(f));
   return formulas;
 }
 

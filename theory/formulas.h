@@ -52,6 +52,8 @@ std::vector<Formula> all_formulas();
 std::vector<Formula> parallelism_formulas();
 // The attention suite's part (formulas_attention.cpp).
 std::vector<Formula> attention_formulas();
+// Floating-point quantization (fp8, MX, NVFP4) and GEMM error (formulas_precision.cpp).
+std::vector<Formula> precision_formulas();
 
 // Finds a formula by name; throws std::invalid_argument naming the known ones when absent.
 Formula find_formula(std::string_view name);

@@ -35,6 +35,11 @@ inline double kahan_sum_bound(double n, double u, double abs_sum) {
   return (2 * u + 2 * n * u * u) * abs_sum;
 }
 
+// Any order of additions in which no term passes through more than h of them (a tree of height
+// h; recursive summation is h = n − 1, pairwise ⌈log2 n⌉): |Ŝ − S| ≤ γ_h Σ|x_i| (Higham §4.2:
+// Ŝ = Σ x_i(1 + δ_i), |δ_i| ≤ γ_{h_i}).
+inline double tree_sum_bound(double h, double u, double abs_sum) { return gamma_n(h, u) * abs_sum; }
+
 // Dot product of length n (any order of the additions, products rounded): |ŝ − s| ≤ γ_n Σ|x_i y_i|
 // (Higham (3.5)); GEMM elementwise |C − Ĉ| ≤ γ_K |A||B| for inner dimension K (Higham (3.13)).
 inline double dot_bound(double n, double u, double abs_sum) { return gamma_n(n, u) * abs_sum; }

@@ -34,7 +34,13 @@ std::vector<Check> precision_suite_checks(const std::vector<CaseResult>& results
   for (const auto& r : results) {
     if (!r.params.contains("algorithm") || !r.observations.contains("median_relative_error"))
       continue;
-    Series& s = by_alg[r.params["algorithm"].get<std::string>()];
+    const std::string alg = r.params["algorithm"].get<std::string>();
+    if (alg == "tree" && r.params["n"].get<double>() > 0x1p20) {  // lanes of > 4 values: no fit
+      by_alg[alg].worst =
+          std::max(by_alg[alg].worst, r.observations["worst_error_over_bound"].get<double>());
+      continue;
+    }
+    Series& s = by_alg[alg];
     s.n.push_back(r.params["n"].get<double>());
     s.median.push_back(r.observations["median_relative_error"].get<double>() + 1e-30);
     s.worst = std::max(s.worst, r.observations["worst_error_over_bound"].get<double>());
@@ -42,15 +48,17 @@ std::vector<Check> precision_suite_checks(const std::vector<CaseResult>& results
   std::vector<Check> checks;
   std::map<std::string, double> exponent;
   for (const auto& [alg, s] : by_alg) {
-    checks.push_back(
-        make_check("summation/" + alg + "/bound",
-                   alg == "recursive" ? "|S^ - S| <= gamma_(n-1) sum|x| (Higham 4.4)"
-                   : alg == "pairwise"
-                       ? "|S^ - S| <= gamma_ceil(log2 n) sum|x| (Higham 4.6)"
-                       : "|S^ - S| <= (2u + 2nu^2) sum|x| (Higham 4.8: 2u + O(nu^2); the O-term "
-                         "constant 2 is an estimate)",
-                   1, s.worst, 0, s.worst <= 1,
-                   fmt("largest error over its bound, all n and seeds: %.3g", s.worst)));
+    checks.push_back(make_check(
+        "summation/" + alg + "/bound",
+        alg == "recursive"  ? "|S^ - S| <= gamma_(n-1) sum|x| (Higham 4.4)"
+        : alg == "pairwise" ? "|S^ - S| <= gamma_ceil(log2 n) sum|x| (Higham 4.6)"
+        : alg == "tree" ? "|S^ - S| <= gamma_h sum|x|, h = ceil(n/4T) + 1 + log2 T + 8, the GPU "
+                          "tree's height (Higham 4.2)"
+        : alg == "cub"  ? "|S^ - S| <= gamma_(n-1) sum|x|: any order (Higham 4.2)"
+                        : "|S^ - S| <= (2u + 2nu^2) sum|x| (Higham 4.8: 2u + O(nu^2); "
+                          "the O-term constant 2 is an estimate)",
+        1, s.worst, 0, s.worst <= 1,
+        fmt("largest error over its bound, all n and seeds: %.3g", s.worst)));
     if (s.n.size() >= 3) exponent[alg] = power_law_fit(s.n, s.median).slope;
   }
   if (exponent.count("recursive")) {
@@ -60,14 +68,23 @@ std::vector<Check> precision_suite_checks(const std::vector<CaseResult>& results
         "median |S^ - S| / |S| ~ n^(1/2) for random-sign data (independent rounding errors; "
         "Higham & Mary 2019)",
         0.5, e, 0.2, std::fabs(e - 0.5) <= 0.2, fmt("fitted exponent %.3f", e)));
-    if (exponent.count("pairwise")) {
-      const double p = exponent["pairwise"];
-      checks.push_back(make_check(
-          "summation/pairwise/growth",
-          "median relative error of pairwise summation grows far slower: exponent < recursive's "
-          "- 0.25",
-          e - 0.25, p, 0.25, p < e - 0.25, fmt("fitted exponent %.3f (recursive %.3f)", p, e)));
-    }
+  }
+  // Trees grow far slower than recursive summation: exponent < recursive's − 0.25 (its law's, ½,
+  // in a run without host sums). The GPU tree is fitted where it is one (n ≤ 2^20: at most four
+  // values per lane); beyond, the lanes' running sums grow like recursive summation.
+  const bool have_recursive = exponent.count("recursive") > 0;
+  const double recursive = have_recursive ? exponent["recursive"] : 0.5;
+  for (const char* alg : {"pairwise", "tree"}) {
+    if (!exponent.count(alg)) continue;
+    const double p = exponent[alg];
+    checks.push_back(make_check(std::string("summation/") + alg + "/growth",
+                                std::string("median relative error of ") + alg +
+                                    " summation grows far slower: exponent < recursive's - 0.25" +
+                                    (alg == std::string("tree") ? " (GPU tree, n <= 2^20)" : ""),
+                                recursive - 0.25, p, 0.25, p < recursive - 0.25,
+                                fmt(have_recursive ? "fitted exponent %.3f (recursive %.3f)"
+                                                   : "fitted exponent %.3f (recursive's law %.1f)",
+                                    p, recursive)));
   }
   if (by_alg.count("kahan")) {
     double top = 0;
@@ -77,6 +94,8 @@ std::vector<Check> precision_suite_checks(const std::vector<CaseResult>& results
         2 * 0x1p-24, top, 0, top <= 2 * 0x1p-24,
         fmt("largest median relative error %.3g (2u = %.3g)", top, 2 * 0x1p-24)));
   }
+  // The GEMM precision matrix (gemm_checks.cpp).
+  for (auto& c : gemm_suite_checks(results)) checks.push_back(std::move(c));
   return checks;
 }
 

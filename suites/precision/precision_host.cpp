@@ -80,14 +80,7 @@ double sum_bound(SumAlgorithm a, double n, double abs_sum) {
 class Summation final : public Instance {
  public:
   Summation(SumAlgorithm a, std::size_t n, int seeds) : a_(a), n_(n), data_(seeds) {
-    for (int s = 0; s < seeds; ++s) {
-      data_[s].resize(n);
-      for (std::size_t i = 0; i < n; ++i) {
-        const std::uint64_t r = reference::splitmix64((s + 1) * 0x9E3779B97F4A7C15ull + i);
-        const double mag = 0.5 + 1.5 * static_cast<double>(r >> 11) * 0x1p-53;
-        data_[s][i] = static_cast<float>(r & 1 ? -mag : mag);
-      }
-    }
+    for (int s = 0; s < seeds; ++s) data_[s] = summation_data(s, n);
   }
   Comparison validate() override {
     std::vector<double> got, want, rel;
@@ -150,18 +143,8 @@ Case summation_case(SumAlgorithm a, const char* name, std::size_t n, bool in_qui
   Case c{std::string("summation/") + name + "/fp32/host/n" + std::to_string(n), Backend::host,
          [a, name, n](const CaseContext&) {
            const int seeds = 25;
-           Prepared p;
+           Prepared p = summation_prepared(name, n, seeds, a == SumAlgorithm::kahan ? 4 : 1);
            p.instance = std::make_unique<Summation>(a, n, seeds);
-           p.work.bytes_read = 4.0 * static_cast<double>(n);
-           p.work.flop = (a == SumAlgorithm::kahan ? 4.0 : 1.0) * static_cast<double>(n);
-           p.work.elements = static_cast<double>(n);
-           p.work.memory_level = "hierarchy";
-           p.params = {{"algorithm", name},
-                       {"dtype", "fp32"},
-                       {"n", n},
-                       {"seeds", seeds},
-                       {"unit_roundoff", kFp32U},
-                       {"data", "random signs, magnitudes in [0.5, 2)"}};
            return p;
          },
          nullptr};
@@ -172,6 +155,33 @@ Case summation_case(SumAlgorithm a, const char* name, std::size_t n, bool in_qui
 
 }  // namespace
 
+Prepared summation_prepared(const char* algorithm, std::size_t n, int seeds,
+                            double flop_per_element) {
+  Prepared p;
+  p.work.bytes_read = 4.0 * static_cast<double>(n);
+  p.work.flop = flop_per_element * static_cast<double>(n);
+  p.work.elements = static_cast<double>(n);
+  p.work.memory_level = "hierarchy";
+  p.params = {{"algorithm", algorithm},
+              {"dtype", "fp32"},
+              {"n", n},
+              {"seeds", seeds},
+              {"unit_roundoff", kFp32U},
+              {"data", "random signs, magnitudes in [0.5, 2)"}};
+  return p;
+}
+
+std::vector<float> summation_data(int seed, std::size_t n) {
+  std::vector<float> x(n);
+#pragma omp parallel for schedule(static)
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::uint64_t r = reference::splitmix64((seed + 1) * 0x9E3779B97F4A7C15ull + i);
+    const double mag = 0.5 + 1.5 * static_cast<double>(r >> 11) * 0x1p-53;
+    x[i] = static_cast<float>(r & 1 ? -mag : mag);
+  }
+  return x;
+}
+
 std::vector<Case> precision_host_cases() {
   std::vector<Case> cases = {convert_case()};
   const std::pair<SumAlgorithm, const char*> algs[] = {{SumAlgorithm::recursive, "recursive"},
@@ -181,6 +191,7 @@ std::vector<Case> precision_host_cases() {
     for (std::size_t n = 256; n <= (std::size_t{1} << 20); n *= 8)
       cases.push_back(summation_case(a, name, n, true));
   for (auto& c : quant_host_cases()) cases.push_back(std::move(c));
+  for (auto& c : block_quant_host_cases()) cases.push_back(std::move(c));
   return cases;
 }
 

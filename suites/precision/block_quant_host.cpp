@@ -1,0 +1,250 @@
+// Block-scaled (floating-point) quantization x ≈ S·P: fp8 per tensor from the amax, MXFP8 and
+// MXFP4 (E8M0 scales, both scale rules) and NVFP4 — host cases, and what the CUDA cases share with
+// them: the data, the bit-exact comparison with reference/mx.h and the laws of
+// theory/block_quant.h, per element |x − x̂| ≤ S·q(|x|/S)/2 (or the clipping), the uniform-noise
+// SQNR within 0.5 dB, and no clipping where the scale rule promises none.
+#include <cmath>
+#include <cstdio>
+#include <functional>
+#include <memory>
+#include <vector>
+
+#include "harness/host_threads.h"
+#include "kernels/block_quant.h"
+#include "reference/mx.h"
+#include "reference/random.h"
+#include "suites/bandwidth/bandwidth_suite.h"
+#include "suites/precision/precision_suite.h"
+
+namespace bb::suites {
+namespace {
+
+constexpr std::size_t kHostElements = std::size_t{1} << 24;
+
+Check law_check(const std::string& name, std::string law, double predicted, double measured,
+                double tolerance, bool pass, std::string reason) {
+  return {"precision",
+          name,
+          std::move(law),
+          predicted,
+          measured,
+          tolerance,
+          pass ? Verdict::pass : Verdict::fail,
+          std::move(reason)};
+}
+
+std::uint32_t unpack(const kernels::BlockQuantSpec& spec, const std::uint8_t* codes,
+                     std::size_t i) {
+  if (!spec.four_bit()) return codes[i];
+  return i % 2 == 0 ? codes[i / 2] & 0x0Fu : codes[i / 2] >> 4u;
+}
+
+class BlockQuantHost final : public Instance {
+ public:
+  explicit BlockQuantHost(BlockQuantSetup s)
+      : s_(s),
+        x_(block_quant_data(kHostElements)),
+        codes_(s.spec.code_bytes(kHostElements)),
+        scales_(s.spec.scale_count(kHostElements)),
+        xr_(kHostElements) {}
+  Comparison validate() override {
+    std::fill(codes_.begin(), codes_.end(), std::uint8_t{0x5A});
+    std::fill(scales_.begin(), scales_.end(), std::uint8_t{0xA5});
+    std::fill(xr_.begin(), xr_.end(), std::nanf(""));
+    tensor_scale_ = std::nanf("");
+    run(nullptr);
+    kernels::block_dequantize_host(s_.spec, codes_.data(), scales_.data(), tensor_scale_,
+                                   kHostElements, xr_.data());
+    const reference::BlockQuantized ref = block_quant_reference(s_, x_);
+    laws_ = block_quant_laws(s_, x_, ref, xr_);
+    return block_quant_compare(s_, ref, codes_.data(), scales_.data(), tensor_scale_, xr_);
+  }
+  void run(gpu_stream) override {
+    kernels::block_quantize_host(s_.spec, x_.data(), kHostElements, codes_.data(), scales_.data(),
+                                 &tensor_scale_);
+  }
+  nlohmann::json observations() override { return laws_; }
+
+ private:
+  BlockQuantSetup s_;
+  std::vector<float> x_;
+  std::vector<std::uint8_t> codes_, scales_;
+  std::vector<float> xr_;
+  float tensor_scale_ = 1;
+  nlohmann::json laws_;
+};
+
+}  // namespace
+
+std::vector<BlockQuantSetup> block_quant_setups() {
+  using kernels::BlockScheme;
+  using theory::Format;
+  return {{"fp8-e4m3/per-tensor", {Format::e4m3, BlockScheme::fp8_tensor, 0}, true},
+          {"fp8-e5m2/per-tensor", {Format::e5m2, BlockScheme::fp8_tensor, 0}, false},
+          {"mxfp8-e4m3/block32/ocp-floor", {Format::e4m3, BlockScheme::mx_floor, 0}, true},
+          {"mxfp8-e4m3/block32/round-up", {Format::e4m3, BlockScheme::mx_round_up, 0}, false},
+          {"mxfp4-e2m1/block32/ocp-floor", {Format::e2m1, BlockScheme::mx_floor, 0}, false},
+          {"mxfp4-e2m1/block32/round-up", {Format::e2m1, BlockScheme::mx_round_up, 0}, true},
+          {"nvfp4-e2m1/block16", {Format::e2m1, BlockScheme::nvfp4, 0}, true}};
+}
+
+// Blocks of 32 uniform values in (−f, f), f = 2^t with t uniform in [−8, 8) per block: a dynamic
+// range of 2^16 (per-tensor scaling reaches the subnormals) with a flat density inside each block,
+// where the uniform-noise law holds.
+std::vector<float> block_quant_data(std::size_t n) {
+  std::vector<float> x(n);
+#pragma omp parallel for schedule(static)
+  for (std::size_t i = 0; i < n; ++i) {
+    const double f = std::exp2(-8 + 16 * reference::uniform01(23, i / 32));
+    x[i] = static_cast<float>(f * (2 * reference::uniform01(29, i) - 1));
+  }
+  return x;
+}
+
+reference::BlockQuantized block_quant_reference(const BlockQuantSetup& s,
+                                                std::span<const float> x) {
+  using kernels::BlockScheme;
+  switch (s.spec.scheme) {
+    case BlockScheme::fp8_tensor:
+      return reference::fp8_tensor_quantize(x, s.spec.element, s.spec.margin);
+    case BlockScheme::mx_floor:
+      return reference::mx_quantize(x, s.spec.element, reference::MxScaleRule::ocp_floor);
+    case BlockScheme::mx_round_up:
+      return reference::mx_quantize(x, s.spec.element, reference::MxScaleRule::round_up);
+    case BlockScheme::nvfp4: return reference::nvfp4_quantize(x);
+  }
+  throw std::logic_error("block_quant_reference: unknown scheme");
+}
+
+Comparison block_quant_compare(const BlockQuantSetup& s, const reference::BlockQuantized& ref,
+                               const std::uint8_t* codes, const std::uint8_t* scale_codes,
+                               float tensor_scale, std::span<const float> xr) {
+  const std::vector<double> ref_x = reference::block_dequantize(ref);
+  std::size_t wrong_codes = 0, wrong_values = 0, wrong_scales = 0, first = xr.size();
+  for (std::size_t i = 0; i < xr.size(); ++i) {
+    const bool bad_code = unpack(s.spec, codes, i) != ref.codes[i];
+    wrong_codes += bad_code;
+    wrong_values += xr[i] != static_cast<float>(ref_x[i]);
+    if ((bad_code || xr[i] != static_cast<float>(ref_x[i])) && first == xr.size()) first = i;
+  }
+  for (std::size_t b = 0; b < s.spec.scale_count(xr.size()); ++b)
+    wrong_scales += scale_codes[b] != ref.scale_codes[b];
+  // The per-tensor scale: fp8's s (the reference's one block scale) or NVFP4's g; MX has none (1).
+  const double want_tensor =
+      s.spec.scheme == kernels::BlockScheme::fp8_tensor ? ref.block_scales[0] : ref.tensor_scale;
+  const std::vector<double> got = {static_cast<double>(wrong_codes),
+                                   static_cast<double>(wrong_values),
+                                   static_cast<double>(wrong_scales), tensor_scale};
+  const std::vector<double> want = {0, 0, 0, want_tensor};
+  Comparison c = compare<double, double>(got, want, Tolerance{0, 0});
+  c.reference_trivial = false;  // counts of wrong codes, values, scales (all 0) and the scale
+  if (first < xr.size()) {
+    char line[200];
+    std::snprintf(line, sizeof line,
+                  "first wrong element %zu: x^ %.9g (code 0x%x), reference %.9g (code 0x%x)", first,
+                  static_cast<double>(xr[first]), unpack(s.spec, codes, first), ref_x[first],
+                  static_cast<unsigned>(ref.codes[first]));
+    c.first_mismatches.insert(c.first_mismatches.begin(), line);
+  }
+  return c;
+}
+
+nlohmann::json block_quant_laws(const BlockQuantSetup& s, std::span<const float> x,
+                                const reference::BlockQuantized& ref, std::span<const float> xr) {
+  const theory::FormatSpec& f = theory::format_spec(s.spec.element);
+  const double top = theory::max_finite(f);
+  const std::size_t block = ref.block;
+  double worst = 0, signal = 0, noise = 0, law_noise = 0;
+  std::size_t clipped = 0;
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    const double scale = ref.block_scales[i / block] * ref.tensor_scale;
+    const double ax = std::fabs(static_cast<double>(x[i])), v = ax / scale;
+    const double e = static_cast<double>(xr[i]) - x[i];
+    // x̂ is stored as a float: its own rounding (half an ulp of x̂) adds to the bound.
+    const double half_ulp = (std::nextafter(std::fabs(xr[i]), INFINITY) - std::fabs(xr[i])) / 2;
+    worst =
+        std::max(worst, std::fabs(e) / (theory::scaled_element_max_error(f, scale, ax) + half_ulp));
+    signal += ax * ax;
+    noise += e * e;
+    const double q = theory::element_quantum(f, std::min(v, top));
+    const bool clips = v >= top + q / 2;  // rounding to nearest would give more than max_finite
+    clipped += clips;
+    law_noise += clips ? (ax - scale * top) * (ax - scale * top) : scale * scale * q * q / 12;
+  }
+  return {{"worst_error_over_bound", worst},
+          {"sqnr_db", 10 * std::log10(signal / noise)},
+          {"sqnr_law_db", 10 * std::log10(signal / law_noise)},
+          {"clipped_elements", clipped}};
+}
+
+namespace {
+std::vector<Check> block_quant_checks(const std::string& name, const BlockQuantSetup& s,
+                                      const nlohmann::json& o) {
+  const double worst = o.value("worst_error_over_bound", 0.0);
+  const double sqnr = o.value("sqnr_db", 0.0), law = o.value("sqnr_law_db", 0.0);
+  const double clipped = o.value("clipped_elements", 0.0);
+  std::vector<Check> checks;
+  char text[200];
+  std::snprintf(text, sizeof text, "largest |x - x^| is %.6f of its bound", worst);
+  checks.push_back(law_check(name + "/error-bound",
+                             "|x - x^| <= S q(|x|/S)/2 (relative 2^-p in the normal range), or "
+                             "the clipping |x| - S max (+ x^'s own float rounding)",
+                             1, worst, 1e-9, worst <= 1 + 1e-9, text));
+  std::snprintf(text, sizeof text, "SQNR %.3f dB, uniform-noise law %.3f dB", sqnr, law);
+  checks.push_back(law_check(name + "/sqnr",
+                             "SQNR = 10 log10(sum x^2 / sum S^2 q^2/12) (+ clipping), q the "
+                             "element grid at x (Widrow & Kollar ch. 12)",
+                             law, sqnr, 0.5, std::fabs(sqnr - law) <= 0.5, text));
+  if (s.spec.scheme != kernels::BlockScheme::mx_floor) {
+    std::snprintf(text, sizeof text, "%.0f elements clipped", clipped);
+    checks.push_back(law_check(name + "/no-clipping",
+                               "the scale rule leaves amax/S <= max_finite (+ half a step): "
+                               "nothing clips",
+                               0, clipped, 0, clipped == 0, text));
+  }
+  return checks;
+}
+}  // namespace
+
+Prepared block_quant_prepared(const BlockQuantSetup& s, std::size_t elements) {
+  Prepared p;
+  const double n = static_cast<double>(elements);
+  const bool tensor_pass = s.spec.scheme == kernels::BlockScheme::fp8_tensor ||
+                           s.spec.scheme == kernels::BlockScheme::nvfp4;
+  p.work.bytes_read = (tensor_pass ? 2 : 1) * 4 * n;  // the amax pass, then the quantize pass
+  p.work.bytes_written =
+      static_cast<double>(s.spec.code_bytes(elements) + s.spec.scale_count(elements));
+  p.work.elements = n;
+  p.work.memory_level = "dram";
+  p.params = {{"format", theory::format_spec(s.spec.element).name},
+              {"scheme", s.name},
+              {"block_elements", s.spec.block() ? s.spec.block() : elements},
+              {"elements", elements},
+              {"data", "blocks of 32 uniform in (-f, f), f = 2^t, t uniform in [-8, 8)"}};
+  return p;
+}
+
+Case block_quant_case(const BlockQuantSetup& s, Backend backend,
+                      std::function<Prepared(const CaseContext&)> prepare) {
+  const std::string name = std::string("quantize/") + s.name + "/" + backend_name(backend);
+  Case c{name, backend, std::move(prepare), [name, s](const Prepared& p, const Measurement&) {
+           return block_quant_checks(name, s, p.instance->observations());
+         }};
+  c.in_quick = s.in_quick;
+  return c;
+}
+
+std::vector<Case> block_quant_host_cases() {
+  std::vector<Case> cases;
+  for (const BlockQuantSetup& s : block_quant_setups())
+    cases.push_back(block_quant_case(s, Backend::host, [s](const CaseContext& ctx) {
+      check_host_memory(ctx.host, kHostElements * 24);  // data, outputs, the reference's
+      Prepared p = block_quant_prepared(s, kHostElements);
+      p.instance = std::make_unique<BlockQuantHost>(s);
+      p.params["threads"] = openmp_threads();
+      return p;
+    }));
+  return cases;
+}
+
+}  // namespace bb::suites
