@@ -143,6 +143,7 @@ BB_HOST_DEVICE inline double decode_e8m0(std::uint32_t code) {
 BB_HOST_DEVICE inline int mx_exponent(float amax, int element_emax, double element_max,
                                       bool floor_rule) {
   if (!(amax > 0)) return -127;
+  if (!(amax <= 0x1.fffffep127f)) return 127;  // ±inf (counted as non-finite): ilogb is INT_MAX
   int e = ilogb(static_cast<double>(amax));
   if (floor_rule) {
     e -= element_emax;

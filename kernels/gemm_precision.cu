@@ -185,9 +185,9 @@ struct GemmRunner::Impl {
       s = cublasLtMatmulAlgoGetHeuristic(lt, p.desc, p.a, p.b, p.c, p.c, pref, 1, &result,
                                          &found_count);
     const cublasStatus_t destroyed = cublasLtMatmulPreferenceDestroy(pref);
-    // The heuristic answers INVALID_VALUE for a type combination this cuBLASLt does not take
-    // (e.g. fp32 output for fp8 inputs): a SKIP that names the status, not a crash.
-    if (is_unsupported_status(s) || s == CUBLAS_STATUS_INVALID_VALUE) {
+    // NOT_SUPPORTED / ARCH_MISMATCH: a SKIP that names the status. Anything else (INVALID_VALUE
+    // from a wrong descriptor included) is an error: fp8 coverage must not vanish quietly.
+    if (is_unsupported_status(s)) {
       p.unsupported =
           std::string("cuBLASLt heuristic for E4M3 x E4M3 -> fp32: ") + cublasGetStatusString(s);
     } else {
@@ -239,21 +239,28 @@ void check_shape(int m, int n, int k, const void* a, const void* b, const void* 
 }
 }  // namespace
 
+std::optional<std::string> gemm_device_unsupported(GemmMode mode, int cc_major, int cc_minor,
+                                                   int k) {
+  const int cc = cc_major * 10 + cc_minor;
+  const std::string device = std::to_string(cc_major) + "." + std::to_string(cc_minor);
+  if (is_fp8(mode) && cc < 89)
+    return "E4M3 GEMM needs compute capability 8.9 or newer; this device is " + device;
+  if (is_fp8(mode) && k % 16 != 0)
+    return "cuBLASLt E4M3 GEMM needs K a multiple of 16; K = " + std::to_string(k);
+  if (mode == GemmMode::bf16x9 && cc_major < 10)
+    return "BF16x9 emulation is a Blackwell (compute capability 10.0+) feature of cuBLAS; this "
+           "device is " +
+           device + " (cuBLAS would run native fp32 or refuse)";
+  if ((mode == GemmMode::bf16 || mode == GemmMode::fast_bf16 || mode == GemmMode::tf32) && cc < 80)
+    return "bf16 / tf32 tensor cores need compute capability 8.0 or newer; this device is " +
+           device;
+  return std::nullopt;
+}
+
 std::optional<std::string> GemmRunner::unsupported(GemmMode mode, int m, int n, int k,
                                                    const void* a, const void* b, void* c) {
   check_shape(m, n, k, a, b, c);
-  const int cc = impl_->cc_major * 10 + impl_->cc_minor;
-  if (is_fp8(mode) && cc < 89)
-    return "E4M3 GEMM needs compute capability 8.9 or newer; this device is " + impl_->device_cc();
-  if (is_fp8(mode) && k % 16 != 0)
-    return "cuBLASLt E4M3 GEMM needs K a multiple of 16; K = " + std::to_string(k);
-  if (mode == GemmMode::bf16x9 && impl_->cc_major < 10)
-    return "BF16x9 emulation is a Blackwell (compute capability 10.0+) feature of cuBLAS; this "
-           "device is " +
-           impl_->device_cc() + " (cuBLAS would run native fp32 or refuse)";
-  if ((mode == GemmMode::bf16 || mode == GemmMode::fast_bf16 || mode == GemmMode::tf32) && cc < 80)
-    return "bf16 / tf32 tensor cores need compute capability 8.0 or newer; this device is " +
-           impl_->device_cc();
+  if (auto why = gemm_device_unsupported(mode, impl_->cc_major, impl_->cc_minor, k)) return why;
   if (is_fp8(mode)) {
     const LtPlan& p = impl_->plan(mode, m, n, k);
     if (!p.has_algo) return p.unsupported;

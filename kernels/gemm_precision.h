@@ -46,8 +46,9 @@ struct GemmModeSpec {
 // behavior of NVIDIA tensor cores", PeerJ Comput. Sci. 7:e330, 2021): 2^-23, not 2^-24. Their fp32
 // → tf32 / bf16 input conversion is not documented: the truncation unit 2^(1−p) covers both
 // rounding and truncation. fp8 (Hopper): products summed 32 per instruction into an accumulator
-// that keeps about 14 bits (DeepSeek-V3 report, §3.3.2; to verify on the GPU): 2^-13 per
-// instruction; cuBLASLt promotes into fp32 (round to nearest) unless fast accumulation is on —
+// that keeps about 14 bits (DeepSeek-V3 report, §3.3.2; to verify on the GPU), each product aligned
+// and truncated (theory::gemm_roundings charges one 2^-13 per product in the stage); cuBLASLt
+// promotes into fp32 (round to nearest) unless fast accumulation is on —
 // its interval is not documented: 128 products is assumed (DeepSeek's choice).
 inline constexpr double kTensorAccumulate = 0x1p-23;
 inline constexpr GemmModeSpec kGemmModes[] = {
@@ -142,7 +143,12 @@ inline constexpr theory::GemmErrorModel kHostFp32Model{0, 0, 0x1p-24, 1, 0, 0, 0
 // that a row of C is a vector of independent sums. Throws std::invalid_argument for m, n, k < 1.
 void gemm_fp32_host(const float* a, const float* b, float* c, int m, int n, int k);
 
-// CUDA (gemm_precision.cu). A runner owns the cuBLAS and cuBLASLt handles, their workspace and the
+// CUDA (gemm_precision.cu). Why the mode cannot run on a device of this compute capability at
+// inner dimension k, from what is known without asking the library (nullopt: ask it).
+std::optional<std::string> gemm_device_unsupported(GemmMode mode, int cc_major, int cc_minor,
+                                                   int k);
+
+// A runner owns the cuBLAS and cuBLASLt handles, their workspace and the
 // fp8 scale scalars on the device; create it with the intended device current.
 class GemmRunner {
  public:

@@ -35,12 +35,14 @@ inline std::vector<float> grid_ties(theory::Format element) {
   return x;
 }
 
-// Zero blocks, −0, fp32 subnormals, maxima at max·2^k exactly and one ulp either side, powers of
-// two, FLT_MAX, and random magnitudes over 2^-40 … 2^40 with random signs.
+// Zero blocks, −0, fp32 subnormals, blocks of one value, maxima at max·2^k exactly and one ulp
+// either side, powers of two, FLT_MAX, and random magnitudes over 2^-40 … 2^40 with random signs.
 inline std::vector<float> edge_blocks(std::uint64_t seed) {
   std::vector<float> x(32, 0.0f);
   for (int i = 0; i < 32; ++i) x.push_back(-0.0f);
   for (int i = 0; i < 32; ++i) x.push_back(std::ldexp(static_cast<float>(i + 1), -149 + i % 5));
+  for (float equal : {3.3f, -1e-30f})  // blocks of one value
+    for (int i = 0; i < 32; ++i) x.push_back(equal);
   for (double top : {448.0, 57344.0, 6.0}) {
     for (int k : {-130, -20, 0, 7, 100}) {
       const float m = static_cast<float>(std::ldexp(top, k));

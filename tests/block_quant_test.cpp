@@ -158,6 +158,9 @@ TEST(BlockQuantTheory, ScaleExponentsEqualTheReferenceRules) {
       }
     }
   }
+  // A block holding inf (the GPU counts it and goes on): the largest scale, at once.
+  for (bool floor_rule : {true, false})
+    EXPECT_EQ(kernels::mx_exponent(INFINITY, 8, 448, floor_rule), 127);
   EXPECT_EQ(theory::mx_scale_exponent(0, theory::format_spec(Format::e4m3),
                                       theory::MxScaleRule::round_up),
             -127);

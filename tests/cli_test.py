@@ -159,6 +159,15 @@ class Theory(unittest.TestCase):
         out = json.loads(r.stdout)["outputs"]
         self.assertAlmostEqual(out["scale"], 4 / 255)
         self.assertEqual(out["zero_point"], 64)
+        r = bb("theory", "quant", "--min", "-1", "--max", "3", "--scheme", "asymmetric",
+               "--group", "128", "--elements", "4096", "--json")
+        out = json.loads(r.stdout)["outputs"]
+        self.assertEqual(out["groups"], 32)
+        self.assertAlmostEqual(out["bits_per_value"], 8 + 40 / 128)  # fp32 scale + 8-bit zero point
+        r = bb("theory", "quant", "--min", "-1", "--max", "3", "--scheme", "symmetric",
+               "--group", "100", "--elements", "4096")
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("does not divide", r.stderr)
         for bad in (("-1", "3", "1"), ("-1", "3", "0"), ("5", "3", "8")):  # bits 1, 0; min > max
             r = bb("theory", "quant", "--min", bad[0], "--max", bad[1], "--bits", bad[2],
                    "--scheme", "symmetric")
@@ -174,6 +183,7 @@ class Theory(unittest.TestCase):
         out = outputs("--amax", "3.7", "--format", "e2m1", "--scheme", "mx-floor")
         self.assertEqual(out["scale"], 0.5)
         self.assertAlmostEqual(out["clipped_error"], 0.7)
+        self.assertEqual(out["bits_per_value"], 4.25)  # E2M1 + an E8M0 per 32
         up = outputs("--amax", "3.7", "--format", "e2m1", "--scheme", "mx-round-up")
         self.assertEqual(up["scale"], 1.0)
         self.assertEqual(up["clipped_error"], 0)

@@ -102,16 +102,19 @@ TEST(GemmTheory, HandComputedValues) {
   const auto& tf32 = kernels::gemm_mode_spec(kernels::GemmMode::tf32).model;
   const double tf32_1 = (1 + 0x1p-10) * (1 + 0x1p-10) * (1 + 0x1p-23 / (1 - 0x1p-23)) - 1;
   EXPECT_NEAR(theory::gemm_error_factor(tf32, 1), tf32_1, 1e-12 * tf32_1);
-  // fp8 with promotion every 128: K = 1024 → 4 stage roundings, 8 fp32 ones; fast: 32 and 0.
+  // fp8 with promotion every 128: a product meets 128 truncations in the stage (each product of
+  // an instruction is cut), then K/128 fp32 roundings; never promoted: K in the stage, none after.
   const auto& e4m3 = kernels::gemm_mode_spec(kernels::GemmMode::e4m3).model;
   const auto& fast = kernels::gemm_mode_spec(kernels::GemmMode::e4m3_fast_accum).model;
-  EXPECT_EQ(theory::gemm_roundings(e4m3, 1024).stage, 4);
+  EXPECT_EQ(theory::gemm_roundings(e4m3, 1024).stage, 128);
   EXPECT_EQ(theory::gemm_roundings(e4m3, 1024).accumulate, 8);
-  EXPECT_EQ(theory::gemm_roundings(fast, 1024).stage, 32);
+  EXPECT_EQ(theory::gemm_roundings(fast, 1024).stage, 1024);
   EXPECT_EQ(theory::gemm_roundings(fast, 1024).accumulate, 0);
-  EXPECT_EQ(theory::gemm_roundings(e4m3, 64).stage, 2);
-  const double fast_1024 = 32 * 0x1p-13 / (1 - 32 * 0x1p-13);
+  EXPECT_EQ(theory::gemm_roundings(e4m3, 64).stage, 64);
+  const double fast_1024 = 1024 * 0x1p-13 / (1 - 1024 * 0x1p-13);
   EXPECT_NEAR(theory::gemm_error_factor(fast, 1024), fast_1024, 1e-14 * fast_1024);
+  // Fast accumulation at K ≥ 8192: K·2^-13 ≥ 1, no deterministic bound is left.
+  EXPECT_TRUE(std::isinf(theory::gemm_error_factor(fast, 8192)));
   // bf16x9: 9 addends per k.
   const auto& x9 = kernels::gemm_mode_spec(kernels::GemmMode::bf16x9).model;
   EXPECT_EQ(theory::gemm_roundings(x9, 100).accumulate, 900);
@@ -274,6 +277,29 @@ TEST(GemmChecks, ProbabilisticLawOnlyWhereItsModelHolds) {
   EXPECT_EQ(find(checks, "gemm/bf16/cuda/mixed/probabilistic")->verdict, Verdict::skip);
   EXPECT_EQ(find(checks, "gemm/bf16/cuda/zero_mean/probabilistic")->verdict, Verdict::fail);
   EXPECT_EQ(find(checks, "gemm/bf16/cuda/mixed/bound")->verdict, Verdict::pass);
+}
+
+TEST(GemmChecks, KWithoutADeterministicBoundIsNotHeld) {
+  // fp8 never promoted: at K = 16384 the model bounds nothing; the other K are still held.
+  std::vector<CaseResult> results;
+  for (double k : {64.0, 1024.0, 16384.0}) {
+    CaseResult r = synthetic("e4m3-fast-accum", "zero_mean", k, 0.5, 1e-4, 0.5);
+    if (k == 16384) {
+      r.observations.erase("worst_error_over_bound");
+      r.observations["deterministic_bound"] = false;
+    }
+    results.push_back(r);
+  }
+  const std::vector<Check> checks = suites::gemm_suite_checks(results);
+  const Check* bound = find(checks, "gemm/e4m3-fast-accum/host/zero_mean/bound");
+  EXPECT_EQ(bound->verdict, Verdict::pass);
+  EXPECT_EQ(bound->measured, 0.5);
+  EXPECT_NE(bound->reason.find("no deterministic bound (n u >= 1) at K = 16384"), std::string::npos)
+      << bound->reason;
+  results.erase(results.begin(), results.begin() + 2);
+  EXPECT_EQ(find(suites::gemm_suite_checks(results), "gemm/e4m3-fast-accum/host/zero_mean/bound")
+                ->verdict,
+            Verdict::skip);
 }
 
 TEST(GemmChecks, SpeedupOverFp32) {

@@ -215,12 +215,22 @@ std::vector<Formula> all_formulas() {
        {{"min", "smallest value of the tensor, channel or group", {}, false, false, "", true},
         {"max", "largest value", {}, false, false, "", true},
         count("bits", "integer width, 2 ... 16", true, "8"),
-        {"scheme", "zero point", {"symmetric", "asymmetric"}}},
+        {"scheme", "zero point", {"symmetric", "asymmetric"}},
+        {"group", "values sharing one scale (0: the whole tensor)", {}, false, true, "0"},
+        {"elements", "the tensor's length (0: not given)", {}, false, true, "0"}},
        [](const FormulaArgs& a) {
-         const IntQuant p = int_quant_params(
-             a.number("min"), a.number("max"), static_cast<int>(a.number("bits")),
-             a.choice("scheme") == "symmetric" ? QuantScheme::symmetric : QuantScheme::asymmetric);
-         return std::vector<FormulaOutput>{
+         const QuantScheme scheme =
+             a.choice("scheme") == "symmetric" ? QuantScheme::symmetric : QuantScheme::asymmetric;
+         const int bits = static_cast<int>(a.number("bits"));
+         const IntQuant p = int_quant_params(a.number("min"), a.number("max"), bits, scheme);
+         const double group = a.number("group"), elements = a.number("elements");
+         if (group > 0 && elements > 0 && std::fmod(elements, group) != 0)
+           throw std::invalid_argument(
+               "quant: the group size " + std::to_string(static_cast<long long>(group)) +
+               " does not divide the length " + std::to_string(static_cast<long long>(elements)));
+         // Parameters per value: per group, else once per tensor (when its length is given).
+         const double sharing = group > 0 ? group : elements > 0 ? elements : 0;
+         std::vector<FormulaOutput> out{
              {"scale", p.scale, ""},
              {"zero_point", static_cast<double>(p.zero_point), ""},
              {"q_min", static_cast<double>(p.q_min), ""},
@@ -229,6 +239,10 @@ std::vector<Formula> all_formulas() {
              {"noise_variance", quant_noise_variance(p), ""},
              {"sqnr_uniform_db", sqnr_uniform_db(p, a.number("min"), a.number("max")), ""},
              {"sqnr_sine_db", sqnr_sine_db(p, a.number("min"), a.number("max")), ""}};
+         if (sharing > 0)
+           out.push_back({"bits_per_value", quant_bits_per_value(bits, scheme, sharing), ""});
+         if (group > 0 && elements > 0) out.push_back({"groups", elements / group, ""});
+         return out;
        }},
       {"bank-conflicts",
        "ways = gcd(stride in 4-byte words, 32); passes = ways",

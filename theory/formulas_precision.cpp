@@ -48,8 +48,14 @@ std::vector<Formula> precision_formulas() {
                                                      scheme == "mx-floor" ? MxScaleRule::ocp_floor
                                                                           : MxScaleRule::round_up));
          }
+         // Storage: the element plus its block's 8-bit scale (E8M0 per 32, E4M3 per 16); a tensor's
+         // one fp32 scale is not counted.
+         const double block_scale_bits = scheme == "tensor"  ? 0
+                                         : scheme == "nvfp4" ? 8.0 / 16
+                                                             : 8.0 / 32;
          return std::vector<FormulaOutput>{
              {"scale", scale, ""},
+             {"bits_per_value", f.bits + block_scale_bits, ""},
              {"tensor_scale", tensor_scale, ""},
              {"unit_roundoff", unit_roundoff(f), ""},
              // The largest error over [0, amax]: half the top quantum reached, or the clipping.

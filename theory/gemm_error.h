@@ -52,11 +52,14 @@ struct GemmRoundings {
   double stage = 0;       // at u_stage
   double accumulate = 0;  // at u_accumulate
 };
+// A narrow stage aligns its products to the largest exponent among them and the accumulator and
+// truncates each: every product and the running sum are cut once per instruction, so a term is
+// charged one u_stage rounding per product it meets until promotion (min(k, interval), or k when
+// never promoted), not one per instruction.
 inline GemmRoundings gemm_roundings(const GemmErrorModel& m, double k) {
   if (m.chunk <= 0) return {0, m.terms_per_k * k};
-  if (m.interval <= 0) return {std::ceil(k / m.chunk), 0};
-  return {std::ceil(std::min(k, static_cast<double>(m.interval)) / m.chunk),
-          std::ceil(k / m.interval)};
+  if (m.interval <= 0) return {k, 0};
+  return {std::min(k, static_cast<double>(m.interval)), std::ceil(k / m.interval)};
 }
 
 // Deterministic: |Ĉ − C| ≤ factor·|A||B| elementwise, with

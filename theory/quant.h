@@ -59,4 +59,12 @@ inline double sqnr_sine_db(const IntQuant& p, double min, double max) {
   return 10 * std::log10((c * c + a * a / 2) / quant_noise_variance(p));
 }
 
+// Storage per value including the parameters: b bits, plus an fp32 scale (and, asymmetric, a
+// b-bit zero point) shared by `group` values: b + (32 [+ b]) / group (int8 per group of 128,
+// asymmetric: 8.31 bits). Throws std::invalid_argument for group < 1.
+inline double quant_bits_per_value(int bits, QuantScheme scheme, double group) {
+  if (!(group >= 1)) throw std::invalid_argument("quantization: the group size must be >= 1");
+  return bits + (32.0 + (scheme == QuantScheme::asymmetric ? bits : 0)) / group;
+}
+
 }  // namespace bb::theory

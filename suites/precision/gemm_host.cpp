@@ -125,14 +125,18 @@ GemmErrorReport gemm_error_report(std::span<const double> c, const reference::Ge
                       {"median_normalized_error", s.median},
                       {"max_normalized_error", s.max},
                       {"not_finite_entries", s.not_finite},
-                      {"worst_error_over_bound", s.max / bound_factor},
                       {"effective_bits", theory::effective_bits(s.median)},
-                      {"bound_factor", bound_factor},
-                      {"model_bound_factor", model_factor},
                       {"reference_error_factor", reference_factor},
                       {"probabilistic_factor", probabilistic},
                       {"probabilistic_lambda", lambda},
                       {"median_over_probabilistic", s.median / probabilistic}};
+  // A model whose γ has n·u ≥ 1 bounds nothing (fp8 never promoted, K ≥ 8192): no bound to hold.
+  rep.observations["deterministic_bound"] = std::isfinite(bound_factor);
+  if (std::isfinite(bound_factor)) {
+    rep.observations["worst_error_over_bound"] = s.max / bound_factor;
+    rep.observations["bound_factor"] = bound_factor;
+    rep.observations["model_bound_factor"] = model_factor;
+  }
   return rep;
 }
 
