@@ -27,14 +27,25 @@ done
 export LD_LIBRARY_PATH=$libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 
 failed=()
-step() {  # step NAME COMMAND...: runs it, logs it, records failure
-  local name=$1
-  shift
-  echo "=== $name: $*" | tee -a "$log"
+# One command of the device tool may run 600 s: every step has a time limit (SIGTERM, then KILL;
+# `boundbench run` keeps the cases it finished), and a step that would start past the budget
+# BB_BUDGET_S (default 560 s) is skipped, so the files come back. The most telling steps go first.
+budget=${BB_BUDGET_S:-560}
+step() {  # step NAME LIMIT_S COMMAND...: runs it with a time limit, logs it, records failure
+  local name=$1 limit=$2
+  shift 2
+  local left=$((budget - SECONDS))
+  if ((left < 10)); then
+    echo "=== $name: skipped, the ${budget} s budget is spent" | tee -a "$log"
+    failed+=("$name(budget)")
+    return
+  fi
+  ((limit > left)) && limit=$left
+  echo "=== $name (limit ${limit} s): $*" | tee -a "$log"
   local t0=$SECONDS
-  "$@" >>"$log" 2>&1
+  timeout --signal=TERM --kill-after=10 "$limit" "$@" >>"$log" 2>&1
   local rc=$?
-  echo "=== $name: exit $rc in $((SECONDS - t0)) s" | tee -a "$log"
+  echo "=== $name: exit $rc in $((SECONDS - t0)) s$( ((rc == 124 || rc == 137)) && echo ' (time limit)')" | tee -a "$log"
   ((rc == 0)) || failed+=("$name")
 }
 
@@ -45,36 +56,43 @@ step() {  # step NAME COMMAND...: runs it, logs it, records failure
   nvidia-smi
 } >>"$log" 2>&1
 
-step info "$bin/boundbench" info
+step info 30 "$bin/boundbench" info
 scratch=$(mktemp -d)
 "$bin/boundbench" info --json >"$scratch/info.json" 2>>"$log"
 cat "$scratch/info.json" >>"$log"
 # On a GPU runner "no usable GPU" is a failure, not a skip: otherwise every GPU test skips and passes.
-step gpu_usable python3 -c 'import json, sys
+step gpu_usable 30 python3 -c 'import json, sys
 g = json.load(open(sys.argv[1]))["gpus"]
 print("GPU usable:", g["usable"], g["reason"], [d["name"] for d in g["devices"]])
 sys.exit(0 if g["usable"] else 1)' "$scratch/info.json"
 # --gtest_fail_if_no_test_run is not in GoogleTest 1.12; GTEST_SKIP is caught by gpu_usable above.
-step gpu_test "$tests/gpu_test" --gtest_output=xml:"$out/gpu_test.xml"
-step unit_tests sh -c "'$tests/theory_test' && '$tests/harness_test'"
+step gpu_test 150 "$tests/gpu_test" --gtest_output=xml:"$out/gpu_test.xml"
+step unit_tests 60 sh -c "'$tests/theory_test' && '$tests/harness_test'"
+# Device time is scarce (a lent H200 gives 15 minutes in all): by default the CUDA backend only
+# (CI measures the host backend on every submission) with --quick's sampling; BB_RUN_ARGS
+# overrides, e.g. BB_RUN_ARGS="--backend cuda" for the full rule, or "--backend cuda --quick
+# --suite precision" for one suite.
+read -r -a run_args <<<"${BB_RUN_ARGS:---backend cuda --quick}"
+step run "${BB_RUN_LIMIT_S:-300}" "$bin/boundbench" run "${run_args[@]}" --out "$out/run.json" \
+  --summary "$out/run.md"
+# NCCL between this machine's GPUs in one process (one GPU: world size 1, the code path validated).
+step collectives 60 "$bin/boundbench" collectives --transport nccl --quick \
+  --out "$out/collectives.json" --summary "$scratch/collectives.md"
+if python3 -c "import torch; assert torch.cuda.is_available()" 2>/dev/null; then
+  step torch_peer 60 python3 "$here/torch_peer.py" "$out/torch_peer.json"
+fi
+# The sanitizers last (slow): our own kernels only — cuBLAS's are the library's (GpuGemm, and the
+# cuBLAS halves of the attention and intensity tests, stay out).
 if command -v compute-sanitizer >/dev/null; then
-  step memcheck compute-sanitizer --tool memcheck --error-exitcode 97 "$tests/gpu_test"
-  step racecheck compute-sanitizer --tool racecheck --error-exitcode 97 "$tests/gpu_test"
+  own='-GpuGemm.*'
+  step memcheck 120 compute-sanitizer --tool memcheck --error-exitcode 97 "$tests/gpu_test" \
+    --gtest_filter="$own"
+  step racecheck 90 compute-sanitizer --tool racecheck --error-exitcode 97 "$tests/gpu_test" \
+    --gtest_filter="$own"
 else
   echo "=== compute-sanitizer not found: memcheck/racecheck skipped" | tee -a "$log"
 fi
-# Device time is scarce (a lent H200 gives 15 minutes in all): by default the CUDA backend only
-# (CI measures the host backend on every submission) with --quick's sampling; BB_RUN_ARGS
-# overrides, e.g. BB_RUN_ARGS="--backend cuda" for the full rule.
-read -r -a run_args <<<"${BB_RUN_ARGS:---backend cuda --quick}"
-step run "$bin/boundbench" run "${run_args[@]}" --out "$out/run.json" --summary "$out/run.md"
-# NCCL between this machine's GPUs in one process (one GPU: world size 1, the code path validated).
-step collectives "$bin/boundbench" collectives --transport nccl --quick --out "$out/collectives.json" \
-  --summary "$scratch/collectives.md"
-if python3 -c "import torch; assert torch.cuda.is_available()" 2>/dev/null; then
-  step torch_peer python3 "$here/torch_peer.py" "$out/torch_peer.json"
-fi
-step cuda_cases_ran python3 -c 'import json, sys
+step cuda_cases_ran 30 python3 -c 'import json, sys
 b = [e for e in json.load(open(sys.argv[1]))["benchmarks"] if e.get("backend") == "cuda"]
 it = [e for e in b if e["run_type"] == "iteration"]
 ok = [e for e in it if not e.get("error_occurred")]
@@ -84,7 +102,7 @@ sys.exit(0 if ok and len(ok) + len(skipped) == len(it) else 1)' "$out/run.json"
 # The report (one self-contained HTML file: its images are embedded) and, where this device has a
 # committed baseline (results/baselines/<device>.json), the regression comparison.
 tmp_report=$(mktemp -d)
-step report "$bin/boundbench" report "$out/run.json" --out "$tmp_report" &&
+step report 60 "$bin/boundbench" report "$out/run.json" --out "$tmp_report" &&
   cp "$tmp_report/report.html" "$out/report.html"
 rm -rf "$tmp_report"
 device=$(python3 -c 'import json, re, sys
@@ -92,12 +110,12 @@ g = json.load(open(sys.argv[1]))["gpus"]
 print(re.sub(r"[^a-z0-9]+", "-", g["devices"][0]["name"].lower()).strip("-") if g["usable"] else "")' "$scratch/info.json" 2>/dev/null)
 baseline=$here/../results/baselines/$device.json
 if [[ -n $device && -f $baseline ]]; then
-  step compare_baseline "$bin/boundbench" compare "$baseline" "$out/run.json" --markdown "$out/compare.md"
+  step compare_baseline 30 "$bin/boundbench" compare "$baseline" "$out/run.json" --markdown "$out/compare.md"
 else
   echo "=== no baseline for '$device' (results/baselines/$device.json): comparison skipped" | tee -a "$log"
 fi
 if [[ -f $here/validate_results.py ]]; then
-  step validate python3 "$here/validate_results.py" "$out/run.json" --require-complete --min-benchmarks 1 --schema-optional
+  step validate 60 python3 "$here/validate_results.py" "$out/run.json" --require-complete --min-benchmarks 1 --schema-optional
 fi
 
 echo "gpu_run: ${#failed[@]} failed${failed:+: ${failed[*]}}" | tee -a "$log"
