@@ -21,7 +21,19 @@ const char* fp32_to_fp16_host_isa();
 // CUDA: an exhaustive check of a device conversion against the reference rounding over the fp32
 // bit patterns [first, first + count) (count up to 2^32). The caller zeroes `result` on the device
 // (first_input set to 0xFFFFFFFF) before the launch; the kernel adds to it.
-enum class DeviceConversion { fp16, bf16, e4m3_satfinite, e4m3, e5m2_satfinite, e5m2 };
+// FP6 and FP4 (cuda_fp6.h, cuda_fp4.h) have neither infinity nor NaN: they saturate, and a NaN
+// input gives +max (CUDA's convention, and the reference's).
+enum class DeviceConversion {
+  fp16,
+  bf16,
+  e4m3_satfinite,
+  e4m3,
+  e5m2_satfinite,
+  e5m2,
+  e2m3,
+  e3m2,
+  e2m1
+};
 struct ConvertSweepResult {
   unsigned long long checked = 0, mismatches = 0;
   unsigned int first_input = 0xFFFFFFFFu;  // the lowest disagreeing pattern

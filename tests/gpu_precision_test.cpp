@@ -47,7 +47,8 @@ TEST_F(GpuPrecisionTest, DeviceConversionsAgreeAroundTheirBoundaries) {
       starts.push_back(std::min(s | sign, (std::uint64_t{1} << 32) - (std::uint64_t{1} << 22)));
   for (DeviceConversion c :
        {DeviceConversion::fp16, DeviceConversion::bf16, DeviceConversion::e4m3_satfinite,
-        DeviceConversion::e4m3, DeviceConversion::e5m2_satfinite, DeviceConversion::e5m2})
+        DeviceConversion::e4m3, DeviceConversion::e5m2_satfinite, DeviceConversion::e5m2,
+        DeviceConversion::e2m3, DeviceConversion::e3m2, DeviceConversion::e2m1})
     for (std::uint64_t first : starts) {
       const ConvertSweepResult r = sweep(c, first, std::uint64_t{1} << 22);
       EXPECT_EQ(r.checked, std::uint64_t{1} << 22);

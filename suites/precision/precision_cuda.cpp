@@ -1,5 +1,6 @@
 // GPU precision cases: CUDA's device conversions (fp32 → fp16, bf16, E4M3 and E5M2, saturating
-// and not) against the reference rounding over all 2^32 fp32 inputs, on the device.
+// and not; FP6 E2M3/E3M2 and FP4 E2M1) against the reference rounding over all 2^32 fp32 inputs, on
+// the device.
 #include <cstdio>
 #include <vector>
 
@@ -80,7 +81,10 @@ std::vector<Case> precision_cuda_cases() {
           sweep_case(DeviceConversion::e4m3_satfinite, "fp32-e4m3-satfinite"),
           sweep_case(DeviceConversion::e4m3, "fp32-e4m3"),
           sweep_case(DeviceConversion::e5m2_satfinite, "fp32-e5m2-satfinite"),
-          sweep_case(DeviceConversion::e5m2, "fp32-e5m2")};
+          sweep_case(DeviceConversion::e5m2, "fp32-e5m2"),
+          sweep_case(DeviceConversion::e2m3, "fp32-e2m3"),
+          sweep_case(DeviceConversion::e3m2, "fp32-e3m2"),
+          sweep_case(DeviceConversion::e2m1, "fp32-e2m1")};
 }
 
 }  // namespace bb::suites
