@@ -1,4 +1,5 @@
-// Block-scaled quantization on the GPU (kernels/block_quant.h), the host kernel's arithmetic:
+// Block-scaled quantization on the GPU (kernels/block_quant.h), the host kernel's arithmetic
+// (encode_small: branch-free, so a warp does not diverge on the rounding):
 // each thread takes 4 consecutive elements (one float4); the 8 (MX) or 4 (NVFP4) threads of a block
 // reduce its amax with warp shuffles; codes leave as one 32-bit (8-bit elements) or 16-bit (FP4)
 // store per thread. Per-tensor schemes first reduce the amax into BlockQuantState.
@@ -46,6 +47,7 @@ __global__ void tensor_amax(const float4* x, std::size_t n4, BlockQuantState* st
 
 struct ElementArgs {
   reference::Fp32Target element, e4m3;
+  SmallTarget element_small, e4m3_small;
   BlockScheme scheme;
   int emax, margin;
   double element_max;
@@ -77,8 +79,8 @@ __global__ void block_quantize_kernel(ElementArgs a, const float4* x, std::size_
     std::uint32_t c[4];
     if (a.scheme == BlockScheme::fp8_tensor) {
       for (int k = 0; k < 4; ++k)
-        c[k] = reference::encode_fp32_nearest(
-            a.element, fp32_round_to_odd_bits(static_cast<double>(e[k]) / tensor_scale));
+        c[k] = encode_small(a.element_small,
+                            fp32_round_to_odd_bits(static_cast<double>(e[k]) / tensor_scale));
     } else {
       float ab = fmaxf(fmaxf(fabsf(e[0]), fabsf(e[1])), fmaxf(fabsf(e[2]), fabsf(e[3])));
       unsigned long long bad = 0;
@@ -87,17 +89,17 @@ __global__ void block_quantize_kernel(ElementArgs a, const float4* x, std::size_
       if (bad && a.scheme != BlockScheme::nvfp4) atomicAdd(&state->nonfinite, bad);  // MX
       std::uint32_t sc;
       if (a.scheme == BlockScheme::nvfp4) {
-        sc = e4m3_code_up(a.e4m3, ab / (6.0 * tensor_scale));
+        sc = e4m3_code_up(a.e4m3_small, a.e4m3, ab / (6.0 * tensor_scale));
         const double scale = decode_small(a.e4m3, sc) * tensor_scale;
         for (int k = 0; k < 4; ++k)
-          c[k] = reference::encode_fp32_nearest(
-              a.element, fp32_round_to_odd_bits(static_cast<double>(e[k]) / scale));
+          c[k] = encode_small(a.element_small,
+                              fp32_round_to_odd_bits(static_cast<double>(e[k]) / scale));
       } else {
         const int x_exp = mx_exponent(ab, a.emax, a.element_max, a.scheme == BlockScheme::mx_floor);
         sc = static_cast<std::uint32_t>(x_exp + 127);
         const float inv = exp2_float(-x_exp);
         for (int k = 0; k < 4; ++k)
-          c[k] = reference::encode_fp32_nearest(a.element, __float_as_uint(e[k] * inv));
+          c[k] = encode_small(a.element_small, __float_as_uint(e[k] * inv));
       }
       if (active && i % lanes == 0) scale_codes[i / lanes] = static_cast<std::uint8_t>(sc);
     }
@@ -142,8 +144,13 @@ __global__ void block_dequantize_kernel(ElementArgs a, const std::uint8_t* codes
 
 ElementArgs element_args(const BlockQuantSpec& spec) {
   const theory::FormatSpec& f = theory::format_spec(spec.element);
-  return {reference::fp32_target(f, true),
-          reference::fp32_target(theory::format_spec(theory::Format::e4m3), true),
+  const reference::Fp32Target element = reference::fp32_target(f, true),
+                              e4m3 = reference::fp32_target(
+                                  theory::format_spec(theory::Format::e4m3), true);
+  return {element,
+          e4m3,
+          small_target(element),
+          small_target(e4m3),
           spec.scheme,
           theory::max_exponent(f),
           spec.margin,

@@ -13,7 +13,7 @@
 // element; the GPU counts them (BlockQuantState::nonfinite), and its outputs mean nothing then.
 #pragma once
 
-#include <math.h>  // ilogb, ldexp, nextafterf, fabs: host and device alike (CUDA's math API)
+#include <math.h>  // fabs, NAN, INFINITY: host and device alike (CUDA's math API)
 
 #include <cstddef>
 #include <cstdint>
@@ -70,9 +70,12 @@ struct BlockQuantState {
 };
 
 // Host. `scale_codes`: scale_count(n) codes (E8M0 or E4M3); `tensor_scale`: the fp32 scale.
+// The body is vectorized for AVX-512, AVX2 or baseline x86-64, whichever the CPU has:
+// block_quantize_host_isa() names it.
 void block_quantize_host(const BlockQuantSpec& spec, const float* x, std::size_t n,
                          std::uint8_t* codes, std::uint8_t* scale_codes, float* tensor_scale);
 // x = P·X·g, computed in double (exact) and rounded to fp32 once.
+const char* block_quantize_host_isa();
 void block_dequantize_host(const BlockQuantSpec& spec, const std::uint8_t* codes,
                            const std::uint8_t* scale_codes, float tensor_scale, std::size_t n,
                            float* x);
@@ -101,6 +104,21 @@ BB_HOST_DEVICE inline std::uint32_t float_bits(float f) {
   return b;
 }
 
+// 2^k as a double, exactly, for k in [−1022, 1023] (no library call: ldexp is one on the host).
+BB_HOST_DEVICE inline double pow2(int k) {
+  const std::uint64_t bits = static_cast<std::uint64_t>(k + 1023) << 52;
+  double d;
+  memcpy(&d, &bits, 8);
+  return d;
+}
+
+// ⌊log2 a⌋ of a finite a > 0 (fp32 subnormals included), from its bits.
+BB_HOST_DEVICE inline int ilog2_float(float a) {
+  const std::uint32_t b = float_bits(a);
+  const int e = static_cast<int>(b >> 23);
+  return e ? e - 127 : reference::bit_width32(b) - 1 - 149;
+}
+
 // v rounded to fp32 toward zero, with the last bit set when inexact ("round to odd").
 BB_HOST_DEVICE inline std::uint32_t fp32_round_to_odd_bits(double v) {
 #if defined(__CUDA_ARCH__)
@@ -115,6 +133,47 @@ BB_HOST_DEVICE inline std::uint32_t fp32_round_to_odd_bits(double v) {
 #endif
 }
 
+// A signed target of ≤ 8 bits (FP8, FP6, FP4), saturating, as the integers encode_small needs.
+struct SmallTarget {
+  int m;                   // stored mantissa bits
+  int emin;                // 1 − bias
+  int field_base;          // m + bias
+  std::uint32_t max_code;  // the largest finite magnitude code (E4M3: 0x7E, below its NaN)
+  int sign_shift;          // bits − 1
+};
+inline SmallTarget small_target(const reference::Fp32Target& t) {
+  if (t.bits > 8) throw std::invalid_argument("small_target: formats of at most 8 bits");
+  const std::uint32_t top = (1u << t.exponent_bits) - 1, mmask = (1u << t.mantissa_bits) - 1;
+  const std::uint32_t max_code =
+      t.specials == theory::Specials::ieee       ? ((top - 1) << t.mantissa_bits) | mmask
+      : t.specials == theory::Specials::nan_only ? (top << t.mantissa_bits) | (mmask - 1)
+                                                 : (top << t.mantissa_bits) | mmask;
+  return {t.mantissa_bits, 1 - t.bias, t.mantissa_bits + t.bias, max_code, t.bits - 1};
+}
+
+// A finite fp32 (its bits) rounded to nearest even into the target, saturating: equal to
+// reference::encode_fp32_nearest with saturation on every finite input (tests: a dense sample,
+// all 2^32 under the label "exhaustive"). Branch-free — integer arithmetic and selects — so that
+// it vectorizes. x = sig·2^(e−23); the target's step at x is 2^qe, qe = max(e, emin) − m; r = x
+// rounded to a multiple of it; the code is (qe + m + bias)·2^m + r − 2^m for normal and subnormal
+// r alike (a carry into the next binade lands on the next code).
+BB_HOST_DEVICE inline std::uint32_t encode_small(const SmallTarget& t, std::uint32_t bits) {
+  const std::uint32_t a = bits & 0x7FFFFFFFu;
+  const int e32 = static_cast<int>(a >> 23);
+  const std::uint32_t sig = (a & 0x7FFFFFu) | (e32 > 0 ? 0x800000u : 0u);
+  const int e = (e32 > 0 ? e32 : 1) - 127;
+  const int qe = (e > t.emin ? e : t.emin) - t.m;
+  const int raw_shift = qe - e + 23;  // ≥ 23 − m ≥ 20: bits of sig below the step
+  const int shift = raw_shift < 31 ? raw_shift : 31;
+  const std::uint32_t r0 = sig >> shift, rem = sig & ((1u << shift) - 1u), half = 1u << (shift - 1);
+  const std::uint32_t r = r0 + ((rem > half || (rem == half && (r0 & 1u))) ? 1u : 0u);
+  // qe + m + bias is 1 … 127 + m + bias: the code fits (and is ≥ 0) before it saturates.
+  const std::uint32_t code =
+      (static_cast<std::uint32_t>(qe + t.field_base) << t.m) + r - (1u << t.m);
+  const std::uint32_t mag = code < t.max_code ? code : t.max_code;
+  return ((bits >> 31) << t.sign_shift) | mag;
+}
+
 // The value of a code of a signed format with ≤ 8 bits (NaN and ±inf codes decode to them).
 BB_HOST_DEVICE inline double decode_small(const reference::Fp32Target& t, std::uint32_t code) {
   const std::uint32_t top = (1u << t.exponent_bits) - 1, mmask = (1u << t.mantissa_bits) - 1;
@@ -126,17 +185,17 @@ BB_HOST_DEVICE inline double decode_small(const reference::Fp32Target& t, std::u
   } else if (t.specials == theory::Specials::ieee && e == top) {
     v = INFINITY;
   } else if (e == 0) {
-    v = ldexp(static_cast<double>(m), 1 - t.bias - t.mantissa_bits);
+    v = static_cast<double>(m) * pow2(1 - t.bias - t.mantissa_bits);
   } else {
-    v = ldexp(static_cast<double>(m | (1u << t.mantissa_bits)),
-              static_cast<int>(e) - t.bias - t.mantissa_bits);
+    v = static_cast<double>(m | (1u << t.mantissa_bits)) *
+        pow2(static_cast<int>(e) - t.bias - t.mantissa_bits);
   }
   return negative ? -v : v;
 }
 
 // E8M0: 2^(code − 127); 0xFF is NaN.
 BB_HOST_DEVICE inline double decode_e8m0(std::uint32_t code) {
-  return code == 0xFF ? NAN : ldexp(1.0, static_cast<int>(code) - 127);
+  return code == 0xFF ? NAN : pow2(static_cast<int>(code) - 127);
 }
 
 // The MX scale exponent from the block's fp32 amax: theory::mx_scale_exponent.
@@ -144,21 +203,25 @@ BB_HOST_DEVICE inline int mx_exponent(float amax, int element_emax, double eleme
                                       bool floor_rule) {
   if (!(amax > 0)) return -127;
   if (!(amax <= 0x1.fffffep127f)) return 127;  // ±inf (counted as non-finite): ilogb is INT_MAX
-  int e = ilogb(static_cast<double>(amax));
+  int e = ilog2_float(amax);
   if (floor_rule) {
     e -= element_emax;
   } else {
-    e -= ilogb(element_max);
-    while (ldexp(element_max, e) < amax) ++e;
-    while (ldexp(element_max, e - 1) >= amax) --e;
+    // Within one of the answer (element_max < 2^16 is normal): the least e, amax ≤ max·2^e.
+    std::uint64_t max_bits;
+    memcpy(&max_bits, &element_max, 8);
+    e -= static_cast<int>(max_bits >> 52) - 1023;
+    while (element_max * pow2(e) < amax) ++e;
+    while (element_max * pow2(e - 1) >= amax) --e;
   }
   return e < -127 ? -127 : e > 127 ? 127 : e;
 }
 
 // The least E4M3 code ≥ v (v ≥ 0): theory::nvfp4_block_scale's code; at least the smallest
 // subnormal, at most 448.
-BB_HOST_DEVICE inline std::uint32_t e4m3_code_up(const reference::Fp32Target& e4m3, double v) {
-  std::uint32_t c = reference::encode_fp32_nearest(e4m3, fp32_round_to_odd_bits(v));
+BB_HOST_DEVICE inline std::uint32_t e4m3_code_up(const SmallTarget& e4m3_small,
+                                                 const reference::Fp32Target& e4m3, double v) {
+  std::uint32_t c = encode_small(e4m3_small, fp32_round_to_odd_bits(v));
   if (c < 0x7E && decode_small(e4m3, c) < v) ++c;
   return c == 0 ? 1 : c;
 }

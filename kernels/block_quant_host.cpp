@@ -1,7 +1,12 @@
-// Host block-scaled quantization (kernels/block_quant.h): OpenMP over blocks (or chunks of the
-// tensor), the element arithmetic of the header.
+// Host block-scaled quantization (kernels/block_quant.h): OpenMP over ranges of blocks, each range
+// quantized by a body compiled three times — AVX-512, AVX2 and baseline x86-64 — and picked once
+// at run time. The body is written branch-free (the element rounding is integer arithmetic and
+// selects: encode_small below) so that the compiler vectorizes it for each instruction set.
+#include <omp.h>
+
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <stdexcept>
 #include <string>
 
@@ -18,80 +23,159 @@ reference::Fp32Target e4m3_target() {
   return reference::fp32_target(theory::format_spec(theory::Format::e4m3), true);
 }
 
-void store_code(const BlockQuantSpec& spec, std::uint8_t* codes, std::size_t i, std::uint32_t c) {
-  if (!spec.four_bit()) {
-    codes[i] = static_cast<std::uint8_t>(c);
-  } else if (i % 2 == 0) {
-    codes[i / 2] = static_cast<std::uint8_t>((codes[i / 2] & 0xF0u) | c);
-  } else {
-    codes[i / 2] = static_cast<std::uint8_t>((codes[i / 2] & 0x0Fu) | (c << 4));
-  }
-}
-
 std::uint32_t load_code(const BlockQuantSpec& spec, const std::uint8_t* codes, std::size_t i) {
   if (!spec.four_bit()) return codes[i];
   return i % 2 == 0 ? codes[i / 2] & 0x0Fu : codes[i / 2] >> 4;
 }
 
+// The tensor's amax, and the refusal of a non-finite element: one integer max over |x|'s bits
+// (finite floats order as their bits; ±inf and NaN lie above 0x7F7FFFFF), then, only when that
+// finds one, a scan for the first.
 float amax_of(const float* x, std::size_t n) {
-  float amax = 0;
-  std::size_t bad = n;
-#pragma omp parallel for schedule(static) reduction(max : amax) reduction(min : bad)
-  for (std::size_t i = 0; i < n; ++i) {
-    if (!std::isfinite(x[i])) bad = std::min(bad, i);
-    amax = std::max(amax, std::fabs(x[i]));
-  }
-  if (bad < n)
+  std::uint32_t top = 0;
+#pragma omp parallel for simd schedule(static) reduction(max : top)
+  for (std::size_t i = 0; i < n; ++i) top = std::max(top, float_bits(x[i]) & 0x7FFFFFFFu);
+  if (top > 0x7F7FFFFFu) {
+    std::size_t bad = 0;
+    while (std::isfinite(x[bad])) ++bad;
     throw std::invalid_argument("block quantization: element " + std::to_string(bad) +
                                 " is not finite");
+  }
+  float amax;
+  std::memcpy(&amax, &top, 4);
   return amax;
+}
+
+// What a range of blocks needs; `tensor_scale` is fp8's s or NVFP4's g (1 for MX).
+struct BlockJob {
+  BlockQuantSpec spec;
+  SmallTarget element, e4m3_small;
+  reference::Fp32Target e4m3;
+  int emax;
+  double top;
+  float tensor_scale;
+  const float* x;
+  std::size_t n;
+  std::uint8_t* codes;
+  std::uint8_t* scale_codes;
+};
+
+constexpr std::size_t kRangeBlock = 32;  // fp8 per tensor: the unit of the ranges
+
+// Blocks [b0, b1) (fp8 per tensor: runs of 32 elements); inlined into each ISA's wrapper.
+// The job's fields are copied to locals first: stores through the uint8_t outputs may alias
+// anything, so the compiler would reload j's fields after each and not vectorize.
+[[gnu::always_inline]] inline void quantize_range(const BlockJob& j, std::size_t b0,
+                                                  std::size_t b1) {
+  const SmallTarget t = j.element;
+  const float* const x = j.x;
+  std::uint8_t* const codes = j.codes;
+  std::uint8_t* const scale_codes = j.scale_codes;
+  const double tensor_scale = j.tensor_scale;
+  if (j.spec.scheme == BlockScheme::fp8_tensor) {
+    const std::size_t end = std::min(j.n, b1 * kRangeBlock);
+#pragma omp simd
+    for (std::size_t i = b0 * kRangeBlock; i < end; ++i)
+      codes[i] = static_cast<std::uint8_t>(
+          encode_small(t, fp32_round_to_odd_bits(static_cast<double>(x[i]) / tensor_scale)));
+    return;
+  }
+  const std::size_t block = j.spec.block();
+  const bool four = j.spec.four_bit(), nvfp4 = j.spec.scheme == BlockScheme::nvfp4,
+             floor_rule = j.spec.scheme == BlockScheme::mx_floor;
+  const reference::Fp32Target e4m3 = j.e4m3;
+  const SmallTarget e4m3_small = j.e4m3_small;
+  const int emax = j.emax;
+  const double top = j.top;
+  for (std::size_t b = b0; b < b1; ++b) {
+    const float* xb = x + b * block;
+    float ab = 0;
+#pragma omp simd reduction(max : ab)
+    for (std::size_t i = 0; i < block; ++i) ab = std::max(ab, std::fabs(xb[i]));
+    std::uint8_t c[32];
+    if (nvfp4) {
+      const std::uint32_t sc = e4m3_code_up(e4m3_small, e4m3, ab / (6.0 * tensor_scale));
+      scale_codes[b] = static_cast<std::uint8_t>(sc);
+      const double scale = decode_small(e4m3, sc) * tensor_scale;  // exact: 4 × 24 bits
+#pragma omp simd
+      for (std::size_t i = 0; i < block; ++i)
+        c[i] = static_cast<std::uint8_t>(
+            encode_small(t, fp32_round_to_odd_bits(static_cast<double>(xb[i]) / scale)));
+    } else {
+      const int e = mx_exponent(ab, emax, top, floor_rule);
+      scale_codes[b] = static_cast<std::uint8_t>(e + 127);
+      const float inv = exp2_float(-e);
+#pragma omp simd
+      for (std::size_t i = 0; i < block; ++i)
+        c[i] = static_cast<std::uint8_t>(encode_small(t, float_bits(xb[i] * inv)));
+    }
+    if (four) {
+      std::uint8_t* out = codes + b * block / 2;
+      for (std::size_t i = 0; i < block / 2; ++i)
+        out[i] = static_cast<std::uint8_t>(c[2 * i] | c[2 * i + 1] << 4);
+    } else {
+      std::memcpy(codes + b * block, c, block);
+    }
+  }
+}
+
+[[gnu::target("avx512f,avx512bw,avx512vl,avx512dq")]] void quantize_range_avx512(const BlockJob& j,
+                                                                                 std::size_t b0,
+                                                                                 std::size_t b1) {
+  quantize_range(j, b0, b1);
+}
+[[gnu::target("avx2")]] void quantize_range_avx2(const BlockJob& j, std::size_t b0,
+                                                 std::size_t b1) {
+  quantize_range(j, b0, b1);
+}
+void quantize_range_baseline(const BlockJob& j, std::size_t b0, std::size_t b1) {
+  quantize_range(j, b0, b1);
+}
+
+using RangeFn = void (*)(const BlockJob&, std::size_t, std::size_t);
+RangeFn range_fn() {
+  if (__builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl") &&
+      __builtin_cpu_supports("avx512dq"))
+    return quantize_range_avx512;
+  if (__builtin_cpu_supports("avx2")) return quantize_range_avx2;
+  return quantize_range_baseline;
 }
 
 }  // namespace
 
+const char* block_quantize_host_isa() {
+  const RangeFn f = range_fn();
+  return f == quantize_range_avx512 ? "avx512" : f == quantize_range_avx2 ? "avx2" : "x86-64";
+}
+
 void block_quantize_host(const BlockQuantSpec& spec, const float* x, std::size_t n,
                          std::uint8_t* codes, std::uint8_t* scale_codes, float* tensor_scale) {
   spec.validate(n);
-  const reference::Fp32Target t = element_target(spec);
   const theory::FormatSpec& f = theory::format_spec(spec.element);
   const float amax = amax_of(x, n);  // also refuses non-finite input
-  if (spec.scheme == BlockScheme::fp8_tensor) {
-    const float s = theory::fp8_tensor_scale(amax, f, spec.margin);
-    *tensor_scale = s;
-#pragma omp parallel for schedule(static)
-    for (std::size_t i = 0; i < n; ++i)
-      codes[i] = static_cast<std::uint8_t>(
-          reference::encode_fp32_nearest(t, fp32_round_to_odd_bits(static_cast<double>(x[i]) / s)));
-    return;
-  }
-  const std::size_t block = spec.block(), blocks = n / block;
-  const float g = spec.scheme == BlockScheme::nvfp4 ? theory::nvfp4_tensor_scale(amax) : 1.0f;
-  *tensor_scale = g;
-  const int emax = theory::max_exponent(f);
-  const double top = theory::max_finite(f);
-  const reference::Fp32Target e4m3 = e4m3_target();
-  const long long nb = static_cast<long long>(blocks);
-#pragma omp parallel for schedule(static)
-  for (long long b = 0; b < nb; ++b) {
-    const float* xb = x + static_cast<std::size_t>(b) * block;
-    float ab = 0;
-    for (std::size_t i = 0; i < block; ++i) ab = std::max(ab, std::fabs(xb[i]));
-    const std::size_t i0 = static_cast<std::size_t>(b) * block;
-    if (spec.scheme == BlockScheme::nvfp4) {
-      const std::uint32_t sc = e4m3_code_up(e4m3, ab / (6.0 * g));
-      scale_codes[b] = static_cast<std::uint8_t>(sc);
-      const double scale = decode_small(e4m3, sc) * g;  // exact: 4 × 24 significant bits
-      for (std::size_t i = 0; i < block; ++i)
-        store_code(spec, codes, i0 + i,
-                   reference::encode_fp32_nearest(
-                       t, fp32_round_to_odd_bits(static_cast<double>(xb[i]) / scale)));
-    } else {
-      const int e = mx_exponent(ab, emax, top, spec.scheme == BlockScheme::mx_floor);
-      scale_codes[b] = static_cast<std::uint8_t>(e + 127);
-      const float inv = exp2_float(-e);
-      for (std::size_t i = 0; i < block; ++i)
-        store_code(spec, codes, i0 + i, reference::encode_fp32_nearest(t, float_bits(xb[i] * inv)));
-    }
+  BlockJob j{spec,
+             small_target(element_target(spec)),
+             small_target(e4m3_target()),
+             e4m3_target(),
+             theory::max_exponent(f),
+             theory::max_finite(f),
+             1.0f,
+             x,
+             n,
+             codes,
+             scale_codes};
+  if (spec.scheme == BlockScheme::fp8_tensor)
+    j.tensor_scale = theory::fp8_tensor_scale(amax, f, spec.margin);
+  else if (spec.scheme == BlockScheme::nvfp4)
+    j.tensor_scale = theory::nvfp4_tensor_scale(amax);
+  *tensor_scale = j.tensor_scale;
+  const std::size_t units = spec.block() ? n / spec.block() : (n + kRangeBlock - 1) / kRangeBlock;
+  const RangeFn fn = range_fn();
+#pragma omp parallel
+  {
+    const std::size_t threads = static_cast<std::size_t>(omp_get_num_threads());
+    const std::size_t t = static_cast<std::size_t>(omp_get_thread_num());
+    fn(j, units * t / threads, units * (t + 1) / threads);
   }
 }
 

@@ -21,6 +21,7 @@
 #include <thread>
 #include <vector>
 
+#include "kernels/block_quant.h"
 #include "reference/formats.h"
 #include "reference/formats_fast.h"
 
@@ -176,6 +177,21 @@ TEST(Conformance, Fp6AndFp4AgainstCuda) {
     });
   expect_agreement("__nv_cvt_float_to_fp4", Format::e2m1, rn, sat,
                    [](float x) { return __nv_cvt_float_to_fp4(x, __NV_E2M1, cudaRoundNearest); });
+}
+
+TEST(Conformance, BranchFreeSmallEncodeEqualsTheReference) {
+  // kernels::encode_small, the quantization kernels' rounding (host and GPU), for every finite
+  // input; non-finite inputs are outside its contract (the kernels refuse or count them).
+  for (Format format : {Format::e4m3, Format::e5m2, Format::e2m3, Format::e3m2, Format::e2m1}) {
+    const FormatSpec& f = theory::format_spec(format);
+    const kernels::SmallTarget t = kernels::small_target(fp32_target(f, true));
+    expect_agreement("kernels::encode_small", format, rn, sat, [&f, t](float x) -> std::uint64_t {
+      std::uint32_t bits;
+      std::memcpy(&bits, &x, 4);
+      return std::isfinite(x) ? kernels::encode_small(t, bits)
+                              : encode_fp32_nearest(f, bits, Overflow::saturate);
+    });
+  }
 }
 
 TEST(Conformance, E8m0AgainstCuda) {
