@@ -242,6 +242,7 @@ std::vector<Case> block_quant_host_cases() {
       Prepared p = block_quant_prepared(s, kHostElements);
       p.instance = std::make_unique<BlockQuantHost>(s);
       p.params["threads"] = openmp_threads();
+      p.params["isa"] = kernels::block_quantize_host_isa();
       return p;
     }));
   return cases;
