@@ -3,6 +3,7 @@
 // them: the data, the bit-exact comparison with reference/mx.h and the laws of
 // theory/block_quant.h, per element |x − x̂| ≤ S·q(|x|/S)/2 (or the clipping), the uniform-noise
 // SQNR within 0.5 dB, and no clipping where the scale rule promises none.
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <functional>
@@ -121,11 +122,14 @@ Comparison block_quant_compare(const BlockQuantSetup& s, const reference::BlockQ
                                float tensor_scale, std::span<const float> xr) {
   const std::vector<double> ref_x = reference::block_dequantize(ref);
   std::size_t wrong_codes = 0, wrong_values = 0, wrong_scales = 0, first = xr.size();
+#pragma omp parallel for schedule(static) reduction(+ : wrong_codes, wrong_values) \
+    reduction(min : first)
   for (std::size_t i = 0; i < xr.size(); ++i) {
     const bool bad_code = unpack(s.spec, codes, i) != ref.codes[i];
+    const bool bad_value = xr[i] != static_cast<float>(ref_x[i]);
     wrong_codes += bad_code;
-    wrong_values += xr[i] != static_cast<float>(ref_x[i]);
-    if ((bad_code || xr[i] != static_cast<float>(ref_x[i])) && first == xr.size()) first = i;
+    wrong_values += bad_value;
+    if (bad_code || bad_value) first = std::min(first, i);
   }
   for (std::size_t b = 0; b < s.spec.scale_count(xr.size()); ++b)
     wrong_scales += scale_codes[b] != ref.scale_codes[b];
@@ -156,6 +160,8 @@ nlohmann::json block_quant_laws(const BlockQuantSetup& s, std::span<const float>
   const std::size_t block = ref.block;
   double worst = 0, signal = 0, noise = 0, law_noise = 0;
   std::size_t clipped = 0;
+#pragma omp parallel for schedule(static) reduction(max : worst) \
+    reduction(+ : signal, noise, law_noise, clipped)
   for (std::size_t i = 0; i < x.size(); ++i) {
     const double scale = ref.block_scales[i / block] * ref.tensor_scale;
     const double ax = std::fabs(static_cast<double>(x[i])), v = ax / scale;
