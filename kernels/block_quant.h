@@ -8,7 +8,9 @@
 //   rounding to odd and then to nearest equals rounding the double once (Boldo & Melquiond, IEEE
 //   TC 2008) — then fp32 → element, RNE, saturating.
 // - NVFP4 block scale: the E4M3 nearest to v = amax_b / (6·g), one code up when below v.
-// Codes: one byte per 8-bit element; 4-bit elements two per byte, element 2i in the low nibble.
+// Codes: one byte per 8-bit or 6-bit element (FP6 is not packed: MX packs four into three bytes,
+// so FP6 here moves 4/3 of the code bytes MX storage would); 4-bit elements two per byte, element
+// 2i in the low nibble.
 // Finite inputs only, as the reference: the host throws std::invalid_argument on a non-finite
 // element; the GPU counts them (BlockQuantState::nonfinite), and its outputs mean nothing then.
 #pragma once
@@ -31,7 +33,7 @@ namespace bb::kernels {
 enum class BlockScheme { fp8_tensor, mx_floor, mx_round_up, nvfp4 };
 
 struct BlockQuantSpec {
-  theory::Format element;  // fp8_tensor: e4m3/e5m2; MX: e4m3/e5m2/e2m1; nvfp4: e2m1
+  theory::Format element;  // fp8_tensor: e4m3/e5m2; MX: e4m3/e5m2/e2m3/e3m2/e2m1; nvfp4: e2m1
   BlockScheme scheme;
   int margin = 0;  // fp8_tensor: binades of headroom
 
@@ -46,9 +48,11 @@ struct BlockQuantSpec {
   void validate(std::size_t n) const {
     using theory::Format;
     const bool fp8 = element == Format::e4m3 || element == Format::e5m2;
-    const bool ok = scheme == BlockScheme::fp8_tensor ? fp8 && margin >= 0
-                    : scheme == BlockScheme::nvfp4    ? element == Format::e2m1
-                                                      : fp8 || element == Format::e2m1;
+    const bool ok =
+        scheme == BlockScheme::fp8_tensor ? fp8 && margin >= 0
+        : scheme == BlockScheme::nvfp4
+            ? element == Format::e2m1
+            : fp8 || element == Format::e2m3 || element == Format::e3m2 || element == Format::e2m1;
     if (!ok)
       throw std::invalid_argument("block quantization: element " +
                                   std::string(theory::format_spec(element).name) +

@@ -74,7 +74,8 @@ inline std::vector<kernels::BlockQuantSpec> all_block_specs() {
   using theory::Format;
   std::vector<kernels::BlockQuantSpec> specs;
   for (BlockScheme s : {BlockScheme::mx_floor, BlockScheme::mx_round_up})
-    for (Format f : {Format::e4m3, Format::e5m2, Format::e2m1}) specs.push_back({f, s, 0});
+    for (Format f : {Format::e4m3, Format::e5m2, Format::e2m3, Format::e3m2, Format::e2m1})
+      specs.push_back({f, s, 0});
   specs.push_back({Format::e4m3, BlockScheme::fp8_tensor, 0});
   specs.push_back({Format::e4m3, BlockScheme::fp8_tensor, 3});
   specs.push_back({Format::e5m2, BlockScheme::fp8_tensor, 0});

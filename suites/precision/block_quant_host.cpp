@@ -84,6 +84,8 @@ std::vector<BlockQuantSetup> block_quant_setups() {
           {"fp8-e5m2/per-tensor", {Format::e5m2, BlockScheme::fp8_tensor, 0}, false},
           {"mxfp8-e4m3/block32/ocp-floor", {Format::e4m3, BlockScheme::mx_floor, 0}, true},
           {"mxfp8-e4m3/block32/round-up", {Format::e4m3, BlockScheme::mx_round_up, 0}, false},
+          {"mxfp6-e2m3/block32/round-up", {Format::e2m3, BlockScheme::mx_round_up, 0}, false},
+          {"mxfp6-e3m2/block32/round-up", {Format::e3m2, BlockScheme::mx_round_up, 0}, false},
           {"mxfp4-e2m1/block32/ocp-floor", {Format::e2m1, BlockScheme::mx_floor, 0}, false},
           {"mxfp4-e2m1/block32/round-up", {Format::e2m1, BlockScheme::mx_round_up, 0}, true},
           {"nvfp4-e2m1/block16", {Format::e2m1, BlockScheme::nvfp4, 0}, true}};
