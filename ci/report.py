@@ -86,6 +86,16 @@ def png(fig, out_dir, name):
     return name, base64.b64encode(data).decode("ascii")
 
 
+def log_log_axes(ax, xlabel, ylabel, title, x_base=10):
+    """The axes every log-log figure here shares: scales, labels, title and a light grid."""
+    ax.set_xscale("log", base=x_base)
+    ax.set_yscale("log")
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.set_title(title)
+    ax.grid(True, which="both", alpha=0.3)
+
+
 def roofline(runs, out_dir):
     fig, ax = plt.subplots(figsize=(7.5, 5))
     any_point = False
@@ -126,12 +136,8 @@ def roofline(runs, out_dir):
     if not any_point:
         plt.close(fig)
         return None
-    ax.set_xscale("log")
-    ax.set_yscale("log")
-    ax.set_xlabel("arithmetic intensity (flop / byte)")
-    ax.set_ylabel("attained FLOP/s")
-    ax.set_title("Roofline: measured cases against each device's bound (dashed)")
-    ax.grid(True, which="both", alpha=0.3)
+    log_log_axes(ax, "arithmetic intensity (flop / byte)", "attained FLOP/s",
+                 "Roofline: measured cases against each device's bound (dashed)")
     ax.legend(fontsize=7)
     return png(fig, out_dir, "roofline.png")
 
@@ -171,12 +177,8 @@ def hierarchy(runs, out_dir):
                                 rotation=90, fontsize=6, color=f"C{i}", va="top", ha="right")
                     if lv.get("detected_bytes"):
                         ax.axvline(lv["detected_bytes"], color=f"C{i}", ls="-", lw=0.8, alpha=0.6)
-            ax.set_xscale("log", base=2)
-            ax.set_yscale("log")
-            ax.set_xlabel("working set (bytes)")
-            ax.set_ylabel(ylabel)
-            ax.set_title(f"{backend}: {ylabel.split(' (')[0]} vs working set")
-            ax.grid(True, which="both", alpha=0.3)
+            log_log_axes(ax, "working set (bytes)", ylabel,
+                         f"{backend}: {ylabel.split(' (')[0]} vs working set", x_base=2)
             ax.legend(fontsize=7)
         fig.suptitle("memory hierarchy (dotted: reported capacity, solid: detected)", fontsize=9)
         images.append(png(fig, out_dir, f"hierarchy_{backend}.png"))
@@ -238,12 +240,9 @@ def collectives(runs, out_dir):
                                                   fit["byte_terms"] * x / fit["link_bytes_per_s"])
                          / 1e9 for x in xs]
                 ax.plot(xs, model, linestyle=(0, (1, 3)), color=color, linewidth=1)
-        ax.set_xscale("log", base=2)
-        ax.set_yscale("log")
-        ax.set_xlabel("message size n (bytes, nccl-tests' convention)")
-        ax.set_ylabel("busbw (GB/s)")
-        ax.set_title(f"{transport}, {ranks} ranks: busbw vs size (dotted: fitted alpha-beta model)")
-        ax.grid(True, which="both", alpha=0.3)
+        log_log_axes(ax, "message size n (bytes, nccl-tests' convention)", "busbw (GB/s)",
+                     f"{transport}, {ranks} ranks: busbw vs size (dotted: fitted alpha-beta model)",
+                     x_base=2)
         runs_text = "\n".join(f"run {i + 1}: {r[2]}" for i, r in enumerate(runs)) if len(runs) > 1 else ""
         ax.legend(fontsize=6, loc="upper left", bbox_to_anchor=(1.01, 1), title=runs_text or None,
                   title_fontsize=5)
@@ -269,12 +268,8 @@ def attention(runs, out_dir):
                     x1, t1 = s["n"][-1], s["median_s"][-1]
                     ax.plot(s["n"], [t1 * (x / x1) ** 2 for x in s["n"]], color="grey",
                             linestyle=":", label="n^2" if i == 0 else None)
-        ax.set_xscale("log", base=2)
-        ax.set_yscale("log")
-        ax.set_xlabel("sequence length n")
-        ax.set_ylabel("median time (s)")
-        ax.set_title(f"attention on {backend}: time vs n")
-        ax.grid(True, which="both", alpha=0.3)
+        log_log_axes(ax, "sequence length n", "median time (s)",
+                     f"attention on {backend}: time vs n", x_base=2)
         ax.legend(fontsize=7)
         images.append(png(fig, out_dir, f"attention_{backend}.png"))
     return images
@@ -313,12 +308,8 @@ def gemm_error(runs, out_dir):
     if not drawn:
         plt.close(fig)
         return []
-    ax.set_xscale("log", base=2)
-    ax.set_yscale("log")
-    ax.set_xlabel("inner dimension K")
-    ax.set_ylabel("|C^ - C| / (|A||B|)  (median over entries)")
-    ax.set_title("GEMM error vs K against its bound (dashed)")
-    ax.grid(True, which="both", alpha=0.3)
+    log_log_axes(ax, "inner dimension K", "|C^ - C| / (|A||B|)  (median over entries)",
+                 "GEMM error vs K against its bound (dashed)", x_base=2)
     ax.legend(fontsize=6, ncol=2)
     return [png(fig, out_dir, "gemm_error_vs_k.png")]
 

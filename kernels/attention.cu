@@ -5,6 +5,8 @@
 
 #include <cmath>
 #include <stdexcept>
+#include <string>
+#include <type_traits>
 
 #include "harness/cuda_check.h"
 #include "kernels/attention.h"
@@ -340,28 +342,32 @@ struct Naive {
              scores, static_cast<T*>(probs), o, h, st);
   }
 };
+// The head dimensions the fused and decode kernels are compiled for: `launch` is called with
+// std::integral_constant<int, d>.
+template <class Launch>
+void for_head_dim(std::size_t d, const char* kernel, Launch&& launch) {
+  if (d == 64) return launch(std::integral_constant<int, 64>{});
+  if (d == 128) return launch(std::integral_constant<int, 128>{});
+  throw std::invalid_argument(std::string(kernel) + " attention: d must be 64 or 128");
+}
 template <class T>
 struct Fused {
   void operator()(const AttentionDims& s, const void* q, const void* k, const void* v, float* o,
                   cudaStream_t st) const {
-    const auto* qt = static_cast<const T*>(q);
-    const auto* kt = static_cast<const T*>(k);
-    const auto* vt = static_cast<const T*>(v);
-    if (s.d == 64) return launch_fused<T, 64>(s, qt, kt, vt, o, st);
-    if (s.d == 128) return launch_fused<T, 128>(s, qt, kt, vt, o, st);
-    throw std::invalid_argument("fused attention: d must be 64 or 128");
+    for_head_dim(s.d, "fused", [&](auto d) {
+      launch_fused<T, decltype(d)::value>(s, static_cast<const T*>(q), static_cast<const T*>(k),
+                                          static_cast<const T*>(v), o, st);
+    });
   }
 };
 template <class T>
 struct Decode {
   void operator()(const AttentionDims& s, const void* q, const void* k, const void* v, float* o,
                   cudaStream_t st) const {
-    const auto* qt = static_cast<const T*>(q);
-    const auto* kt = static_cast<const T*>(k);
-    const auto* vt = static_cast<const T*>(v);
-    if (s.d == 64) return launch_decode<T, 64>(s, qt, kt, vt, o, st);
-    if (s.d == 128) return launch_decode<T, 128>(s, qt, kt, vt, o, st);
-    throw std::invalid_argument("decode attention: d must be 64 or 128");
+    for_head_dim(s.d, "decode", [&](auto d) {
+      launch_decode<T, decltype(d)::value>(s, static_cast<const T*>(q), static_cast<const T*>(k),
+                                           static_cast<const T*>(v), o, st);
+    });
   }
 };
 

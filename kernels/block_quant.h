@@ -42,6 +42,11 @@ struct BlockQuantSpec {
   }
   bool four_bit() const { return element == theory::Format::e2m1; }
   std::size_t code_bytes(std::size_t n) const { return four_bit() ? n / 2 : n; }
+  // Element i's code in packed storage (4-bit: element 2j in byte j's low nibble).
+  std::uint32_t code_at(const std::uint8_t* codes, std::size_t i) const {
+    if (!four_bit()) return codes[i];
+    return i % 2 == 0 ? codes[i / 2] & 0x0Fu : codes[i / 2] >> 4u;
+  }
   std::size_t scale_count(std::size_t n) const { return block() ? n / block() : 0; }
   // Throws std::invalid_argument for an element the scheme does not take, or n not a multiple of
   // the block (and of 4, the vector width of the kernels).

@@ -23,11 +23,6 @@ reference::Fp32Target e4m3_target() {
   return reference::fp32_target(theory::format_spec(theory::Format::e4m3), true);
 }
 
-std::uint32_t load_code(const BlockQuantSpec& spec, const std::uint8_t* codes, std::size_t i) {
-  if (!spec.four_bit()) return codes[i];
-  return i % 2 == 0 ? codes[i / 2] & 0x0Fu : codes[i / 2] >> 4;
-}
-
 // The tensor's amax, and the refusal of a non-finite element: one integer max over |x|'s bits
 // (finite floats order as their bits; ±inf and NaN lie above 0x7F7FFFFF), then, only when that
 // finds one, a scan for the first.
@@ -191,7 +186,7 @@ void block_dequantize_host(const BlockQuantSpec& spec, const std::uint8_t* codes
                          : spec.scheme == BlockScheme::nvfp4
                              ? decode_small(e4m3, scale_codes[i / block])
                              : decode_e8m0(scale_codes[i / block]);
-    x[i] = static_cast<float>(decode_small(t, load_code(spec, codes, i)) * scale * tensor_scale);
+    x[i] = static_cast<float>(decode_small(t, spec.code_at(codes, i)) * scale * tensor_scale);
   }
 }
 

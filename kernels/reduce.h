@@ -24,6 +24,12 @@ inline int reduce_tree_blocks(std::size_t n) {
   const std::size_t b = (n + per_block - 1) / per_block;
   return static_cast<int>(b < 1 ? 1 : b > kReduceMaxBlocks ? kReduceMaxBlocks : b);
 }
+// Whether every lane holds at most 4 values (n ≤ 2^20): the sum is then a tree, whose error grows
+// like pairwise summation's; beyond, the lanes' running sums grow like recursive summation's.
+inline bool reduce_is_tree(std::size_t n) {
+  return n <= std::size_t{4} * 4 * kReduceThreads * static_cast<std::size_t>(reduce_tree_blocks(n));
+}
+
 // The longest chain of additions any term passes through (the tree's height): the lane's running
 // sum, the pairwise add of four lanes, the block's tree (log2 256), the second pass's (log2 256).
 inline double reduce_tree_height(std::size_t n) {

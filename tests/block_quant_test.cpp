@@ -218,6 +218,10 @@ TEST(ReduceTree, HeightByHand) {
   // 2^26: 256 blocks of 256 threads, 256 values per lane: 255 + 2 + 8 + 8.
   EXPECT_EQ(kernels::reduce_tree_height(std::size_t{1} << 26), 273);
   EXPECT_EQ(kernels::reduce_tree_blocks(4096), 4);
+  // A tree up to 4 values per lane: 2^20 with 256 blocks; 2^20 + 4 is not.
+  EXPECT_TRUE(kernels::reduce_is_tree(std::size_t{1} << 20));
+  EXPECT_FALSE(kernels::reduce_is_tree((std::size_t{1} << 20) + 4));
+  EXPECT_TRUE(kernels::reduce_is_tree(256));
   // Far below recursive summation's n − 1: the bound is γ_273 instead of γ_(2^26 − 1).
   EXPECT_LT(theory::tree_sum_bound(273, 0x1p-24, 1), 2e-5);
 }

@@ -22,24 +22,6 @@ namespace {
 
 constexpr std::size_t kHostElements = std::size_t{1} << 24;
 
-Check law_check(const std::string& name, std::string law, double predicted, double measured,
-                double tolerance, bool pass, std::string reason) {
-  return {"precision",
-          name,
-          std::move(law),
-          predicted,
-          measured,
-          tolerance,
-          pass ? Verdict::pass : Verdict::fail,
-          std::move(reason)};
-}
-
-std::uint32_t unpack(const kernels::BlockQuantSpec& spec, const std::uint8_t* codes,
-                     std::size_t i) {
-  if (!spec.four_bit()) return codes[i];
-  return i % 2 == 0 ? codes[i / 2] & 0x0Fu : codes[i / 2] >> 4u;
-}
-
 class BlockQuantHost final : public Instance {
  public:
   explicit BlockQuantHost(BlockQuantSetup s)
@@ -127,7 +109,7 @@ Comparison block_quant_compare(const BlockQuantSetup& s, const reference::BlockQ
 #pragma omp parallel for schedule(static) reduction(+ : wrong_codes, wrong_values) \
     reduction(min : first)
   for (std::size_t i = 0; i < xr.size(); ++i) {
-    const bool bad_code = unpack(s.spec, codes, i) != ref.codes[i];
+    const bool bad_code = s.spec.code_at(codes, i) != ref.codes[i];
     const bool bad_value = xr[i] != static_cast<float>(ref_x[i]);
     wrong_codes += bad_code;
     wrong_values += bad_value;
@@ -148,7 +130,7 @@ Comparison block_quant_compare(const BlockQuantSetup& s, const reference::BlockQ
     char line[200];
     std::snprintf(line, sizeof line,
                   "first wrong element %zu: x^ %.9g (code 0x%x), reference %.9g (code 0x%x)", first,
-                  static_cast<double>(xr[first]), unpack(s.spec, codes, first), ref_x[first],
+                  static_cast<double>(xr[first]), s.spec.code_at(codes, first), ref_x[first],
                   static_cast<unsigned>(ref.codes[first]));
     c.first_mismatches.insert(c.first_mismatches.begin(), line);
   }
@@ -194,21 +176,22 @@ std::vector<Check> block_quant_checks(const std::string& name, const BlockQuantS
   std::vector<Check> checks;
   char text[200];
   std::snprintf(text, sizeof text, "largest |x - x^| is %.6f of its bound", worst);
-  checks.push_back(law_check(name + "/error-bound",
-                             "|x - x^| <= S q(|x|/S)/2 (relative 2^-p in the normal range), or "
-                             "the clipping |x| - S max (+ x^'s own float rounding)",
-                             1, worst, 1e-9, worst <= 1 + 1e-9, text));
+  checks.push_back(
+      precision_check(name + "/error-bound",
+                      "|x - x^| <= S q(|x|/S)/2 (relative 2^-p in the normal range), or "
+                      "the clipping |x| - S max (+ x^'s own float rounding)",
+                      1, worst, 1e-9, worst <= 1 + 1e-9, text));
   std::snprintf(text, sizeof text, "SQNR %.3f dB, uniform-noise law %.3f dB", sqnr, law);
-  checks.push_back(law_check(name + "/sqnr",
-                             "SQNR = 10 log10(sum x^2 / sum S^2 q^2/12) (+ clipping), q the "
-                             "element grid at x (Widrow & Kollar ch. 12)",
-                             law, sqnr, 0.5, std::fabs(sqnr - law) <= 0.5, text));
+  checks.push_back(precision_check(name + "/sqnr",
+                                   "SQNR = 10 log10(sum x^2 / sum S^2 q^2/12) (+ clipping), q the "
+                                   "element grid at x (Widrow & Kollar ch. 12)",
+                                   law, sqnr, 0.5, std::fabs(sqnr - law) <= 0.5, text));
   if (s.spec.scheme != kernels::BlockScheme::mx_floor) {
     std::snprintf(text, sizeof text, "%.0f elements clipped", clipped);
-    checks.push_back(law_check(name + "/no-clipping",
-                               "the scale rule leaves amax/S <= max_finite (+ half a step): "
-                               "nothing clips",
-                               0, clipped, 0, clipped == 0, text));
+    checks.push_back(precision_check(name + "/no-clipping",
+                                     "the scale rule leaves amax/S <= max_finite (+ half a step): "
+                                     "nothing clips",
+                                     0, clipped, 0, clipped == 0, text));
   }
   return checks;
 }

@@ -26,19 +26,6 @@ double number(const nlohmann::json& j, const char* key) {
   return j[key].get<double>();
 }
 
-Check make_check(const std::string& name, const std::string& law, double predicted, double measured,
-                 double tolerance, bool ok, const std::string& reason) {
-  return {
-      "precision", name, law, predicted, measured, tolerance, ok ? Verdict::pass : Verdict::fail,
-      reason};
-}
-
-std::string fmt(const char* f, double a, double b = 0, double c = 0, double d = 0) {
-  char buf[256];
-  std::snprintf(buf, sizeof buf, f, a, b, c, d);
-  return buf;
-}
-
 struct Point {
   double k, worst_over_bound, median, median_over_probabilistic, bits;
   bool bounded;  // false: the model bounds nothing at this K (n·u ≥ 1)
@@ -59,7 +46,7 @@ struct Throughput {
 std::string bits_by_k(const Series& s) {
   std::string out;
   for (const Point& p : s.points)
-    out += (out.empty() ? "" : ", ") + fmt("K=%.0f: %.1f", p.k, p.bits);
+    out += (out.empty() ? "" : ", ") + precision_text("K=%.0f: %.1f", p.k, p.bits);
   return out;
 }
 
@@ -68,7 +55,7 @@ void series_checks(const Series& s, std::vector<Check>& checks) {
   double worst = 0, worst_k = 0, worst_prob = 0, worst_prob_k = 0;
   std::string unbounded;  // the K where the model bounds nothing
   for (const Point& p : s.points) {
-    if (!p.bounded) unbounded += (unbounded.empty() ? "" : ", ") + fmt("%.0f", p.k);
+    if (!p.bounded) unbounded += (unbounded.empty() ? "" : ", ") + precision_text("%.0f", p.k);
     const double w = !p.bounded                       ? 0
                      : std::isnan(p.worst_over_bound) ? std::numeric_limits<double>::infinity()
                                                       : p.worst_over_bound;
@@ -79,11 +66,12 @@ void series_checks(const Series& s, std::vector<Check>& checks) {
     if (q >= worst_prob) worst_prob = q, worst_prob_k = p.k;
   }
   const double k_lo = s.points.front().k, k_hi = s.points.back().k;
-  Check bound = make_check(
+  Check bound = precision_check(
       name + "/bound",
       "|C^ - C|_ij <= (factor(K) + reference's) (|A||B|)_ij for every entry and K; " + s.model, 1,
       worst, 0, worst <= 1,
-      fmt("largest error / bound over K = %.0f..%.0f: %.3g (at K = %.0f); effective bits ", k_lo,
+      precision_text(
+          "largest error / bound over K = %.0f..%.0f: %.3g (at K = %.0f); effective bits ", k_lo,
           k_hi, worst, worst_k) +
           bits_by_k(s) +
           (unbounded.empty() ? "" : "; no deterministic bound (n u >= 1) at K = " + unbounded));
@@ -99,14 +87,15 @@ void series_checks(const Series& s, std::vector<Check>& checks) {
       if (p.median > 0 && std::isfinite(p.median)) k.push_back(p.k), med.push_back(p.median);
     if (k.size() >= 3) exponent = power_law_fit(k, med).slope;
   }
-  Check prob = make_check(
+  Check prob = precision_check(
       name + "/probabilistic",
       "median |C^ - C|_ij/(|A||B|)_ij <= gamma~_K(lambda) = exp(lambda sqrt(n) u + n u^2/(1-u)) - "
       "1 per accumulation stage, lambda = sqrt(2 ln 4n): Higham & Mary 2019 Thm 3.1 then holds "
       "for at least half the entries",
       1, worst_prob, 0, worst_prob <= 1,
-      fmt("largest median / probabilistic bound: %.3g (at K = %.0f)", worst_prob, worst_prob_k) +
-          (exponent ? fmt("; median grows like K^%.3f", *exponent) : std::string()));
+      precision_text("largest median / probabilistic bound: %.3g (at K = %.0f)", worst_prob,
+                     worst_prob_k) +
+          (exponent ? precision_text("; median grows like K^%.3f", *exponent) : std::string()));
   if (s.truncates && s.data != "zero_mean") {
     // Rounding toward zero on partial sums of one sign: errors of one sign, no mean-zero model.
     prob.verdict = Verdict::skip;
@@ -120,14 +109,14 @@ void series_checks(const Series& s, std::vector<Check>& checks) {
   if (s.backend == "host" && exponent && (s.data == "mixed" || s.data == "zero_mean")) {
     const bool mixed = s.data == "mixed";
     const double want = mixed ? 0.5 : 0.0;
-    checks.push_back(make_check(
+    checks.push_back(precision_check(
         name + "/growth",
         mixed ? "median |C^ - C|/(|A||B|) ~ K^(1/2) for k-order sums of data with a nonzero mean "
                 "(independent rounding errors; Higham & Mary 2019)"
               : "median |C^ - C|/(|A||B|) ~ K^0 for zero-mean data (Higham & Mary 2020: the "
                 "partial sums grow like sqrt(K), not K)",
         want, *exponent, kExponentTolerance, std::fabs(*exponent - want) <= kExponentTolerance,
-        fmt("fitted exponent %.3f over K = %.0f..%.0f", *exponent, k_lo, k_hi)));
+        precision_text("fitted exponent %.3f over K = %.0f..%.0f", *exponent, k_lo, k_hi)));
   }
 }
 
@@ -173,16 +162,16 @@ std::vector<Check> gemm_suite_checks(const std::vector<CaseResult>& results) {
       const double peak_ratio = t.peak_flop_per_s > 0 && fp32->second.peak_flop_per_s > 0
                                     ? t.peak_flop_per_s / fp32->second.peak_flop_per_s
                                     : std::numeric_limits<double>::quiet_NaN();
-      checks.push_back(make_check(
+      checks.push_back(precision_check(
           "gemm/" + mode + "/cuda/speedup",
           "a lower precision computes faster: TFLOP/s(mode) / TFLOP/s(fp32 pedantic) > 1 at the "
           "same size (predicted: the ratio of the peaks)",
           peak_ratio, speedup, 0, speedup > 1,
-          fmt("%.1f TFLOP/s = %.1f%% of the peak %.0f TFLOP/s; fp32 %.1f TFLOP/s",
-              t.flop_per_s / 1e12,
-              t.peak_flop_per_s > 0 ? 100 * t.flop_per_s / t.peak_flop_per_s : 0.0,
-              t.peak_flop_per_s / 1e12, fp32->second.flop_per_s / 1e12) +
-              fmt("; speed-up %.2fx (peaks: %.2fx)", speedup, peak_ratio)));
+          precision_text("%.1f TFLOP/s = %.1f%% of the peak %.0f TFLOP/s; fp32 %.1f TFLOP/s",
+                         t.flop_per_s / 1e12,
+                         t.peak_flop_per_s > 0 ? 100 * t.flop_per_s / t.peak_flop_per_s : 0.0,
+                         t.peak_flop_per_s / 1e12, fp32->second.flop_per_s / 1e12) +
+              precision_text("; speed-up %.2fx (peaks: %.2fx)", speedup, peak_ratio)));
     }
   return checks;
 }

@@ -8,22 +8,24 @@
 #include "suites/precision/precision_suite.h"
 
 namespace bb::suites {
-namespace {
 
-Check make_check(const std::string& name, const std::string& law, double predicted, double measured,
-                 double tolerance, bool ok, const std::string& reason) {
-  return {
-      "precision", name, law, predicted, measured, tolerance, ok ? Verdict::pass : Verdict::fail,
-      reason};
+Check precision_check(const std::string& name, std::string law, double predicted, double measured,
+                      double tolerance, bool pass, std::string reason) {
+  return {"precision",
+          name,
+          std::move(law),
+          predicted,
+          measured,
+          tolerance,
+          pass ? Verdict::pass : Verdict::fail,
+          std::move(reason)};
 }
 
-std::string fmt(const char* f, double a, double b = 0) {
-  char buf[200];
-  std::snprintf(buf, sizeof buf, f, a, b);
+std::string precision_text(const char* format, double a, double b, double c, double d) {
+  char buf[256];
+  std::snprintf(buf, sizeof buf, format, a, b, c, d);
   return buf;
 }
-
-}  // namespace
 
 std::vector<Check> precision_suite_checks(const std::vector<CaseResult>& results) {
   struct Series {
@@ -35,20 +37,17 @@ std::vector<Check> precision_suite_checks(const std::vector<CaseResult>& results
     if (!r.params.contains("algorithm") || !r.observations.contains("median_relative_error"))
       continue;
     const std::string alg = r.params["algorithm"].get<std::string>();
-    if (alg == "tree" && r.params["n"].get<double>() > 0x1p20) {  // lanes of > 4 values: no fit
-      by_alg[alg].worst =
-          std::max(by_alg[alg].worst, r.observations["worst_error_over_bound"].get<double>());
-      continue;
-    }
     Series& s = by_alg[alg];
+    s.worst = std::max(s.worst, r.observations["worst_error_over_bound"].get<double>());
+    if (!r.params.value("growth_fit", true))
+      continue;  // the case says its size follows another law
     s.n.push_back(r.params["n"].get<double>());
     s.median.push_back(r.observations["median_relative_error"].get<double>() + 1e-30);
-    s.worst = std::max(s.worst, r.observations["worst_error_over_bound"].get<double>());
   }
   std::vector<Check> checks;
   std::map<std::string, double> exponent;
   for (const auto& [alg, s] : by_alg) {
-    checks.push_back(make_check(
+    checks.push_back(precision_check(
         "summation/" + alg + "/bound",
         alg == "recursive"  ? "|S^ - S| <= gamma_(n-1) sum|x| (Higham 4.4)"
         : alg == "pairwise" ? "|S^ - S| <= gamma_ceil(log2 n) sum|x| (Higham 4.6)"
@@ -58,16 +57,16 @@ std::vector<Check> precision_suite_checks(const std::vector<CaseResult>& results
                         : "|S^ - S| <= (2u + 2nu^2) sum|x| (Higham 4.8: 2u + O(nu^2); "
                           "the O-term constant 2 is an estimate)",
         1, s.worst, 0, s.worst <= 1,
-        fmt("largest error over its bound, all n and seeds: %.3g", s.worst)));
+        precision_text("largest error over its bound, all n and seeds: %.3g", s.worst)));
     if (s.n.size() >= 3) exponent[alg] = power_law_fit(s.n, s.median).slope;
   }
   if (exponent.count("recursive")) {
     const double e = exponent["recursive"];
-    checks.push_back(make_check(
+    checks.push_back(precision_check(
         "summation/recursive/growth",
         "median |S^ - S| / |S| ~ n^(1/2) for random-sign data (independent rounding errors; "
         "Higham & Mary 2019)",
-        0.5, e, 0.2, std::fabs(e - 0.5) <= 0.2, fmt("fitted exponent %.3f", e)));
+        0.5, e, 0.2, std::fabs(e - 0.5) <= 0.2, precision_text("fitted exponent %.3f", e)));
   }
   // Trees grow far slower than recursive summation: exponent < recursive's − 0.25 (its law's, ½,
   // in a run without host sums). The GPU tree is fitted where it is one (n ≤ 2^20: at most four
@@ -77,22 +76,23 @@ std::vector<Check> precision_suite_checks(const std::vector<CaseResult>& results
   for (const char* alg : {"pairwise", "tree"}) {
     if (!exponent.count(alg)) continue;
     const double p = exponent[alg];
-    checks.push_back(make_check(std::string("summation/") + alg + "/growth",
-                                std::string("median relative error of ") + alg +
-                                    " summation grows far slower: exponent < recursive's - 0.25" +
-                                    (alg == std::string("tree") ? " (GPU tree, n <= 2^20)" : ""),
-                                recursive - 0.25, p, 0.25, p < recursive - 0.25,
-                                fmt(have_recursive ? "fitted exponent %.3f (recursive %.3f)"
-                                                   : "fitted exponent %.3f (recursive's law %.1f)",
-                                    p, recursive)));
+    checks.push_back(precision_check(
+        std::string("summation/") + alg + "/growth",
+        std::string("median relative error of ") + alg +
+            " summation grows far slower: exponent < recursive's - 0.25" +
+            (alg == std::string("tree") ? " (GPU tree, n <= 2^20)" : ""),
+        recursive - 0.25, p, 0.25, p < recursive - 0.25,
+        precision_text(have_recursive ? "fitted exponent %.3f (recursive %.3f)"
+                                      : "fitted exponent %.3f (recursive's law %.1f)",
+                       p, recursive)));
   }
   if (by_alg.count("kahan")) {
     double top = 0;
     for (double m : by_alg["kahan"].median) top = std::max(top, m);
-    checks.push_back(make_check(
+    checks.push_back(precision_check(
         "summation/kahan/flat", "median relative error of Kahan summation <= 2u whatever n",
         2 * 0x1p-24, top, 0, top <= 2 * 0x1p-24,
-        fmt("largest median relative error %.3g (2u = %.3g)", top, 2 * 0x1p-24)));
+        precision_text("largest median relative error %.3g (2u = %.3g)", top, 2 * 0x1p-24)));
   }
   // The GEMM precision matrix (gemm_checks.cpp).
   for (auto& c : gemm_suite_checks(results)) checks.push_back(std::move(c));

@@ -102,18 +102,6 @@ class QuantHost final : public Instance {
   nlohmann::json laws_;
 };
 
-Check law_check(const std::string& name, std::string law, double predicted, double measured,
-                double tolerance, bool pass, std::string reason) {
-  Check c;
-  c.suite = "precision";
-  c.name = name;
-  c.law = std::move(law);
-  c.predicted = predicted, c.measured = measured, c.tolerance = tolerance;
-  c.verdict = pass ? Verdict::pass : Verdict::fail;
-  c.reason = std::move(reason);
-  return c;
-}
-
 Case quant_case(QuantSetup s, bool in_quick) {
   const std::string name = quant_case_name(s, Backend::host);
   Case c{name, Backend::host,
@@ -137,20 +125,21 @@ Case quant_case(QuantSetup s, bool in_quick) {
            const double limit = s.stochastic ? 2 : 1 + 1e-9;  // 1e-9: the double arithmetic of x^
            char text[160];
            std::snprintf(text, sizeof text, "largest |x - x^| is %.6f of s/2 + ulp(x^)/2", worst);
-           checks.push_back(law_check(name + "/error-bound",
-                                      s.stochastic ? "|x - x^| < s (stochastic)"
-                                                   : "|x - x^| <= s/2 (+ x^'s own float rounding)",
-                                      limit, worst, 0, worst <= limit, text));
+           checks.push_back(precision_check(name + "/error-bound",
+                                            s.stochastic
+                                                ? "|x - x^| < s (stochastic)"
+                                                : "|x - x^| <= s/2 (+ x^'s own float rounding)",
+                                            limit, worst, 0, worst <= limit, text));
            std::snprintf(text, sizeof text, "SQNR %.3f dB, law %.3f dB (noise s^2/%d)", sqnr, law,
                          s.stochastic ? 6 : 12);
-           checks.push_back(law_check(name + "/sqnr",
-                                      "SQNR = 10 log10(P / (s^2/12)) (stochastic: s^2/6)", law,
-                                      sqnr, 0.5, std::fabs(sqnr - law) <= 0.5, text));
+           checks.push_back(precision_check(name + "/sqnr",
+                                            "SQNR = 10 log10(P / (s^2/12)) (stochastic: s^2/6)",
+                                            law, sqnr, 0.5, std::fabs(sqnr - law) <= 0.5, text));
            if (s.stochastic) {
              std::snprintf(text, sizeof text, "mean error %.3f standard errors from 0", z);
-             checks.push_back(law_check(name + "/unbiased",
-                                        "E[x^ - x] = 0: |mean| <= 4 standard errors", 0, z, 4,
-                                        std::fabs(z) <= 4, text));
+             checks.push_back(precision_check(name + "/unbiased",
+                                              "E[x^ - x] = 0: |mean| <= 4 standard errors", 0, z, 4,
+                                              std::fabs(z) <= 4, text));
            }
            return checks;
          }};

@@ -89,6 +89,8 @@ Case summation_cuda_case(bool cub, std::size_t n) {
          [cub, alg, n](const CaseContext&) {
            const int seeds = n <= (std::size_t{1} << 20) ? 25 : 5;
            Prepared p = summation_prepared(alg, n, seeds, 1);
+           // The suite fits the tree's growth only where it is one (kernels/reduce.h).
+           p.params["growth_fit"] = cub || kernels::reduce_is_tree(n);
            p.instance = std::make_unique<SummationCuda>(cub, n, seeds);
            return p;
          },
