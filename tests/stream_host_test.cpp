@@ -93,8 +93,7 @@ void expect_dot_within_bound(std::size_t n, std::size_t offset, int threads) {
       reference::dot_abs_tolerance<T>(kernels::dot_host_depth(n, threads), ref.abs_sum);
   const double want = static_cast<double>(ref.value);
   EXPECT_TRUE(within(std::vector{got}, std::vector{want}, {atol, 0.0}))
-      << host_test::where(n, offset, threads) << " " << dtype<T>()
-      << " atol " << atol;
+      << host_test::where(n, offset, threads) << " " << dtype<T>() << " atol " << atol;
 }
 
 TEST(StreamHostKernel, DotWithinItsBoundAtOddSizesOffsetsAndThreads) {
