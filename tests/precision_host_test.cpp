@@ -1,0 +1,242 @@
+// The precision suite's host kernels at small, odd sizes, misaligned pointers and 1-3 OpenMP
+// threads, outputs poisoned first and guarded: fp32 → fp16 conversion, int8 group range and
+// quantization, block-scaled quantization, and the fp32 GEMM. Their own tests (precision_checks,
+// block_quant, gemm_precision) hold them on every input class at one size and thread count; these
+// hold the thread splits, tails and alignments.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <vector>
+
+#include "kernels/block_quant.h"
+#include "kernels/convert.h"
+#include "kernels/gemm_precision.h"
+#include "kernels/quant.h"
+#include "reference/formats.h"
+#include "reference/gemm.h"
+#include "reference/quant.h"
+#include "reference/random.h"
+#include "suites/precision/precision_suite.h"
+#include "tests/block_quant_data.h"
+#include "tests/host_kernel_testing.h"
+
+namespace bb {
+namespace {
+
+using host_test::GuardedArray;
+using host_test::within;
+
+// Both signs, mostly in [0.5, 2), one in 64 scaled by 2^±12.
+float signed_test_value(std::uint64_t seed, std::uint64_t i) {
+  return static_cast<float>((i % 3 == 1 ? -1 : 1) * reference::positive_test_value(seed, i));
+}
+
+// --- fp32 → fp16 ---
+
+// Half random fp32 bit patterns (every exponent: subnormals, overflow, ±inf, NaN), half values
+// in fp16's range.
+float convert_input(std::uint64_t i) {
+  const std::uint64_t r = reference::splitmix64(i + 0x51);
+  if (r & 1) return signed_test_value(17, i);
+  const auto bits = static_cast<std::uint32_t>(r >> 32);
+  float f;
+  std::memcpy(&f, &bits, 4);
+  return f;
+}
+
+TEST(ConvertHostKernel, Fp16BitExactAtOddSizesOffsetsAndThreads) {
+  const auto& fp16 = theory::format_spec(theory::Format::fp16);
+  for (int threads : host_test::kThreadCounts) {
+    const host_test::OmpThreads scope(threads);
+    for (std::size_t n : host_test::kOddSizes)
+      for (std::size_t offset : host_test::kOffsets) {
+        GuardedArray<float> x(n, offset, NAN);
+        GuardedArray<std::uint16_t> out(n, (offset + 1) % 4, 0x7E01);
+        std::vector<double> got(n), want(n);
+        for (std::size_t i = 0; i < n; ++i) x[i] = convert_input(i);
+        kernels::fp32_to_fp16_host(x.data(), out.data(), n);
+        for (std::size_t i = 0; i < n; ++i) {
+          std::uint32_t bits;
+          std::memcpy(&bits, &x[i], 4);
+          const auto ref = static_cast<std::uint16_t>(
+              reference::encode_fp32_nearest(fp16, bits, reference::Overflow::non_saturating));
+          // A NaN must give a NaN; its payload is the instruction's (precision_conformance_test).
+          const bool nan_ok = std::isnan(x[i]) && std::isnan(reference::decode(fp16, out[i]));
+          got[i] = out[i];
+          want[i] = nan_ok ? out[i] : ref;
+        }
+        const std::string at =
+            host_test::where(n, offset, threads) + " " + kernels::fp32_to_fp16_host_isa();
+        EXPECT_TRUE(within(got, want, {0.0, 0.0})) << at;
+        EXPECT_TRUE(out.guards_intact()) << at;
+      }
+  }
+}
+
+// --- int8 quantization per group ---
+
+struct QuantShape {
+  std::size_t n, group;
+};
+// Per tensor, per element, odd groups, and groups past 64 Ki elements: halved into chunks
+// (3·2^16 → 4 chunks of 49152; 2^17 → 2 of 2^16) or not (65537, odd).
+constexpr QuantShape kQuantShapes[] = {
+    {1, 1},        {2, 1},       {2, 2},           {3, 3},
+    {7, 7},        {63, 7},      {63, 9},          {64, 64},
+    {64, 16},      {65, 5},      {65, 13},         {1000, 8},
+    {1001, 7},     {1031, 1031}, {196608, 196608}, {2 * 131072, 131072},
+    {65537, 65537}};
+
+template <class Q>
+void expect_quant_matches(const QuantShape& s, std::size_t offset, int threads,
+                          theory::QuantScheme scheme, bool stochastic) {
+  const std::size_t groups = s.n / s.group;
+  GuardedArray<float> x(s.n, offset, NAN), lo(groups, offset, NAN), hi(groups, offset + 1, NAN),
+      back(s.n, offset + 2, NAN);
+  GuardedArray<Q> q(s.n, offset + 1, static_cast<Q>(0x80));  // int8: −128, never a code
+  // Magnitudes growing ×4 across each group: in even groups the negative ones toward its start
+  // and the positive ones toward its end, in odd groups the other way round. So the extremes lie
+  // in a group's first and last chunks, not by chance in one, and the min's chunk alternates.
+  for (std::size_t i = 0; i < s.n; ++i) {
+    const float v = signed_test_value(13, i);
+    const double t = static_cast<double>(i % s.group) / static_cast<double>(s.group);
+    const bool rising = (v > 0) == (i / s.group % 2 == 0);
+    x[i] = static_cast<float>(v * (1 + 3 * (rising ? t : 1 - t)));
+  }
+  kernels::group_minmax_host(x.data(), s.n, s.group, lo.data(), hi.data());
+  std::vector<float> want_lo(groups), want_hi(groups);
+  std::vector<theory::IntQuant> params(groups);
+  for (std::size_t g = 0; g < groups; ++g) {
+    const auto part = x.span().subspan(g * s.group, s.group);
+    const auto [l, h] = std::minmax_element(part.begin(), part.end());
+    want_lo[g] = *l, want_hi[g] = *h;
+    params[g] = theory::int_quant_params(lo[g], hi[g], 8, scheme);
+  }
+  kernels::quantize_host(x.data(), s.n, s.group, params.data(), stochastic, 3, q.data());
+  kernels::dequantize_host(q.data(), s.n, s.group, params.data(), back.data());
+
+  const reference::Quantized ref = reference::quantize(
+      x.span(), s.group, 8, scheme,
+      stochastic ? reference::QuantRounding::stochastic : reference::QuantRounding::nearest, 3);
+  const std::vector<double> ref_x = reference::dequantize(ref);
+  std::vector<float> want_back(s.n);
+  for (std::size_t i = 0; i < s.n; ++i) want_back[i] = static_cast<float>(ref_x[i]);
+  const std::string at = host_test::where(s.n, offset, threads) + " group " +
+                         std::to_string(s.group) + (stochastic ? " stochastic" : " nearest") +
+                         (scheme == theory::QuantScheme::symmetric ? " int8" : " uint8");
+  EXPECT_TRUE(within(lo.span(), want_lo, {0.0, 0.0})) << "min " << at;
+  EXPECT_TRUE(within(hi.span(), want_hi, {0.0, 0.0})) << "max " << at;
+  const std::vector<std::int32_t> got_q(q.span().begin(), q.span().end());
+  EXPECT_TRUE(within(got_q, ref.q, {0.0, 0.0})) << "codes " << at;
+  EXPECT_TRUE(within(back.span(), want_back, {0.0, 0.0})) << "dequantized " << at;
+  EXPECT_TRUE(x.guards_intact() && lo.guards_intact() && hi.guards_intact() && q.guards_intact() &&
+              back.guards_intact())
+      << at;
+}
+
+TEST(QuantHostKernel, MatchesTheReferenceAtOddShapesOffsetsAndThreads) {
+  for (int threads : host_test::kThreadCounts) {
+    const host_test::OmpThreads scope(threads);
+    for (const QuantShape& s : kQuantShapes)
+      for (std::size_t offset : {0, 1})
+        for (bool stochastic : {false, true}) {
+          expect_quant_matches<std::int8_t>(s, offset, threads, theory::QuantScheme::symmetric,
+                                            stochastic);
+          expect_quant_matches<std::uint8_t>(s, offset, threads, theory::QuantScheme::asymmetric,
+                                             stochastic);
+        }
+  }
+}
+
+// --- block-scaled quantization (fp8 per tensor, MX, NVFP4) ---
+
+TEST(BlockQuantHostKernel, BitExactAtSmallSizesOffsetsAndThreads) {
+  using kernels::BlockScheme;
+  for (int threads : host_test::kThreadCounts) {
+    const host_test::OmpThreads scope(threads);
+    for (const kernels::BlockQuantSpec& spec : testdata::all_block_specs()) {
+      // One to a few blocks (fp8 per tensor: ranges of 32, a partial last one), and ~1000.
+      const std::size_t unit = spec.block() ? spec.block() : 4;
+      for (std::size_t blocks : {1, 2, 3, 7, 9, 31, 33})
+        for (std::size_t offset : host_test::kOffsets) {
+          const std::size_t n = blocks * unit;
+          std::vector<float> data = suites::block_quant_data(n);
+          data[n - 1] *= 64;  // an outlier in the tail: the tensor's amax
+          GuardedArray<float> x(n, offset, NAN), back(n, offset + 1, NAN);
+          std::copy(data.begin(), data.end(), x.data());
+          GuardedArray<std::uint8_t> codes(spec.code_bytes(n), offset, 0x5A),
+              scales(spec.scale_count(n), offset + 2, 0xA5);
+          float tensor_scale = NAN;
+          kernels::block_quantize_host(spec, x.data(), n, codes.data(), scales.data(),
+                                       &tensor_scale);
+          kernels::block_dequantize_host(spec, codes.data(), scales.data(), tensor_scale, n,
+                                         back.data());
+          const suites::BlockQuantSetup setup{"test", spec, true};
+          const Comparison c =
+              suites::block_quant_compare(setup, suites::block_quant_reference(setup, data),
+                                          codes.data(), scales.data(), tensor_scale, back.span());
+          const std::string at = host_test::where(n, offset, threads) + " " +
+                                 std::string(theory::format_spec(spec.element).name) + " scheme " +
+                                 std::to_string(static_cast<int>(spec.scheme));
+          EXPECT_TRUE(c.ok()) << at << ": " << c.describe();
+          EXPECT_TRUE(codes.guards_intact() && scales.guards_intact() && back.guards_intact())
+              << at;
+        }
+    }
+  }
+}
+
+// --- fp32 GEMM ---
+
+// The kernel's arithmetic (kernels/gemm_precision.h): each entry Σ_p a(i, p)·b(p, j) in fp32, p in
+// order, every product and sum rounded (this file is built with -ffp-contract=off). A row-major
+// m×k, B column-major k×n, C column-major m×n.
+std::vector<float> gemm_in_k_order(std::span<const float> a, std::span<const float> b, int m, int n,
+                                   int k) {
+  std::vector<float> c(static_cast<std::size_t>(m) * static_cast<std::size_t>(n));
+  for (int i = 0; i < m; ++i)
+    for (int j = 0; j < n; ++j) {
+      float s = 0;
+      for (int p = 0; p < k; ++p) s = s + a[i * k + p] * b[j * k + p];
+      c[static_cast<std::size_t>(i + j * m)] = s;
+    }
+  return c;
+}
+
+TEST(GemmHostKernel, BitExactAtTinyOddShapesOffsetsAndThreads) {
+  struct Shape {
+    int m, n, k;
+  };
+  for (int threads : host_test::kThreadCounts) {
+    const host_test::OmpThreads scope(threads);
+    for (const Shape& s :
+         {Shape{1, 1, 1}, Shape{1, 1, 7}, Shape{2, 3, 1}, Shape{3, 7, 2}, Shape{7, 3, 63},
+          Shape{1, 65, 64}, Shape{65, 1, 65}, Shape{5, 17, 1000}, Shape{33, 31, 3}})
+      for (std::size_t offset : host_test::kOffsets) {
+        const auto sz = [](int x, int y) {
+          return static_cast<std::size_t>(x) * static_cast<std::size_t>(y);
+        };
+        GuardedArray<float> a(sz(s.m, s.k), offset, NAN), b(sz(s.k, s.n), offset + 1, NAN),
+            c(sz(s.m, s.n), offset + 2, NAN);
+        for (std::size_t i = 0; i < a.span().size(); ++i)  // an outlier ×1024 in 37
+          a[i] = static_cast<float>(reference::gemm_test_value(reference::GemmData::mixed, 1, i) *
+                                    (i % 37 == 5 ? 1024 : 1));
+        for (std::size_t i = 0; i < b.span().size(); ++i)
+          b[i] = static_cast<float>(reference::gemm_test_value(reference::GemmData::mixed, 2, i));
+        kernels::gemm_fp32_host(a.data(), b.data(), c.data(), s.m, s.n, s.k);
+        const std::string at = host_test::where(sz(s.m, s.n), offset, threads) + " m " +
+                               std::to_string(s.m) + " n " + std::to_string(s.n) + " k " +
+                               std::to_string(s.k);
+        EXPECT_TRUE(
+            within(c.span(), gemm_in_k_order(a.span(), b.span(), s.m, s.n, s.k), {0.0, 0.0}))
+            << at;
+        EXPECT_TRUE(a.guards_intact() && b.guards_intact() && c.guards_intact()) << at;
+      }
+  }
+}
+
+}  // namespace
+}  // namespace bb
