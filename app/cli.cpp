@@ -1,4 +1,4 @@
-#include "harness/cli.h"
+#include "app/cli.h"
 
 #include <unistd.h>
 
@@ -11,6 +11,7 @@
 #include <iostream>
 #include <map>
 
+#include "app/theory_catalogue.h"
 #include "harness/build_info.h"
 #include "harness/measured_info.h"
 #include "harness/regression.h"
@@ -19,9 +20,8 @@
 #include "suites/collectives/collectives.h"
 #include "suites/collectives/collectives_checks.h"
 #include "suites/suites.h"
-#include "theory/formulas.h"
 
-namespace bb {
+namespace bb::app {
 namespace {
 
 constexpr int kExitOk = 0, kExitCheckFailed = 1, kExitUsage = 2;
@@ -78,7 +78,7 @@ std::string exact_text(double v) {
 int cmd_theory(const std::string& formula_name, const std::vector<std::string>& extras, bool json,
                const std::string& from) {
   if (formula_name.empty()) {
-    for (const auto& f : theory::all_formulas()) {
+    for (const auto& f : all_formulas()) {
       std::string params;
       for (const auto& p : f.params)
         params += " --" + p.name + (p.choices.empty() ? " X" : " NAME");
@@ -87,7 +87,7 @@ int cmd_theory(const std::string& formula_name, const std::vector<std::string>& 
     }
     return kExitOk;
   }
-  const theory::Formula f = theory::find_formula(formula_name);
+  const Formula f = find_formula(formula_name);
   // A bare first argument is the first parameter's value: `theory format e4m3`.
   std::vector<std::string> args = extras;
   if (!args.empty() && args[0].rfind("--", 0) != 0 && !f.params.empty())
@@ -103,7 +103,7 @@ int cmd_theory(const std::string& formula_name, const std::vector<std::string>& 
     }
     std::printf("from %s: %s\n", from.c_str(), link.source.c_str());
   }
-  const auto outputs = theory::evaluate_formula(f, raw);
+  const auto outputs = evaluate_formula(f, raw);
   if (json) {
     nlohmann::json j = {{"formula", f.name}, {"law", f.law}, {"source", f.source}};
     j["inputs"] = nlohmann::json::object();
@@ -388,8 +388,8 @@ int cli_main(int argc, char** argv) {
     if (!passthrough.empty() && !*run) return usage_error("arguments after -- are for 'run' only");
     if (*th) return cmd_theory(formula, th->remaining(), json, theory_from);
     if (*col) {
-      coll.min_bytes = theory::parse_quantity(coll_min);
-      coll.max_bytes = theory::parse_quantity(coll_max);
+      coll.min_bytes = parse_quantity(coll_min);
+      coll.max_bytes = parse_quantity(coll_max);
       coll.command_line = join_args(argc, argv);
       ensure_writable(coll.out);
       return collectives::run(coll, argc, argv);
@@ -450,4 +450,4 @@ int cli_main(int argc, char** argv) {
   }
 }
 
-}  // namespace bb
+}  // namespace bb::app

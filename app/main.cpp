@@ -1,3 +1,3 @@
-#include "harness/cli.h"
+#include "app/cli.h"
 
-int main(int argc, char** argv) { return bb::cli_main(argc, argv); }
+int main(int argc, char** argv) { return bb::app::cli_main(argc, argv); }

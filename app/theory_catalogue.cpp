@@ -1,4 +1,4 @@
-#include "theory/formulas.h"
+#include "app/theory_catalogue.h"
 
 #include <charconv>
 #include <cmath>
@@ -12,7 +12,10 @@
 #include "theory/stream.h"
 #include "theory/summation.h"
 
-namespace bb::theory {
+namespace bb::app {
+
+using namespace theory;  // the formulas this catalogue names
+
 namespace {
 
 std::vector<std::string> stream_kernel_names() {
@@ -417,4 +420,4 @@ std::vector<FormulaOutput> evaluate_formula(const Formula& f,
   return f.evaluate(args);
 }
 
-}  // namespace bb::theory
+}  // namespace bb::app

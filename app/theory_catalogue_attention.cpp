@@ -2,11 +2,14 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "app/theory_catalogue.h"
+#include "app/theory_catalogue_params.h"
 #include "theory/attention.h"
-#include "theory/formula_params.h"
-#include "theory/formulas.h"
 
-namespace bb::theory {
+namespace bb::app {
+
+using namespace theory;  // the formulas this catalogue names
+
 namespace {
 
 using param::count;
@@ -91,4 +94,4 @@ std::vector<Formula> attention_formulas() {
   };
 }
 
-}  // namespace bb::theory
+}  // namespace bb::app

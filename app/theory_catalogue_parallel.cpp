@@ -1,12 +1,15 @@
 // The collectives' and parallelism calculator's formulas for `boundbench theory`.
 #include <stdexcept>
 
+#include "app/theory_catalogue.h"
+#include "app/theory_catalogue_params.h"
 #include "theory/collectives.h"
-#include "theory/formula_params.h"
-#include "theory/formulas.h"
 #include "theory/parallelism.h"
 
-namespace bb::theory {
+namespace bb::app {
+
+using namespace theory;  // the formulas this catalogue names
+
 namespace {
 
 using param::count;
@@ -194,4 +197,4 @@ std::vector<Formula> parallelism_formulas() {
   };
 }
 
-}  // namespace bb::theory
+}  // namespace bb::app

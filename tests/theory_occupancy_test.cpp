@@ -5,11 +5,13 @@
 #include <stdexcept>
 #include <string>
 
-#include "theory/formulas.h"
+#include "app/theory_catalogue.h"
 #include "theory/occupancy.h"
 
 namespace bb::theory {
 namespace {
+
+using namespace app;  // the catalogue: parse_quantity, find_formula
 
 KernelResources kernel(int threads, int regs, std::size_t smem = 0) {
   KernelResources k;
