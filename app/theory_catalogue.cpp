@@ -65,6 +65,31 @@ std::vector<std::string> occupancy_arch_names() {
   return names;
 }
 
+// Refuses a kernel that could never launch on `sm`, naming the parameter at fault.
+void check_launchable(const SmLimits& sm, const KernelResources& k) {
+  const std::string on = " on " + sm.arch();
+  const std::size_t shared = k.static_shared_bytes + k.dynamic_shared_bytes;
+  switch (exceeded_launch_limit(sm, k)) {
+    case LaunchLimit::none: return;
+    case LaunchLimit::threads:
+      throw std::invalid_argument("--threads " + std::to_string(k.threads_per_block) +
+                                  " is outside 1 ... " + std::to_string(sm.max_threads_per_block) +
+                                  " threads per block" + on);
+    case LaunchLimit::registers:
+      throw std::invalid_argument(
+          "--regs " + std::to_string(k.registers_per_thread) + " is outside 0 ... " +
+          std::to_string(sm.max_registers_per_thread) + " registers per thread" + on);
+    case LaunchLimit::shared_memory:
+      throw std::invalid_argument("--smem " + std::to_string(shared) + " bytes exceeds the " +
+                                  std::to_string(sm.shared_per_block_optin_bytes / 1024) +
+                                  " KiB opt-in limit of shared memory per block" + on);
+    case LaunchLimit::barriers:
+      throw std::invalid_argument("--barriers " + std::to_string(k.barriers) +
+                                  " is outside 0 ... " + std::to_string(kMaxBarriersPerBlock) +
+                                  " named barriers per block");
+  }
+}
+
 FormulaOutput limit_output(const std::string& name, int blocks) {
   if (blocks == INT_MAX) return {name, 0, "unlimited"};
   return {name, static_cast<double>(blocks), ""};

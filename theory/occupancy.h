@@ -86,9 +86,14 @@ struct Occupancy {
 Occupancy occupancy(const SmLimits& sm, const KernelResources& k,
                     int carveout_percent = kCarveoutDefault);
 
-// Throws std::invalid_argument naming the limit when a kernel could never launch on `sm`: threads
-// outside 1 … max per block, registers above 255, shared memory above the opt-in limit per block.
-void check_launchable(const SmLimits& sm, const KernelResources& k);
+// Named barriers per block: bar.sync takes ids 0 … 15 (PTX ISA, "bar, barrier").
+inline constexpr int kMaxBarriersPerBlock = 16;
+
+// The first limit that keeps a kernel from ever launching on `sm`, or none: threads outside 1 … max
+// per block, registers above 255, shared memory above the opt-in limit per block, barriers
+// above 16.
+enum class LaunchLimit { none, threads, registers, shared_memory, barriers };
+LaunchLimit exceeded_launch_limit(const SmLimits& sm, const KernelResources& k);
 
 // Little's law: data in flight needed to sustain a bandwidth = bandwidth × latency.
 inline double bytes_in_flight(double bandwidth_bytes_per_s, double latency_s) {
