@@ -177,15 +177,11 @@ std::vector<Formula> all_formulas() {
          const auto blocks = static_cast<long long>(a.number("blocks"));
          const auto sms = static_cast<long long>(a.number("sms"));
          const auto per_sm = static_cast<long long>(a.number("blocks_per_sm"));
-         const long long per_wave = sms * per_sm;
-         const long long w = waves(blocks, sms, per_sm);
          return std::vector<FormulaOutput>{
-             {"waves", static_cast<double>(w), ""},
-             {"blocks_per_wave", static_cast<double>(per_wave), ""},
-             {"last_wave_fill_fraction",
-              static_cast<double>(blocks - (w - 1) * per_wave) / static_cast<double>(per_wave), ""},
-             {"efficiency_fraction",
-              static_cast<double>(blocks) / static_cast<double>(w * per_wave), ""}};
+             {"waves", static_cast<double>(waves(blocks, sms, per_sm)), ""},
+             {"blocks_per_wave", static_cast<double>(sms * per_sm), ""},
+             {"last_wave_fill_fraction", last_wave_fill_fraction(blocks, sms, per_sm), ""},
+             {"efficiency_fraction", wave_efficiency_fraction(blocks, sms, per_sm), ""}};
        }},
       {"format",
        "u = 2^-p, p = mantissa bits + 1; max = (2 - 2^-m) 2^emax; min normal 2^(1-bias); min "

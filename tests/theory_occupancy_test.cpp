@@ -88,6 +88,11 @@ TEST(Waves, TailOfTheLastWave) {
   EXPECT_EQ(waves(528, 132, 4), 1);
   EXPECT_EQ(waves(529, 132, 4), 2);
   EXPECT_EQ(waves(1000, 132, 4), 2);
+  // 529 blocks, 528 per wave: the second wave holds 1 block; 529 of 1056 slots work.
+  EXPECT_DOUBLE_EQ(last_wave_fill_fraction(529, 132, 4), 1.0 / 528);
+  EXPECT_DOUBLE_EQ(wave_efficiency_fraction(529, 132, 4), 529.0 / 1056);
+  EXPECT_DOUBLE_EQ(last_wave_fill_fraction(528, 132, 4), 1.0);
+  EXPECT_DOUBLE_EQ(wave_efficiency_fraction(528, 132, 4), 1.0);
 }
 
 TEST(BankConflicts, GcdOfStrideAndBanks) {

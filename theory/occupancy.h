@@ -106,6 +106,19 @@ inline long long waves(long long blocks, long long sms, long long blocks_per_sm)
   return (blocks + per_wave - 1) / per_wave;
 }
 
+// The tail effect (CUDA C++ Best Practices Guide, Occupancy), with W = SMs × blocks per SM: the
+// last wave holds (B − (waves − 1)·W) / W of a full wave, and the waves do B / (waves·W) of the
+// work they could.
+inline double last_wave_fill_fraction(long long blocks, long long sms, long long blocks_per_sm) {
+  const long long per_wave = sms * blocks_per_sm;
+  return static_cast<double>(blocks - (waves(blocks, sms, blocks_per_sm) - 1) * per_wave) /
+         static_cast<double>(per_wave);
+}
+inline double wave_efficiency_fraction(long long blocks, long long sms, long long blocks_per_sm) {
+  return static_cast<double>(blocks) /
+         static_cast<double>(waves(blocks, sms, blocks_per_sm) * sms * blocks_per_sm);
+}
+
 // Shared-memory bank conflicts (32 banks of 4 bytes): a warp reading 4-byte words with a stride of
 // s words hits gcd(s, 32) words per bank: a gcd-way conflict, serialized into that many passes.
 int bank_conflict_ways(long long stride_words);
