@@ -1,3 +1,5 @@
+// The catalogue's entries for roofline, STREAM, peaks, occupancy, formats, summation and integer
+// quantization; the quantity parser; finding a formula and validating its arguments.
 #include "app/theory_catalogue.h"
 
 #include <charconv>

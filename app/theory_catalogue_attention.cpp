@@ -1,4 +1,5 @@
-// The attention suite's formulas for `boundbench theory attention` and `theory kv-cache`.
+// The catalogue's entries for the attention suite's formulas (theory/attention.h):
+// `boundbench theory attention` and `theory kv-cache`.
 #include <algorithm>
 #include <stdexcept>
 

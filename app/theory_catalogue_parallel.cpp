@@ -1,4 +1,5 @@
-// The collectives' and parallelism calculator's formulas for `boundbench theory`.
+// The catalogue's entries for the collectives' and the parallelism calculator's formulas
+// (theory/collectives.h, theory/parallelism.h).
 #include <stdexcept>
 
 #include "app/theory_catalogue.h"

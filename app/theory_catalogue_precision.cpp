@@ -1,4 +1,4 @@
-// Precision formulas: `boundbench theory quant-float` (theory/block_quant.h) and
+// The catalogue's precision entries: `boundbench theory quant-float` (theory/block_quant.h) and
 // `boundbench theory gemm-error` (theory/gemm_error.h).
 #include <algorithm>
 #include <cmath>
