@@ -44,6 +44,7 @@ if(CLANG_FORMAT)
     ${PROJECT_SOURCE_DIR}/kernels/*.cpp ${PROJECT_SOURCE_DIR}/kernels/*.h ${PROJECT_SOURCE_DIR}/kernels/*.cu
     ${PROJECT_SOURCE_DIR}/harness/*.cpp ${PROJECT_SOURCE_DIR}/harness/*.h ${PROJECT_SOURCE_DIR}/harness/*.cu
     ${PROJECT_SOURCE_DIR}/suites/*.cpp ${PROJECT_SOURCE_DIR}/suites/*.h
+    ${PROJECT_SOURCE_DIR}/app/*.cpp ${PROJECT_SOURCE_DIR}/app/*.h
     ${PROJECT_SOURCE_DIR}/tests/*.cpp)
   add_test(NAME format.clang_format
            COMMAND ${CLANG_FORMAT} --dry-run -Werror --style=file ${_formatted}

@@ -1,6 +1,7 @@
-// Tests for theory/roofline.h, theory/stream.h and the formula registry (theory/formulas.h):
-// hand-worked roofline numbers, BabelStream byte accounting, and argument validation messages.
-#include "theory/formulas.h"
+// Tests for theory/roofline.h, theory/stream.h and the catalogue of `boundbench theory`
+// (app/theory_catalogue.h): hand-worked roofline numbers, BabelStream byte accounting, and argument
+// validation messages.
+#include "app/theory_catalogue.h"
 #include "theory/roofline.h"
 #include "theory/stream.h"
 
@@ -14,6 +15,7 @@
 namespace bb::theory {
 namespace {
 
+using namespace app;  // the catalogue
 using Args = std::map<std::string, std::string>;
 
 TEST(RooflineTime, MemoryBound) {

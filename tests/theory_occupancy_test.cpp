@@ -2,14 +2,17 @@
 // quantity parser of `boundbench theory`.
 #include <gtest/gtest.h>
 
+#include <map>
 #include <stdexcept>
 #include <string>
 
-#include "theory/formulas.h"
+#include "app/theory_catalogue.h"
 #include "theory/occupancy.h"
 
 namespace bb::theory {
 namespace {
+
+using namespace app;  // the catalogue: parse_quantity, find_formula
 
 KernelResources kernel(int threads, int regs, std::size_t smem = 0) {
   KernelResources k;
@@ -70,19 +73,14 @@ TEST(Occupancy, CarveoutPreferenceRoundsUpToAConfiguration) {
 
 TEST(Occupancy, UnlaunchableKernelsAreRejectedWithTheLimit) {
   const SmLimits& h = sm_limits_for("sm_90");
-  auto message = [&](const KernelResources& k) {
-    try {
-      check_launchable(h, k);
-    } catch (const std::invalid_argument& e) {
-      return std::string(e.what());
-    }
-    return std::string();
-  };
-  EXPECT_NE(message(kernel(2048, 32)).find("1024 threads per block"), std::string::npos);
-  EXPECT_NE(message(kernel(0, 32)).find("--threads"), std::string::npos);
-  EXPECT_NE(message(kernel(256, 256)).find("255 registers"), std::string::npos);
-  EXPECT_NE(message(kernel(256, 32, 228 * 1024)).find("227 KiB opt-in"), std::string::npos);
-  EXPECT_EQ(message(kernel(256, 32, 227 * 1024)), "");
+  EXPECT_EQ(exceeded_launch_limit(h, kernel(2048, 32)), LaunchLimit::threads);
+  EXPECT_EQ(exceeded_launch_limit(h, kernel(0, 32)), LaunchLimit::threads);
+  EXPECT_EQ(exceeded_launch_limit(h, kernel(256, 256)), LaunchLimit::registers);
+  EXPECT_EQ(exceeded_launch_limit(h, kernel(256, 32, 228 * 1024)), LaunchLimit::shared_memory);
+  EXPECT_EQ(exceeded_launch_limit(h, kernel(256, 32, 227 * 1024)), LaunchLimit::none);
+  KernelResources many_barriers = kernel(256, 32);
+  many_barriers.barriers = 17;
+  EXPECT_EQ(exceeded_launch_limit(h, many_barriers), LaunchLimit::barriers);
   EXPECT_THROW(sm_limits_for("sm_99"), std::invalid_argument);
 }
 
@@ -90,6 +88,11 @@ TEST(Waves, TailOfTheLastWave) {
   EXPECT_EQ(waves(528, 132, 4), 1);
   EXPECT_EQ(waves(529, 132, 4), 2);
   EXPECT_EQ(waves(1000, 132, 4), 2);
+  // 529 blocks, 528 per wave: the second wave holds 1 block; 529 of 1056 slots work.
+  EXPECT_DOUBLE_EQ(last_wave_fill_fraction(529, 132, 4), 1.0 / 528);
+  EXPECT_DOUBLE_EQ(wave_efficiency_fraction(529, 132, 4), 529.0 / 1056);
+  EXPECT_DOUBLE_EQ(last_wave_fill_fraction(528, 132, 4), 1.0);
+  EXPECT_DOUBLE_EQ(wave_efficiency_fraction(528, 132, 4), 1.0);
 }
 
 TEST(BankConflicts, GcdOfStrideAndBanks) {
@@ -133,6 +136,29 @@ TEST(OccupancyFormula, ThroughTheRegistry) {
   EXPECT_EQ(get("binding_limit").text, "registers+shared_memory");
   EXPECT_THROW(evaluate_formula(f, {{"arch", "sm_90"}, {"threads", "32.5"}, {"regs", "8"}}),
                std::invalid_argument);
+}
+
+TEST(OccupancyFormula, UnlaunchableKernelsNameTheParameterAndLimit) {
+  const Formula f = find_formula("occupancy");
+  auto message = [&](std::map<std::string, std::string> args) {
+    args["arch"] = "sm_90";
+    try {
+      evaluate_formula(f, args);
+    } catch (const std::invalid_argument& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  EXPECT_EQ(message({{"threads", "2048"}, {"regs", "32"}}),
+            "--threads 2048 is outside 1 ... 1024 threads per block on sm_90");
+  EXPECT_EQ(message({{"threads", "256"}, {"regs", "256"}}),
+            "--regs 256 is outside 0 ... 255 registers per thread on sm_90");
+  EXPECT_EQ(message({{"threads", "256"}, {"regs", "32"}, {"smem", "228KiB"}}),
+            "--smem 233472 bytes exceeds the 227 KiB opt-in limit of shared memory per block on "
+            "sm_90");
+  EXPECT_EQ(message({{"threads", "256"}, {"regs", "32"}, {"barriers", "17"}}),
+            "--barriers 17 is outside 0 ... 16 named barriers per block");
+  EXPECT_EQ(message({{"threads", "256"}, {"regs", "32"}, {"smem", "227KiB"}}), "");
 }
 
 }  // namespace

@@ -179,24 +179,15 @@ Occupancy occupancy(const SmLimits& sm, const KernelResources& k, int carveout_p
   return o;
 }
 
-void check_launchable(const SmLimits& sm, const KernelResources& k) {
-  const std::string on = " on " + sm.arch();
+LaunchLimit exceeded_launch_limit(const SmLimits& sm, const KernelResources& k) {
   if (k.threads_per_block < 1 || k.threads_per_block > sm.max_threads_per_block)
-    throw std::invalid_argument("--threads " + std::to_string(k.threads_per_block) +
-                                " is outside 1 ... " + std::to_string(sm.max_threads_per_block) +
-                                " threads per block" + on);
+    return LaunchLimit::threads;
   if (k.registers_per_thread < 0 || k.registers_per_thread > sm.max_registers_per_thread)
-    throw std::invalid_argument("--regs " + std::to_string(k.registers_per_thread) +
-                                " is outside 0 ... " + std::to_string(sm.max_registers_per_thread) +
-                                " registers per thread" + on);
-  const std::size_t shared = k.static_shared_bytes + k.dynamic_shared_bytes;
-  if (shared > sm.shared_per_block_optin_bytes)
-    throw std::invalid_argument("--smem " + std::to_string(shared) + " bytes exceeds the " +
-                                std::to_string(sm.shared_per_block_optin_bytes / KiB) +
-                                " KiB opt-in limit of shared memory per block" + on);
-  if (k.barriers < 0 || k.barriers > 16)
-    throw std::invalid_argument("--barriers " + std::to_string(k.barriers) +
-                                " is outside 0 ... 16 named barriers per block");
+    return LaunchLimit::registers;
+  if (k.static_shared_bytes + k.dynamic_shared_bytes > sm.shared_per_block_optin_bytes)
+    return LaunchLimit::shared_memory;
+  if (k.barriers < 0 || k.barriers > kMaxBarriersPerBlock) return LaunchLimit::barriers;
+  return LaunchLimit::none;
 }
 
 int bank_conflict_ways(long long stride_words) {

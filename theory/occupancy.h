@@ -86,9 +86,14 @@ struct Occupancy {
 Occupancy occupancy(const SmLimits& sm, const KernelResources& k,
                     int carveout_percent = kCarveoutDefault);
 
-// Throws std::invalid_argument naming the limit when a kernel could never launch on `sm`: threads
-// outside 1 … max per block, registers above 255, shared memory above the opt-in limit per block.
-void check_launchable(const SmLimits& sm, const KernelResources& k);
+// Named barriers per block: bar.sync takes ids 0 … 15 (PTX ISA, "bar, barrier").
+inline constexpr int kMaxBarriersPerBlock = 16;
+
+// The first limit that keeps a kernel from ever launching on `sm`, or none: threads outside 1 … max
+// per block, registers above 255, shared memory above the opt-in limit per block, barriers
+// above 16.
+enum class LaunchLimit { none, threads, registers, shared_memory, barriers };
+LaunchLimit exceeded_launch_limit(const SmLimits& sm, const KernelResources& k);
 
 // Little's law: data in flight needed to sustain a bandwidth = bandwidth × latency.
 inline double bytes_in_flight(double bandwidth_bytes_per_s, double latency_s) {
@@ -99,6 +104,19 @@ inline double bytes_in_flight(double bandwidth_bytes_per_s, double latency_s) {
 inline long long waves(long long blocks, long long sms, long long blocks_per_sm) {
   const long long per_wave = sms * blocks_per_sm;
   return (blocks + per_wave - 1) / per_wave;
+}
+
+// The tail effect (CUDA C++ Best Practices Guide, Occupancy), with W = SMs × blocks per SM: the
+// last wave holds (B − (waves − 1)·W) / W of a full wave, and the waves do B / (waves·W) of the
+// work they could.
+inline double last_wave_fill_fraction(long long blocks, long long sms, long long blocks_per_sm) {
+  const long long per_wave = sms * blocks_per_sm;
+  return static_cast<double>(blocks - (waves(blocks, sms, blocks_per_sm) - 1) * per_wave) /
+         static_cast<double>(per_wave);
+}
+inline double wave_efficiency_fraction(long long blocks, long long sms, long long blocks_per_sm) {
+  return static_cast<double>(blocks) /
+         static_cast<double>(waves(blocks, sms, blocks_per_sm) * sms * blocks_per_sm);
 }
 
 // Shared-memory bank conflicts (32 banks of 4 bytes): a warp reading 4-byte words with a stride of

@@ -14,7 +14,6 @@
 #include <stdexcept>
 #include <thread>
 
-#include "harness/cli.h"
 #include "harness/gpu.h"
 #include "harness/host_info.h"
 #include "harness/results.h"

@@ -1,15 +1,17 @@
-// Precision formulas: `boundbench theory quant-float` (theory/block_quant.h) and
+// The catalogue's precision entries: `boundbench theory quant-float` (theory/block_quant.h) and
 // `boundbench theory gemm-error` (theory/gemm_error.h).
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
 
+#include "app/theory_catalogue.h"
+#include "app/theory_catalogue_params.h"
 #include "theory/block_quant.h"
-#include "theory/formula_params.h"
-#include "theory/formulas.h"
 #include "theory/gemm_error.h"
 
-namespace bb::theory {
+namespace bb::app {
+
+using namespace theory;  // the formulas this catalogue names
 
 std::vector<Formula> precision_formulas() {
   return {
@@ -106,4 +108,4 @@ std::vector<Formula> precision_formulas() {
   };
 }
 
-}  // namespace bb::theory
+}  // namespace bb::app

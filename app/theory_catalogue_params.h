@@ -1,11 +1,11 @@
-// Parameter specifications shared by the formula tables (formulas_*.cpp).
+// Parameter specifications shared by the formula tables (theory_catalogue*.cpp).
 #pragma once
 
 #include <string>
 
-#include "theory/formulas.h"
+#include "app/theory_catalogue.h"
 
-namespace bb::theory::param {
+namespace bb::app::param {
 
 // A whole number > 0 (a count).
 inline ParamSpec count(std::string name, std::string help, std::string def = "") {
@@ -20,4 +20,4 @@ inline ParamSpec positive(std::string name, std::string help, std::string def = 
   return {std::move(name), std::move(help), {}, true, false, std::move(def)};
 }
 
-}  // namespace bb::theory::param
+}  // namespace bb::app::param

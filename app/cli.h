@@ -2,8 +2,8 @@
 // 0 success, 1 a check failed (unless --no-fail), 2 bad usage or input.
 #pragma once
 
-namespace bb {
+namespace bb::app {
 
 int cli_main(int argc, char** argv);
 
-}  // namespace bb
+}  // namespace bb::app

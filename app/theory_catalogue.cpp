@@ -1,4 +1,6 @@
-#include "theory/formulas.h"
+// The catalogue's entries for roofline, STREAM, peaks, occupancy, formats, summation and integer
+// quantization; the quantity parser; finding a formula and validating its arguments.
+#include "app/theory_catalogue.h"
 
 #include <charconv>
 #include <cmath>
@@ -12,7 +14,10 @@
 #include "theory/stream.h"
 #include "theory/summation.h"
 
-namespace bb::theory {
+namespace bb::app {
+
+using namespace theory;  // the formulas this catalogue names
+
 namespace {
 
 std::vector<std::string> stream_kernel_names() {
@@ -60,6 +65,31 @@ std::vector<std::string> occupancy_arch_names() {
   std::vector<std::string> names;
   for (const auto& s : sm_limits_table()) names.push_back(s.arch());
   return names;
+}
+
+// Refuses a kernel that could never launch on `sm`, naming the parameter at fault.
+void check_launchable(const SmLimits& sm, const KernelResources& k) {
+  const std::string on = " on " + sm.arch();
+  const std::size_t shared = k.static_shared_bytes + k.dynamic_shared_bytes;
+  switch (exceeded_launch_limit(sm, k)) {
+    case LaunchLimit::none: return;
+    case LaunchLimit::threads:
+      throw std::invalid_argument("--threads " + std::to_string(k.threads_per_block) +
+                                  " is outside 1 ... " + std::to_string(sm.max_threads_per_block) +
+                                  " threads per block" + on);
+    case LaunchLimit::registers:
+      throw std::invalid_argument(
+          "--regs " + std::to_string(k.registers_per_thread) + " is outside 0 ... " +
+          std::to_string(sm.max_registers_per_thread) + " registers per thread" + on);
+    case LaunchLimit::shared_memory:
+      throw std::invalid_argument("--smem " + std::to_string(shared) + " bytes exceeds the " +
+                                  std::to_string(sm.shared_per_block_optin_bytes / 1024) +
+                                  " KiB opt-in limit of shared memory per block" + on);
+    case LaunchLimit::barriers:
+      throw std::invalid_argument("--barriers " + std::to_string(k.barriers) +
+                                  " is outside 0 ... " + std::to_string(kMaxBarriersPerBlock) +
+                                  " named barriers per block");
+  }
 }
 
 FormulaOutput limit_output(const std::string& name, int blocks) {
@@ -149,15 +179,11 @@ std::vector<Formula> all_formulas() {
          const auto blocks = static_cast<long long>(a.number("blocks"));
          const auto sms = static_cast<long long>(a.number("sms"));
          const auto per_sm = static_cast<long long>(a.number("blocks_per_sm"));
-         const long long per_wave = sms * per_sm;
-         const long long w = waves(blocks, sms, per_sm);
          return std::vector<FormulaOutput>{
-             {"waves", static_cast<double>(w), ""},
-             {"blocks_per_wave", static_cast<double>(per_wave), ""},
-             {"last_wave_fill_fraction",
-              static_cast<double>(blocks - (w - 1) * per_wave) / static_cast<double>(per_wave), ""},
-             {"efficiency_fraction",
-              static_cast<double>(blocks) / static_cast<double>(w * per_wave), ""}};
+             {"waves", static_cast<double>(waves(blocks, sms, per_sm)), ""},
+             {"blocks_per_wave", static_cast<double>(sms * per_sm), ""},
+             {"last_wave_fill_fraction", last_wave_fill_fraction(blocks, sms, per_sm), ""},
+             {"efficiency_fraction", wave_efficiency_fraction(blocks, sms, per_sm), ""}};
        }},
       {"format",
        "u = 2^-p, p = mantissa bits + 1; max = (2 - 2^-m) 2^emax; min normal 2^(1-bias); min "
@@ -417,4 +443,4 @@ std::vector<FormulaOutput> evaluate_formula(const Formula& f,
   return f.evaluate(args);
 }
 
-}  // namespace bb::theory
+}  // namespace bb::app

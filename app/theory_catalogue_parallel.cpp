@@ -1,12 +1,16 @@
-// The collectives' and parallelism calculator's formulas for `boundbench theory`.
+// The catalogue's entries for the collectives' and the parallelism calculator's formulas
+// (theory/collectives.h, theory/parallelism.h).
 #include <stdexcept>
 
+#include "app/theory_catalogue.h"
+#include "app/theory_catalogue_params.h"
 #include "theory/collectives.h"
-#include "theory/formula_params.h"
-#include "theory/formulas.h"
 #include "theory/parallelism.h"
 
-namespace bb::theory {
+namespace bb::app {
+
+using namespace theory;  // the formulas this catalogue names
+
 namespace {
 
 using param::count;
@@ -194,4 +198,4 @@ std::vector<Formula> parallelism_formulas() {
   };
 }
 
-}  // namespace bb::theory
+}  // namespace bb::app

@@ -1,4 +1,5 @@
-// Every formula of theory/ reachable by name with named parameters, for `boundbench theory`.
+// The catalogue of `boundbench theory`: every formula of theory/ reachable by name with named
+// parameters, their help, and the parsing and validation of their arguments.
 // Parameters and outputs are SI, with the unit in the name (_bytes, _flop, _s, _per_s, _hz).
 #pragma once
 
@@ -8,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-namespace bb::theory {
+namespace bb::app {
 
 struct ParamSpec {
   std::string name;  // snake_case; on the command line as --name or --name-with-dashes
@@ -48,11 +49,12 @@ struct Formula {
 };
 
 std::vector<Formula> all_formulas();
-// The collectives' and parallelism calculator's part of all_formulas() (formulas_parallel.cpp).
+// The collectives' and parallelism calculator's part of all_formulas()
+// (theory_catalogue_parallel.cpp).
 std::vector<Formula> parallelism_formulas();
-// The attention suite's part (formulas_attention.cpp).
+// The attention suite's part (theory_catalogue_attention.cpp).
 std::vector<Formula> attention_formulas();
-// Floating-point quantization (fp8, MX, NVFP4) and GEMM error (formulas_precision.cpp).
+// Floating-point quantization (fp8, MX, NVFP4) and GEMM error (theory_catalogue_precision.cpp).
 std::vector<Formula> precision_formulas();
 
 // Finds a formula by name; throws std::invalid_argument naming the known ones when absent.
@@ -64,4 +66,4 @@ Formula find_formula(std::string_view name);
 std::vector<FormulaOutput> evaluate_formula(const Formula& f,
                                             const std::map<std::string, std::string>& raw_args);
 
-}  // namespace bb::theory
+}  // namespace bb::app

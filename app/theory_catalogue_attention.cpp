@@ -1,12 +1,16 @@
-// The attention suite's formulas for `boundbench theory attention` and `theory kv-cache`.
+// The catalogue's entries for the attention suite's formulas (theory/attention.h):
+// `boundbench theory attention` and `theory kv-cache`.
 #include <algorithm>
 #include <stdexcept>
 
+#include "app/theory_catalogue.h"
+#include "app/theory_catalogue_params.h"
 #include "theory/attention.h"
-#include "theory/formula_params.h"
-#include "theory/formulas.h"
 
-namespace bb::theory {
+namespace bb::app {
+
+using namespace theory;  // the formulas this catalogue names
+
 namespace {
 
 using param::count;
@@ -91,4 +95,4 @@ std::vector<Formula> attention_formulas() {
   };
 }
 
-}  // namespace bb::theory
+}  // namespace bb::app

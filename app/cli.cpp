@@ -1,4 +1,4 @@
-#include "harness/cli.h"
+#include "app/cli.h"
 
 #include <unistd.h>
 
@@ -9,19 +9,19 @@
 #include <cstring>
 #include <filesystem>
 #include <iostream>
+#include <list>
 #include <map>
 
+#include "app/suite_commands.h"
+#include "app/theory_catalogue.h"
 #include "harness/build_info.h"
 #include "harness/measured_info.h"
 #include "harness/regression.h"
 #include "harness/results.h"
 #include "harness/runner.h"
-#include "suites/collectives/collectives.h"
-#include "suites/collectives/collectives_checks.h"
-#include "suites/suites.h"
-#include "theory/formulas.h"
+#include "suites/registry.h"
 
-namespace bb {
+namespace bb::app {
 namespace {
 
 constexpr int kExitOk = 0, kExitCheckFailed = 1, kExitUsage = 2;
@@ -78,7 +78,7 @@ std::string exact_text(double v) {
 int cmd_theory(const std::string& formula_name, const std::vector<std::string>& extras, bool json,
                const std::string& from) {
   if (formula_name.empty()) {
-    for (const auto& f : theory::all_formulas()) {
+    for (const auto& f : all_formulas()) {
       std::string params;
       for (const auto& p : f.params)
         params += " --" + p.name + (p.choices.empty() ? " X" : " NAME");
@@ -87,23 +87,22 @@ int cmd_theory(const std::string& formula_name, const std::vector<std::string>& 
     }
     return kExitOk;
   }
-  const theory::Formula f = theory::find_formula(formula_name);
+  const Formula f = find_formula(formula_name);
   // A bare first argument is the first parameter's value: `theory format e4m3`.
   std::vector<std::string> args = extras;
   if (!args.empty() && args[0].rfind("--", 0) != 0 && !f.params.empty())
     args.insert(args.begin(), "--" + f.params[0].name);
   auto raw = parse_theory_args(args);
   if (!from.empty()) {
-    // The measured link: fills the α–β parameters the user did not give.
-    const auto link = collectives::measured_link(load_results(from), from);
-    for (const auto& p : f.params) {
-      if (p.name == "alpha_s" && !raw.count(p.name)) raw[p.name] = exact_text(link.alpha_s);
-      if (p.name == "link_bytes_per_s" && !raw.count(p.name))
-        raw[p.name] = exact_text(link.link_bytes_per_s);
-    }
-    std::printf("from %s: %s\n", from.c_str(), link.source.c_str());
+    // Values the file measured (the collectives' α–β link) fill the parameters not given.
+    const suites::MeasuredParameters measured = suites::measured_parameters(from);
+    for (const auto& p : f.params)
+      if (const auto it = measured.values.find(p.name);
+          it != measured.values.end() && !raw.count(p.name))
+        raw[p.name] = exact_text(it->second);
+    std::printf("from %s: %s\n", from.c_str(), measured.source.c_str());
   }
-  const auto outputs = theory::evaluate_formula(f, raw);
+  const auto outputs = evaluate_formula(f, raw);
   if (json) {
     nlohmann::json j = {{"formula", f.name}, {"law", f.law}, {"source", f.source}};
     j["inputs"] = nlohmann::json::object();
@@ -316,45 +315,9 @@ int cli_main(int argc, char** argv) {
   auto* rep = app.add_subcommand("report", "HTML page and PNG plots comparing results files");
   rep->add_option("runs", report_runs, "results files")->required();
   rep->add_option("--out", report_out, "output folder")->required();
-  collectives::Options coll;
-  std::string coll_max = "0", coll_min = "8";
-  auto* col = app.add_subcommand(
-      "collectives",
-      "collectives (MPI or NCCL) over message sizes and rank counts; run under mpirun");
-  col->add_option("--transport", coll.transport, "auto (NCCL with a GPU, else MPI), mpi or nccl")
-      ->check(CLI::IsMember({"auto", "mpi", "nccl"}));
-  col->add_option("--op", coll.ops,
-                  "collective (repeatable; default all): all_reduce, all_gather, reduce_scatter, "
-                  "broadcast, reduce, all_to_all, send_recv");
-  col->add_option("--dtype", coll.dtypes, "fp32, bf16, fp16, int32 (repeatable; default fp32)");
-  col->add_option("--redop", coll.redops, "sum, max, min (repeatable; default sum)");
-  col->add_option("--placement", coll.placement, "out-of-place, in-place or both")
-      ->check(CLI::IsMember({"out-of-place", "in-place", "both"}));
-  col->add_option("--min-bytes", coll_min, "smallest message (default 8)");
-  col->add_option(
-      "--max-bytes", coll_max,
-      "largest message (default MPI 64Mi, NCCL 1Gi; --quick 16Mi / 256Mi; bounded by memory)");
-  col->add_option("--step-factor", coll.step_factor, "size multiplier (default 2)");
-  col->add_option("--ranks", coll.ranks, "rank counts (repeatable; default 1, 2, 4, ... and all)");
-  col->add_option("--samples", coll.samples, "samples per size (default 10; --quick 3)")
-      ->check(CLI::Range(1, 100000));
-  col->add_option("--warmup", coll.warmup, "collectives before sampling (default 5)")
-      ->check(CLI::Range(0, 100000));
-  col->add_option("--sample-time", coll.sample_time_s,
-                  "seconds per sample (default 0.01; --quick 0.001)")
-      ->check(CLI::PositiveNumber);
-  col->add_flag("!--no-coverage", coll.coverage, "skip the every-type/operator/placement pass");
-  col->add_option("--timeout", coll.timeout_s, "watchdog: seconds one size may take (default 120)")
-      ->check(CLI::PositiveNumber);
-  col->add_option("--time-reduction", coll.time_reduction, "per-rank times to one: max or mean")
-      ->check(CLI::IsMember({"max", "mean"}));
-  col->add_flag("--quick", coll.quick, "fewer samples and smaller sizes");
-  col->add_flag("--no-fail", coll.no_fail, "exit 0 even when a check fails");
-  col->add_option("--out", coll.out, "results JSON file")
-      ->default_val("boundbench-collectives.json");
-  col->add_option("--summary", coll.summary, "markdown summary (default: OUT with .md)");
-  col->add_option("--simulate-hang", coll.simulate_hang,
-                  "testing the watchdog: this rank stops at the second size it takes part in");
+  // The suites with their own driver (collectives), each a subcommand of its own.
+  std::list<MountedCommand> commands;
+  for (auto& c : suites::suite_commands()) commands.emplace_back(app, std::move(c));
   std::string formula;
   std::string theory_from;
   auto* th = app.add_subcommand("theory", "evaluate a formula: theory NAME --param value ...");
@@ -387,13 +350,8 @@ int cli_main(int argc, char** argv) {
   try {
     if (!passthrough.empty() && !*run) return usage_error("arguments after -- are for 'run' only");
     if (*th) return cmd_theory(formula, th->remaining(), json, theory_from);
-    if (*col) {
-      coll.min_bytes = theory::parse_quantity(coll_min);
-      coll.max_bytes = theory::parse_quantity(coll_max);
-      coll.command_line = join_args(argc, argv);
-      ensure_writable(coll.out);
-      return collectives::run(coll, argc, argv);
-    }
+    for (auto& c : commands)
+      if (c.chosen()) return c.run(join_args(argc, argv), argc, argv);
     if (*info) return cmd_info(json, info_results);
     if (*rep) return cmd_report(report_runs, report_out);
     if (*cmp)
@@ -439,15 +397,14 @@ int cli_main(int argc, char** argv) {
     std::printf("results: %s\nsummary: %s\n", opts.out_path.c_str(), opts.summary_path.c_str());
     return out.failed() && !no_fail ? kExitCheckFailed : kExitOk;
   } catch (const std::invalid_argument& e) {
-    return usage_error(e.what(), *th    ? "theory"
-                                 : *run ? "run"
-                                 : *cmp ? "compare"
-                                 : *col ? "collectives"
-                                        : "");
+    std::string sub = *th ? "theory" : *run ? "run" : *cmp ? "compare" : "";
+    for (const auto& c : commands)
+      if (c.chosen()) sub = c.name();
+    return usage_error(e.what(), sub);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "boundbench: error: %s\n", e.what());
     return kExitCheckFailed;
   }
 }
 
-}  // namespace bb
+}  // namespace bb::app
