@@ -4,7 +4,7 @@
 #include <cstdio>
 #include <vector>
 
-#include "harness/cuda_check.h"
+#include "base/cuda_check.h"
 #include "harness/gpu.h"
 #include "kernels/convert.h"
 #include "suites/precision/precision_suite.h"
