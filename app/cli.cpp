@@ -12,6 +12,8 @@
 #include <list>
 #include <map>
 
+#include <fmt/format.h>
+
 #include "app/suite_commands.h"
 #include "app/theory_catalogue.h"
 #include "harness/build_info.h"
@@ -69,11 +71,7 @@ std::map<std::string, std::string> parse_theory_args(const std::vector<std::stri
 
 // A double as text that parses back to the same value (std::to_string would print 2.6e-7 as
 // 0.000000).
-std::string exact_text(double v) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.17g", v);
-  return text;
-}
+std::string exact_text(double v) { return fmt::format("{:.17g}", v); }
 
 int cmd_theory(const std::string& formula_name, const std::vector<std::string>& extras, bool json,
                const std::string& from) {

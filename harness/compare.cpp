@@ -1,21 +1,17 @@
 #include "harness/compare.h"
 
-#include <cstdio>
+#include <fmt/format.h>
 
 namespace bb {
 
 std::string describe_mismatch(std::size_t i, double out, double ref) {
-  char buf[128];
-  std::snprintf(buf, sizeof buf, "i=%zu: out=%.17g ref=%.17g", i, out, ref);
-  return buf;
+  return fmt::format("i={}: out={:.17g} ref={:.17g}", i, out, ref);
 }
 
 std::string Comparison::describe() const {
-  char buf[256];
-  std::snprintf(buf, sizeof buf, "%zu/%zu mismatches, max abs error %.3g, max rel error %.3g%s",
-                mismatches, checked, max_abs_error, max_rel_error,
-                reference_trivial ? ", reference output is trivial (all equal)" : "");
-  std::string s = buf;
+  std::string s = fmt::format("{}/{} mismatches, max abs error {:.3g}, max rel error {:.3g}{}",
+                              mismatches, checked, max_abs_error, max_rel_error,
+                              reference_trivial ? ", reference output is trivial (all equal)" : "");
   for (const auto& m : first_mismatches) s += "; " + m;
   return s;
 }

@@ -6,8 +6,8 @@
 #include <cstdint>
 #include <string>
 
-#include "harness/cuda_check.h"
-#include "harness/device_timers.cuh"
+#include "base/cuda_check.h"
+#include "base/device_timers.cuh"
 #include "harness/gpu.h"
 
 namespace bb {

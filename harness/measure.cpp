@@ -2,7 +2,8 @@
 
 #include <chrono>
 #include <cmath>
-#include <cstdio>
+
+#include <fmt/format.h>
 
 #include "theory/roofline.h"
 
@@ -29,12 +30,6 @@ Measurement sample_until_stable(const StoppingRule& rule, SampleFn&& sample_s) {
   m.summary = sampler.summary();
   m.harness_overhead_s = (wall_s - m.summary.total_s) / static_cast<double>(m.summary.samples);
   return m;
-}
-
-std::string format_g(const char* fmt, double a, double b = 0, double c = 0) {
-  char buf[256];
-  std::snprintf(buf, sizeof buf, fmt, a, b, c);
-  return buf;
 }
 
 }  // namespace
@@ -98,7 +93,8 @@ Check validation_check(const std::string& suite, const std::string& name, const 
   k.measured = static_cast<double>(c.mismatches);
   k.tolerance = c.tolerance.rtol;
   k.verdict = c.ok() ? Verdict::pass : Verdict::fail;
-  k.reason = format_g("atol %.3g, rtol %.3g: ", c.tolerance.atol, c.tolerance.rtol) + c.describe();
+  k.reason =
+      fmt::format("atol {:.3g}, rtol {:.3g}: ", c.tolerance.atol, c.tolerance.rtol) + c.describe();
   return k;
 }
 
@@ -131,8 +127,8 @@ Check roofline_check(const std::string& suite, const std::string& name, const Wo
   const bool partial = (need_bw && !have_bw) || (need_peak && !have_peak);
   k.verdict = !ok ? Verdict::fail : partial ? Verdict::skip : Verdict::pass;
   k.reason =
-      format_g("bound %.4g s, fastest sample %.4g s (%.1f%% of bound speed)", t.bound_s, s.min_s,
-               100 * t.bound_s / s.min_s) +
+      fmt::format("bound {:.4g} s, fastest sample {:.4g} s ({:.1f}% of bound speed)", t.bound_s,
+                  s.min_s, 100 * t.bound_s / s.min_s) +
       (t.memory_bound ? "; memory-bound, BW from " + bounds.bandwidth_source : "; compute-bound") +
       (need_bw && !have_bw
            ? work.memory_level != "dram"
@@ -154,8 +150,8 @@ Check clock_check(const std::string& suite, const std::string& name, const Measu
   k.measured = m.clock_end_hz;
   k.tolerance = 0.1;
   k.verdict = m.clock_end_hz >= 0.9 * m.clock_start_hz ? Verdict::pass : Verdict::fail;
-  k.reason = format_g("SM clock %.0f MHz before, %.0f MHz after", m.clock_start_hz / 1e6,
-                      m.clock_end_hz / 1e6);
+  k.reason = fmt::format("SM clock {:.0f} MHz before, {:.0f} MHz after", m.clock_start_hz / 1e6,
+                         m.clock_end_hz / 1e6);
   return k;
 }
 

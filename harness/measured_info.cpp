@@ -1,7 +1,8 @@
 #include "harness/measured_info.h"
 
 #include <cmath>
-#include <cstdio>
+
+#include <fmt/format.h>
 
 #include "theory/hierarchy.h"
 
@@ -9,12 +10,6 @@ namespace bb {
 namespace {
 
 using nlohmann::json;
-
-std::string fmt(const char* f, double a, double b = 0, double c = 0) {
-  char buf[256];
-  std::snprintf(buf, sizeof buf, f, a, b, c);
-  return buf;
-}
 
 // j[key] when it is there, else an empty object (no temporaries: what is returned outlives the
 // call).
@@ -32,16 +27,17 @@ std::string levels_text(const json& sweep, bool latency) {
   for (const auto& p : child(sweep, "plateaus"))
     s += "      " + theory::format_bytes(num(p, "from_bytes")) + " – " +
          theory::format_bytes(num(p, "to_bytes")) + ": " +
-         (latency ? fmt("%.3g ns", num(p, "latency_ns"))
-                  : fmt("%.4g GB/s", num(p, "bytes_per_s") / 1e9)) +
+         (latency ? fmt::format("{:.3g} ns", num(p, "latency_ns"))
+                  : fmt::format("{:.4g} GB/s", num(p, "bytes_per_s") / 1e9)) +
          "\n";
   for (const auto& l : child(sweep, "levels")) {
     const double detected = num(l, "detected_bytes");
     s += "      " + l.value("name", "?") + ": reported " +
          theory::format_bytes(num(l, "reported_bytes")) + ", detected " +
-         (std::isnan(detected) ? std::string("no clear step")
-                               : theory::format_bytes(detected) +
-                                     fmt(" (x%.2f)", detected / num(l, "reported_bytes"))) +
+         (std::isnan(detected)
+              ? std::string("no clear step")
+              : theory::format_bytes(detected) +
+                    fmt::format(" (x{:.2f})", detected / num(l, "reported_bytes"))) +
          "\n";
   }
   return s;
@@ -59,17 +55,18 @@ std::string measured_hierarchy_text(const json& results) {
     s += "  " + backend + ":\n";
     if (f.contains("stream_best")) {
       const json& b = f["stream_best"];
-      s += fmt("    best STREAM %.4g GB/s", num(b, "bytes_per_s") / 1e9) + " (" +
+      s += fmt::format("    best STREAM {:.4g} GB/s", num(b, "bytes_per_s") / 1e9) + " (" +
            b.value("case", std::string("?")) + ")" +
-           (b.contains("pct_of_peak") ? fmt(", %.1f%% of the DRAM peak", num(b, "pct_of_peak"))
-                                      : std::string()) +
+           (b.contains("pct_of_peak")
+                ? fmt::format(", {:.1f}% of the DRAM peak", num(b, "pct_of_peak"))
+                : std::string()) +
            "\n";
     }
     if (f.contains("dram_latency_ns"))
-      s += fmt("    DRAM latency %.4g ns", num(f, "dram_latency_ns")) +
+      s += fmt::format("    DRAM latency {:.4g} ns", num(f, "dram_latency_ns")) +
            (f.contains("bytes_in_flight")
-                ? fmt("; Little's law: %.4g KiB in flight for the best bandwidth",
-                      num(f, "bytes_in_flight") / 1024)
+                ? fmt::format("; Little's law: {:.4g} KiB in flight for the best bandwidth",
+                              num(f, "bytes_in_flight") / 1024)
                 : std::string()) +
            "\n";
     if (f.contains("latency")) s += "    latency plateaus:\n" + levels_text(f["latency"], true);
@@ -77,11 +74,11 @@ std::string measured_hierarchy_text(const json& results) {
       s += "    read-bandwidth plateaus:\n" + levels_text(f["read_bandwidth"], false);
     for (const auto& [dtype, c] : child(f, "ceilings").items())
       s += "    " + dtype +
-           fmt(" ceilings: %.4g GFLOP/s, %.4g GB/s, ridge %.3g flop/byte",
-               num(c, "flop_per_s") / 1e9, num(c, "bytes_per_s") / 1e9,
-               num(c, "ridge_flop_per_byte")) +
+           fmt::format(" ceilings: {:.4g} GFLOP/s, {:.4g} GB/s, ridge {:.3g} flop/byte",
+                       num(c, "flop_per_s") / 1e9, num(c, "bytes_per_s") / 1e9,
+                       num(c, "ridge_flop_per_byte")) +
            (c.contains("table_ridge_flop_per_byte")
-                ? fmt(" (datasheet %.3g)", num(c, "table_ridge_flop_per_byte"))
+                ? fmt::format(" (datasheet {:.3g})", num(c, "table_ridge_flop_per_byte"))
                 : std::string()) +
            "\n";
   }

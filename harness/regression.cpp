@@ -2,12 +2,13 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <fstream>
 #include <limits>
 #include <map>
 #include <set>
 #include <stdexcept>
+
+#include <fmt/format.h>
 
 #include "harness/results.h"
 
@@ -72,20 +73,14 @@ std::map<std::string, std::string> check_verdicts(const json& doc) {
   return v;
 }
 
-std::string fmt(const char* f, double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, f, v);
-  return buf;
-}
-
 std::string value_text(double v, const CompareOptions& o) {
-  if (o.cross_device) return fmt("%.1f%%", v);
-  if (v >= 1) return fmt("%.4g s", v);
-  if (v >= 1e-3) return fmt("%.4g ms", v * 1e3);
-  return fmt("%.4g us", v * 1e6);
+  if (o.cross_device) return fmt::format("{:.1f}%", v);
+  if (v >= 1) return fmt::format("{:.4g} s", v);
+  if (v >= 1e-3) return fmt::format("{:.4g} ms", v * 1e3);
+  return fmt::format("{:.4g} us", v * 1e6);
 }
 
-std::string p_text(double p) { return std::isnan(p) ? "-" : fmt("%.3g", p); }
+std::string p_text(double p) { return std::isnan(p) ? "-" : fmt::format("{:.3g}", p); }
 
 }  // namespace
 
@@ -228,17 +223,12 @@ std::string comparison_table(const RunComparison& c, const CompareOptions& o) {
     s += "devices differ: " + c.base_device + " vs " + c.next_device + " (comparing % of bound)\n";
   for (const auto& k : c.check_changes)
     s += "check " + k.name + ": " + k.base + " -> " + k.next + "\n";
-  char line[256];
-  std::snprintf(line, sizeof line, "%-44s %12s %12s %9s %15s %8s  %s\n", "case", "base", "new",
-                "change", "noise base/new", "p", "verdict");
-  s += line;
-  for (const auto& d : c.cases) {
-    std::snprintf(line, sizeof line, "%-44s %12s %12s %+8.1f%% %6.2f%%/%6.2f%% %8s  %s\n",
-                  d.name.c_str(), value_text(d.base, o).c_str(), value_text(d.next, o).c_str(),
-                  100 * d.change, 100 * d.base_noise, 100 * d.next_noise, p_text(d.p_value).c_str(),
-                  d.verdict.c_str());
-    s += line;
-  }
+  s += fmt::format("{:<44} {:>12} {:>12} {:>9} {:>15} {:>8}  {}\n", "case", "base", "new", "change",
+                   "noise base/new", "p", "verdict");
+  for (const auto& d : c.cases)
+    s += fmt::format("{:<44} {:>12} {:>12} {:>+8.1f}% {:>6.2f}%/{:>6.2f}% {:>8}  {}\n", d.name,
+                     value_text(d.base, o), value_text(d.next, o), 100 * d.change,
+                     100 * d.base_noise, 100 * d.next_noise, p_text(d.p_value), d.verdict);
   for (const auto& n : c.only_in_base) s += "only in base: " + n + "\n";
   for (const auto& n : c.only_in_next) s += "only in new: " + n + "\n";
   s += c.regressed() ? "REGRESSED\n" : "no regression\n";
@@ -248,7 +238,7 @@ std::string comparison_table(const RunComparison& c, const CompareOptions& o) {
 std::string comparison_markdown(const RunComparison& c, const CompareOptions& o) {
   std::string s = "## boundbench compare\n\n";
   s += "base: " + c.base_device + "; new: " + c.next_device + "; threshold " +
-       fmt("%.1f%%", 100 * o.threshold) + "\n\n";
+       fmt::format("{:.1f}%", 100 * o.threshold) + "\n\n";
   s += c.regressed() ? "**Regressed.**\n\n" : "No regression.\n\n";
   if (!c.check_changes.empty()) {
     s += "| check | base | new |\n|---|---|---|\n";
@@ -260,8 +250,10 @@ std::string comparison_markdown(const RunComparison& c, const CompareOptions& o)
   s += "|---|---:|---:|---:|---:|---:|---|\n";
   for (const auto& d : c.cases)
     s += "| " + d.name + " | " + value_text(d.base, o) + " | " + value_text(d.next, o) + " | " +
-         fmt("%+.1f%%", 100 * d.change) + " | " + fmt("%.2f%%", 100 * d.base_noise) + " / " +
-         fmt("%.2f%%", 100 * d.next_noise) + " | " + p_text(d.p_value) + " | " + d.verdict + " |\n";
+         fmt::format("{:+.1f}%", 100 * d.change) + " | " +
+         fmt::format("{:.2f}%", 100 * d.base_noise) + " / " +
+         fmt::format("{:.2f}%", 100 * d.next_noise) + " | " + p_text(d.p_value) + " | " +
+         d.verdict + " |\n";
   for (const auto& n : c.only_in_base) s += "\nonly in base: " + n;
   for (const auto& n : c.only_in_next) s += "\nonly in new: " + n;
   return s + "\n";

@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <ctime>
 
+#include <fmt/format.h>
+
 #include "harness/build_info.h"
 #include "harness/results.h"
 #include "harness/runner.h"
@@ -12,22 +14,16 @@
 namespace bb {
 namespace {
 
-std::string fmt(const char* f, double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, f, v);
-  return buf;
-}
-
-std::string pct_or_dash(double pct) { return pct < 0 ? "-" : fmt("%.1f%%", pct); }
+std::string pct_or_dash(double pct) { return pct < 0 ? "-" : fmt::format("{:.1f}%", pct); }
 // A case that moves no bytes (a latency chase) has no bandwidth to show.
 std::string gbps_or_dash(double bytes_per_s) {
-  return bytes_per_s > 0 ? fmt("%.2f", bytes_per_s / 1e9) : "-";
+  return bytes_per_s > 0 ? fmt::format("{:.2f}", bytes_per_s / 1e9) : "-";
 }
 
 std::string human_time(double s) {
-  if (s >= 1) return fmt("%.3f s", s);
-  if (s >= 1e-3) return fmt("%.3f ms", s * 1e3);
-  return fmt("%.3f us", s * 1e6);
+  if (s >= 1) return fmt::format("{:.3f} s", s);
+  if (s >= 1e-3) return fmt::format("{:.3f} ms", s * 1e3);
+  return fmt::format("{:.3f} us", s * 1e6);
 }
 
 std::string iso_date_utc() {
@@ -122,8 +118,8 @@ std::string markdown_summary(const std::vector<SummaryRow>& rows, const std::vec
     }
     md += "| " + r.name + " | " + human_time(r.median_s) + " | " + gbps_or_dash(r.bytes_per_s) +
           " | " + pct_or_dash(r.pct_of_peak_bandwidth) + " | " + pct_or_dash(r.pct_of_bound) +
-          " | " + fmt("%.2f%%", 100 * r.rel_noise) + " | " + std::to_string(r.samples) + " | " +
-          r.verdicts + " |\n";
+          " | " + fmt::format("{:.2f}%", 100 * r.rel_noise) + " | " + std::to_string(r.samples) +
+          " | " + r.verdicts + " |\n";
   }
   md += "\n| verdict | check | law | reason |\n|---|---|---|---|\n";
   for (Verdict v : {Verdict::fail, Verdict::skip, Verdict::pass})

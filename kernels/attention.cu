@@ -8,7 +8,7 @@
 #include <string>
 #include <type_traits>
 
-#include "harness/cuda_check.h"
+#include "base/cuda_check.h"
 #include "kernels/attention.h"
 #include "kernels/intensity.h"
 

@@ -8,7 +8,7 @@
 #include <algorithm>
 #include <stdexcept>
 
-#include "harness/cuda_check.h"
+#include "base/cuda_check.h"
 #include "kernels/block_quant.h"
 
 namespace bb::kernels {

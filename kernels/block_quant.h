@@ -23,6 +23,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "base/host_device.h"
 #include "reference/formats_fast.h"
 #include "theory/block_quant.h"
 

@@ -9,7 +9,7 @@
 #include <cuda_fp6.h>
 #include <cuda_fp8.h>
 
-#include "harness/cuda_check.h"
+#include "base/cuda_check.h"
 #include "kernels/convert.h"
 #include "reference/formats_fast.h"
 

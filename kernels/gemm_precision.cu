@@ -14,7 +14,7 @@
 #include <string>
 #include <tuple>
 
-#include "harness/cuda_check.h"
+#include "base/cuda_check.h"
 #include "kernels/gemm_precision.h"
 #include "kernels/intensity.h"
 

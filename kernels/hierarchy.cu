@@ -3,7 +3,7 @@
 // scalar loads, a one-thread pointer chase; block totals by a shared-memory tree in double.
 #include <bit>
 
-#include "harness/cuda_check.h"
+#include "base/cuda_check.h"
 #include "kernels/hierarchy.h"
 
 namespace bb::kernels {

@@ -12,7 +12,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "harness/cuda_check.h"
+#include "base/cuda_check.h"
 #include "kernels/intensity.h"
 
 namespace bb::kernels {

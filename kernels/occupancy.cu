@@ -2,8 +2,8 @@
 #include <algorithm>
 #include <cstdint>
 
-#include "harness/cuda_check.h"
-#include "harness/device_timers.cuh"
+#include "base/cuda_check.h"
+#include "base/device_timers.cuh"
 #include "kernels/occupancy.h"
 
 namespace bb::kernels {

@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <stdexcept>
 
-#include "harness/cuda_check.h"
+#include "base/cuda_check.h"
 #include "kernels/quant.h"
 #include "reference/random.h"
 

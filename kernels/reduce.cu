@@ -5,7 +5,7 @@
 #include <cub/device/device_reduce.cuh>
 #include <stdexcept>
 
-#include "harness/cuda_check.h"
+#include "base/cuda_check.h"
 #include "kernels/reduce.h"
 
 namespace bb::kernels {

@@ -3,7 +3,7 @@
 // in a shared-memory tree and writes one double per block.
 #include <bit>
 
-#include "harness/cuda_check.h"
+#include "base/cuda_check.h"
 #include "kernels/stream.h"
 
 namespace bb::kernels {

@@ -10,13 +10,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "base/host_device.h"
 #include "theory/formats.h"
-
-#if defined(__CUDACC__)
-#define BB_HOST_DEVICE __host__ __device__  // the one macro: a function cannot say "both sides"
-#else
-#define BB_HOST_DEVICE
-#endif
 
 namespace bb::reference {
 

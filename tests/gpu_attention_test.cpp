@@ -7,7 +7,7 @@
 #include <cmath>
 #include <vector>
 
-#include "harness/cuda_check.h"
+#include "base/cuda_check.h"
 #include "harness/gpu.h"
 #include "kernels/attention.h"
 #include "kernels/intensity.h"

@@ -8,7 +8,7 @@
 #include <cmath>
 #include <vector>
 
-#include "harness/cuda_check.h"
+#include "base/cuda_check.h"
 #include "harness/gpu.h"
 #include "kernels/block_quant.h"
 #include "reference/mx.h"

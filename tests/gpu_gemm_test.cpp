@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "harness/cuda_check.h"
+#include "base/cuda_check.h"
 #include "harness/gpu.h"
 #include "kernels/gemm_precision.h"
 #include "reference/gemm.h"

@@ -6,7 +6,7 @@
 #include <cmath>
 #include <vector>
 
-#include "harness/cuda_check.h"
+#include "base/cuda_check.h"
 #include "harness/gpu.h"
 #include "kernels/reduce.h"
 #include "reference/summation.h"

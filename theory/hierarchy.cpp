@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
+#include <iomanip>
+#include <locale>
+#include <sstream>
 #include <stdexcept>
 
 namespace bb::theory {
@@ -100,10 +102,13 @@ std::string format_bytes(double bytes) {
     bytes /= 1024;
     ++u;
   }
-  char buf[32];
-  std::snprintf(buf, sizeof buf, bytes == std::floor(bytes) ? "%.0f %s" : "%.3g %s", bytes,
-                units[u]);
-  return buf;
+  // A whole number as printf's %.0f (fixed), any other as %.3g (the default floatfield).
+  const bool whole = bytes == std::floor(bytes);
+  std::ostringstream text;
+  text.imbue(std::locale::classic());
+  text << (whole ? std::fixed : std::defaultfloat) << std::setprecision(whole ? 0 : 3) << bytes
+       << ' ' << units[u];
+  return text.str();
 }
 
 }  // namespace bb::theory

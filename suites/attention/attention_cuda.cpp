@@ -9,7 +9,7 @@
 #include <memory>
 #include <vector>
 
-#include "harness/cuda_check.h"
+#include "base/cuda_check.h"
 #include "harness/gpu.h"
 #include "kernels/attention.h"
 #include "kernels/intensity.h"

@@ -2,9 +2,10 @@
 // One analysis per backend feeds both.
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <map>
 #include <optional>
+
+#include <fmt/format.h>
 
 #include "suites/bandwidth/bandwidth_suite.h"
 #include "theory/hierarchy.h"
@@ -19,12 +20,6 @@ constexpr double kSectorTolerance = 0.2;
 // compute and memory at all), with 30% for a noisy machine.
 constexpr double kSerialSlack = 0.7;
 constexpr double kRidgeFactor = 2.0;
-
-std::string fmt(const char* f, double a, double b = 0, double c = 0) {
-  char buf[256];
-  std::snprintf(buf, sizeof buf, f, a, b, c);
-  return buf;
-}
 
 Check make_check(const std::string& name, const std::string& law, double predicted, double measured,
                  double tolerance, Verdict v, const std::string& reason) {
@@ -65,7 +60,8 @@ std::string describe_levels(const theory::CacheCurve& cc, const Curve& c, bool l
   for (const auto& p : cc.plateaus)
     s += (s.empty() ? "plateaus " : ", ") + theory::format_bytes(c.sizes[p.first]) + "–" +
          theory::format_bytes(c.sizes[p.last]) + ": " +
-         (latency ? fmt("%.3g ns", p.level * 1e9) : fmt("%.3g GB/s", 1e-9 / p.level));
+         (latency ? fmt::format("{:.3g} ns", p.level * 1e9)
+                  : fmt::format("{:.3g} GB/s", 1e-9 / p.level));
   if (s.empty()) s = "no plateau";
   std::string st;
   for (const auto& k : cc.steps)
@@ -110,12 +106,12 @@ void analyse_sweep(const std::vector<CaseResult>& rs, Backend b, const std::stri
       v = Verdict::skip;
       note = "under a hypervisor the reported size is the host CPU's, not this VM's share: ";
     }
-    std::string reason = m.detected_bytes
-                             ? "detected " + theory::format_bytes(*m.detected_bytes) +
-                                   " from the " + what + ", reported " +
-                                   theory::format_bytes(reported) + fmt(" (ratio %.2f); ", m.ratio)
-                             : "no clear step within 4x of the reported " +
-                                   theory::format_bytes(reported) + " in the " + what + "; ";
+    std::string reason =
+        m.detected_bytes ? "detected " + theory::format_bytes(*m.detected_bytes) + " from the " +
+                               what + ", reported " + theory::format_bytes(reported) +
+                               fmt::format(" (ratio {:.2f}); ", m.ratio)
+                         : "no clear step within 4x of the reported " +
+                               theory::format_bytes(reported) + " in the " + what + "; ";
     out.checks.push_back(make_check(
         be + "/" + (latency ? "latency" : "bandwidth") + "/" + name + "-capacity",
         "reported/1.5 <= capacity detected from the " + what + " <= 1.5 x reported", reported,
@@ -152,21 +148,22 @@ void analyse_strided(const std::vector<CaseResult>& rs, Backend b, Analysis& out
     const bool equality = b == Backend::cuda;
     const double rel = measured / predicted - 1;
     const bool ok = equality ? std::fabs(rel) <= kSectorTolerance : rel >= -kSectorTolerance;
-    const std::string units = fmt("%.0f", sector) + " B units touched";
+    const std::string units = fmt::format("{:.0f}", sector) + " B units touched";
     out.checks.push_back(make_check(
-        be + "/strided/s" + fmt("%.0f", s) + "/sector-model",
+        be + "/strided/s" + fmt::format("{:.0f}", s) + "/sector-model",
         equality
             ? "t(s) / t(1) = bytes moved(s) / bytes moved(1) within 20%, bytes moved = " + units
             : "t(s) / t(1) >= 0.8 x bytes moved(s) / bytes moved(1), bytes moved >= " + units,
         predicted, measured, kSectorTolerance, ok ? Verdict::pass : Verdict::fail,
-        fmt("stride %.0f: time ratio %.3f, model %.3f", s, measured, predicted) +
+        fmt::format("stride {:.0f}: time ratio {:.3f}, model {:.3f}", s, measured, predicted) +
             (!equality && rel > kSectorTolerance
-                 ? fmt("; %.2fx the touched lines' traffic (prefetched lines nobody reads)",
+                 ? fmt::format(
+                       "; {:.2f}x the touched lines' traffic (prefetched lines nobody reads)",
                        measured / predicted)
                  : std::string()) +
-            fmt(" (%.1f GB/s of units moved, %.1f GB/s at stride 1)",
-                r->work.bytes_read / r->summary.median_s / 1e9,
-                unit.work.bytes_read / unit.summary.median_s / 1e9)));
+            fmt::format(" ({:.1f} GB/s of units moved, {:.1f} GB/s at stride 1)",
+                        r->work.bytes_read / r->summary.median_s / 1e9,
+                        unit.work.bytes_read / unit.summary.median_s / 1e9)));
   }
 }
 
@@ -221,8 +218,9 @@ void analyse_intensity(const std::vector<CaseResult>& rs, Backend b, Analysis& o
         "max(flop/P_max, bytes/B_max) <= t_min <= (flop/P_max + bytes/B_max) / 0.7 at every "
         "intensity (measured ceilings)",
         1, worst, kSerialSlack, worst >= kSerialSlack ? Verdict::pass : Verdict::fail,
-        fmt("measured ceilings %.4g GFLOP/s and %.4g GB/s; ", peak / 1e9, bw / 1e9) +
-            fmt("slowest point at %.2f of the serial-sum rate", worst) + " (" + worst_case + ")"));
+        fmt::format("measured ceilings {:.4g} GFLOP/s and {:.4g} GB/s; ", peak / 1e9, bw / 1e9) +
+            fmt::format("slowest point at {:.2f} of the serial-sum rate", worst) + " (" +
+            worst_case + ")"));
     // The ridge from the datasheet side: the device's peak for the precision over its DRAM peak
     // (GPU), or the host's peak estimate over its best measured STREAM bandwidth.
     const CaseResult& any = *pts.front();
@@ -244,8 +242,8 @@ void analyse_intensity(const std::vector<CaseResult>& rs, Backend b, Analysis& o
       out.checks.push_back(make_check(
           base + "/ridge-point", "measured ridge P_max / B_max within 2x of peak / BW", expected,
           ridge, kRidgeFactor, std::max(r, 1 / r) <= kRidgeFactor ? Verdict::pass : Verdict::fail,
-          fmt("measured %.3g flop/byte, expected %.3g from the peak %.4g GFLOP/s", ridge, expected,
-              table_peak / 1e9) +
+          fmt::format("measured {:.3g} flop/byte, expected {:.3g} from the peak {:.4g} GFLOP/s",
+                      ridge, expected, table_peak / 1e9) +
               " over " + bw_source));
     } else {
       out.checks.push_back(make_check(

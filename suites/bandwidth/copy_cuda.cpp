@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "harness/cuda_check.h"
+#include "base/cuda_check.h"
 #include "harness/gpu.h"
 #include "reference/random.h"
 #include "suites/bandwidth/bandwidth_suite.h"

@@ -10,7 +10,7 @@
 #include <optional>
 #include <vector>
 
-#include "harness/cuda_check.h"
+#include "base/cuda_check.h"
 #include "harness/gpu.h"
 #include "kernels/hierarchy.h"
 #include "reference/chase.h"

@@ -13,7 +13,7 @@
 #include <utility>
 #include <vector>
 
-#include "harness/cuda_check.h"
+#include "base/cuda_check.h"
 #include "harness/gpu.h"
 #include "kernels/intensity.h"
 #include "reference/intensity.h"

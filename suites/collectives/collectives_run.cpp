@@ -14,6 +14,8 @@
 #include <stdexcept>
 #include <thread>
 
+#include <fmt/format.h>
+
 #include "harness/gpu.h"
 #include "harness/host_info.h"
 #include "harness/results.h"
@@ -72,10 +74,8 @@ class Watchdog {
       }
       if (wake_.wait_until(lock, deadline_) == std::cv_status::timeout && armed_ && !stop_ &&
           std::chrono::steady_clock::now() >= deadline_) {
-        char seconds[32];
-        std::snprintf(seconds, sizeof seconds, "%g", timeout_);
         transport_.abort("boundbench collectives: error: " + what_ + " did not complete within " +
-                             seconds +
+                             fmt::format("{:g}", timeout_) +
                              " s (--timeout): aborting every rank; results so far are kept",
                          kExitHang);
       }

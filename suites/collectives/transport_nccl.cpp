@@ -11,7 +11,7 @@
 #include <stdexcept>
 #include <vector>
 
-#include "harness/cuda_check.h"
+#include "base/cuda_check.h"
 #include "suites/collectives/nccl_api.h"
 #ifdef BOUNDBENCH_WITH_MPI
 #include "suites/collectives/mpi_processes.h"

@@ -1,8 +1,9 @@
 // The harness measuring itself: a tiny L1-resident host triad whose samples are far shorter than
 // the harness's bookkeeping, so (wall time − sum of samples) / samples is the per-sample overhead.
-#include <cstdio>
 #include <limits>
 #include <vector>
+
+#include <fmt/format.h>
 
 #include "kernels/stream.h"
 #include "reference/random.h"
@@ -48,10 +49,8 @@ std::vector<Check> overhead_check(const Prepared&, const Measurement& m) {
   k.measured = m.harness_overhead_s;
   k.tolerance = 0;
   k.verdict = m.harness_overhead_s <= kMaxOverheadS ? Verdict::pass : Verdict::fail;
-  char buf[128];
-  std::snprintf(buf, sizeof buf, "%.3f us per sample over %zu samples (samples: median %.3f us)",
-                m.harness_overhead_s * 1e6, m.summary.samples, m.summary.median_s * 1e6);
-  k.reason = buf;
+  k.reason = fmt::format("{:.3f} us per sample over {} samples (samples: median {:.3f} us)",
+                         m.harness_overhead_s * 1e6, m.summary.samples, m.summary.median_s * 1e6);
   return {k};
 }
 

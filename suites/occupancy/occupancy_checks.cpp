@@ -1,9 +1,10 @@
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <limits>
 #include <map>
 #include <string>
+
+#include <fmt/format.h>
 
 #include "harness/fit.h"
 #include "suites/occupancy/occupancy_suite.h"
@@ -15,10 +16,8 @@ namespace {
 bool starts_with(const std::string& s, const char* prefix) { return s.rfind(prefix, 0) == 0; }
 
 std::string fit_text(const LinearFit& f, const char* unit) {
-  char buf[160];
-  std::snprintf(buf, sizeof buf, "slope %.4g s per %s, intercept %.4g s, R^2 %.4f over %zu points",
-                f.slope, unit, f.intercept, f.r2, f.points);
-  return buf;
+  return fmt::format("slope {:.4g} s per {}, intercept {:.4g} s, R^2 {:.4f} over {} points",
+                     f.slope, unit, f.intercept, f.r2, f.points);
 }
 
 // A suite check that could not be made because a case it needs was not measured (filtered out, or
@@ -56,13 +55,10 @@ void waves_checks(const std::vector<CaseResult>& results, std::vector<Check>& ou
     const long long predicted = theory::waves(blocks, per_wave, 1);
     const double ratio = r.summary.median_s / full->summary.median_s;
     const double measured = std::round(ratio);
-    char reason[160];
-    std::snprintf(reason, sizeof reason, "%lld blocks, %lld per wave: t/t(one wave) = %.3f", blocks,
-                  per_wave, ratio);
-    out.push_back(occupancy_check(r.name + "/waves",
-                                  "round(t(N) / t(one wave)) == ceil(N / (SMs x blocks/SM))",
-                                  static_cast<double>(predicted), measured, 0,
-                                  measured == static_cast<double>(predicted), reason));
+    out.push_back(occupancy_check(
+        r.name + "/waves", "round(t(N) / t(one wave)) == ceil(N / (SMs x blocks/SM))",
+        static_cast<double>(predicted), measured, 0, measured == static_cast<double>(predicted),
+        fmt::format("{} blocks, {} per wave: t/t(one wave) = {:.3f}", blocks, per_wave, ratio)));
   }
 }
 
@@ -108,11 +104,9 @@ void linear_checks(const std::vector<CaseResult>& results, std::vector<Check>& o
   }
   if (t_stride1 > 0 && t_padded > 0) {
     const double ratio = t_padded / t_stride1;
-    char reason[96];
-    std::snprintf(reason, sizeof reason, "t(stride 33) / t(stride 1) = %.3f", ratio);
-    out.push_back(occupancy_check("bank_conflicts/padded",
-                                  "padding to stride 33 removes the conflict: t <= 1.25 t(1)", 1.0,
-                                  ratio, 0.25, ratio <= 1.25, reason));
+    out.push_back(occupancy_check(
+        "bank_conflicts/padded", "padding to stride 33 removes the conflict: t <= 1.25 t(1)", 1.0,
+        ratio, 0.25, ratio <= 1.25, fmt::format("t(stride 33) / t(stride 1) = {:.3f}", ratio)));
   }
 }
 
@@ -151,10 +145,8 @@ void latency_hiding_checks(const std::vector<CaseResult>& results, std::vector<C
     }
   // Little's law: warps per SM that keep BW × latency bytes in flight.
   const double little = theory::bytes_in_flight(best, latency_s) / (sms * per_warp);
-  char reason[200];
-  std::snprintf(
-      reason, sizeof reason,
-      "latency %.0f ns, best %.0f GB/s; 90%% of it from %.0f warps/SM; Little's law: %.1f",
+  const std::string reason = fmt::format(
+      "latency {:.0f} ns, best {:.0f} GB/s; 90% of it from {:.0f} warps/SM; Little's law: {:.1f}",
       latency_s * 1e9, best / 1e9, plateau, little);
   out.push_back(
       occupancy_check("latency_hiding/littles_law",
@@ -180,13 +172,12 @@ void host_checks(const std::vector<CaseResult>& results, std::vector<Check>& out
   const double line = read->params.at("line_bytes").get<double>();
   const double threads = read->params.at("threads").get<double>();
   const double in_flight = theory::bytes_in_flight(bw, latency_s) / line;
-  char reason[256];
-  std::snprintf(reason, sizeof reason,
-                "latency %.1f ns, read %.2f GB/s: %.1f lines in flight, %.1f per thread (%g "
-                "threads); parallelism %d cores x %d fp64 lanes = %d",
-                latency_s * 1e9, bw / 1e9, in_flight, in_flight / threads, threads,
-                read->params.at("cores").get<int>(), read->params.at("fp64_lanes").get<int>(),
-                read->params.at("parallel_fp64_lanes").get<int>());
+  const std::string reason = fmt::format(
+      "latency {:.1f} ns, read {:.2f} GB/s: {:.1f} lines in flight, {:.1f} per thread ({:g} "
+      "threads); parallelism {} cores x {} fp64 lanes = {}",
+      latency_s * 1e9, bw / 1e9, in_flight, in_flight / threads, threads,
+      read->params.at("cores").get<int>(), read->params.at("fp64_lanes").get<int>(),
+      read->params.at("parallel_fp64_lanes").get<int>());
   out.push_back(occupancy_check(
       "host/littles_law",
       "lines in flight = BW x latency / 64 B >= threads (one line per thread at least)", threads,
@@ -205,12 +196,11 @@ void spill_checks(const std::vector<CaseResult>& results, std::vector<Check>& ou
   const double local_capped = capped->params.at("local_bytes_per_thread").get<double>();
   const double local_uncapped = uncapped->params.at("local_bytes_per_thread").get<double>();
   const double slowdown = capped->summary.median_s / uncapped->summary.median_s;
-  char reason[200];
-  std::snprintf(reason, sizeof reason,
-                "capped: %d registers, %.0f local bytes/thread; uncapped: %d registers, %.0f; "
-                "slowdown %.2fx",
-                capped->params.at("registers_per_thread").get<int>(), local_capped,
-                uncapped->params.at("registers_per_thread").get<int>(), local_uncapped, slowdown);
+  const std::string reason = fmt::format(
+      "capped: {} registers, {:.0f} local bytes/thread; uncapped: {} registers, {:.0f}; "
+      "slowdown {:.2f}x",
+      capped->params.at("registers_per_thread").get<int>(), local_capped,
+      uncapped->params.at("registers_per_thread").get<int>(), local_uncapped, slowdown);
   Check k = occupancy_check("spills/forced",
                             "capping registers spills to local memory; the uncapped kernel "
                             "does not (slowdown reported)",

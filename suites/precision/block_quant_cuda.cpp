@@ -4,7 +4,7 @@
 #include <memory>
 #include <vector>
 
-#include "harness/cuda_check.h"
+#include "base/cuda_check.h"
 #include "harness/gpu.h"
 #include "kernels/block_quant.h"
 #include "suites/precision/precision_suite.h"

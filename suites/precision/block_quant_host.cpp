@@ -5,10 +5,11 @@
 // SQNR within 0.5 dB, and no clipping where the scale rule promises none.
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <functional>
 #include <memory>
 #include <vector>
+
+#include <fmt/format.h>
 
 #include "harness/host_threads.h"
 #include "kernels/block_quant.h"
@@ -127,12 +128,12 @@ Comparison block_quant_compare(const BlockQuantSetup& s, const reference::BlockQ
   Comparison c = compare<double, double>(got, want, Tolerance{0, 0});
   c.reference_trivial = false;  // counts of wrong codes, values, scales (all 0) and the scale
   if (first < xr.size()) {
-    char line[200];
-    std::snprintf(line, sizeof line,
-                  "first wrong element %zu: x^ %.9g (code 0x%x), reference %.9g (code 0x%x)", first,
-                  static_cast<double>(xr[first]), s.spec.code_at(codes, first), ref_x[first],
-                  static_cast<unsigned>(ref.codes[first]));
-    c.first_mismatches.insert(c.first_mismatches.begin(), line);
+    c.first_mismatches.insert(
+        c.first_mismatches.begin(),
+        fmt::format(
+            "first wrong element {}: x^ {:.9g} (code 0x{:x}), reference {:.9g} (code 0x{:x})",
+            first, static_cast<double>(xr[first]), s.spec.code_at(codes, first), ref_x[first],
+            static_cast<unsigned>(ref.codes[first])));
   }
   return c;
 }
@@ -174,24 +175,24 @@ std::vector<Check> block_quant_checks(const std::string& name, const BlockQuantS
   const double sqnr = o.value("sqnr_db", 0.0), law = o.value("sqnr_law_db", 0.0);
   const double clipped = o.value("clipped_elements", 0.0);
   std::vector<Check> checks;
-  char text[200];
-  std::snprintf(text, sizeof text, "largest |x - x^| is %.6f of its bound", worst);
   checks.push_back(
       precision_check(name + "/error-bound",
                       "|x - x^| <= S q(|x|/S)/2 (relative 2^-p in the normal range), or "
                       "the clipping |x| - S max (+ x^'s own float rounding)",
-                      1, worst, 1e-9, worst <= 1 + 1e-9, text));
-  std::snprintf(text, sizeof text, "SQNR %.3f dB, uniform-noise law %.3f dB", sqnr, law);
-  checks.push_back(precision_check(name + "/sqnr",
-                                   "SQNR = 10 log10(sum x^2 / sum S^2 q^2/12) (+ clipping), q the "
-                                   "element grid at x (Widrow & Kollar ch. 12)",
-                                   law, sqnr, 0.5, std::fabs(sqnr - law) <= 0.5, text));
+                      1, worst, 1e-9, worst <= 1 + 1e-9,
+                      fmt::format("largest |x - x^| is {:.6f} of its bound", worst)));
+  checks.push_back(
+      precision_check(name + "/sqnr",
+                      "SQNR = 10 log10(sum x^2 / sum S^2 q^2/12) (+ clipping), q the "
+                      "element grid at x (Widrow & Kollar ch. 12)",
+                      law, sqnr, 0.5, std::fabs(sqnr - law) <= 0.5,
+                      fmt::format("SQNR {:.3f} dB, uniform-noise law {:.3f} dB", sqnr, law)));
   if (s.spec.scheme != kernels::BlockScheme::mx_floor) {
-    std::snprintf(text, sizeof text, "%.0f elements clipped", clipped);
     checks.push_back(precision_check(name + "/no-clipping",
                                      "the scale rule leaves amax/S <= max_finite (+ half a step): "
                                      "nothing clips",
-                                     0, clipped, 0, clipped == 0, text));
+                                     0, clipped, 0, clipped == 0,
+                                     fmt::format("{:.0f} elements clipped", clipped)));
   }
   return checks;
 }

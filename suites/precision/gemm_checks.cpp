@@ -3,12 +3,13 @@
 // the host's k-order series, and per GPU mode the speed-up over fp32 (the "cheaper compute" claim).
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <limits>
 #include <map>
 #include <string>
 #include <tuple>
 #include <vector>
+
+#include <fmt/format.h>
 
 #include "harness/fit.h"
 #include "suites/precision/precision_suite.h"
@@ -46,7 +47,7 @@ struct Throughput {
 std::string bits_by_k(const Series& s) {
   std::string out;
   for (const Point& p : s.points)
-    out += (out.empty() ? "" : ", ") + precision_text("K=%.0f: %.1f", p.k, p.bits);
+    out += (out.empty() ? "" : ", ") + fmt::format("K={:.0f}: {:.1f}", p.k, p.bits);
   return out;
 }
 
@@ -55,7 +56,7 @@ void series_checks(const Series& s, std::vector<Check>& checks) {
   double worst = 0, worst_k = 0, worst_prob = 0, worst_prob_k = 0;
   std::string unbounded;  // the K where the model bounds nothing
   for (const Point& p : s.points) {
-    if (!p.bounded) unbounded += (unbounded.empty() ? "" : ", ") + precision_text("%.0f", p.k);
+    if (!p.bounded) unbounded += (unbounded.empty() ? "" : ", ") + fmt::format("{:.0f}", p.k);
     const double w = !p.bounded                       ? 0
                      : std::isnan(p.worst_over_bound) ? std::numeric_limits<double>::infinity()
                                                       : p.worst_over_bound;
@@ -70,9 +71,9 @@ void series_checks(const Series& s, std::vector<Check>& checks) {
       name + "/bound",
       "|C^ - C|_ij <= (factor(K) + reference's) (|A||B|)_ij for every entry and K; " + s.model, 1,
       worst, 0, worst <= 1,
-      precision_text(
-          "largest error / bound over K = %.0f..%.0f: %.3g (at K = %.0f); effective bits ", k_lo,
-          k_hi, worst, worst_k) +
+      fmt::format(
+          "largest error / bound over K = {:.0f}..{:.0f}: {:.3g} (at K = {:.0f}); effective bits ",
+          k_lo, k_hi, worst, worst_k) +
           bits_by_k(s) +
           (unbounded.empty() ? "" : "; no deterministic bound (n u >= 1) at K = " + unbounded));
   if (std::none_of(s.points.begin(), s.points.end(), [](const Point& p) { return p.bounded; }))
@@ -93,9 +94,9 @@ void series_checks(const Series& s, std::vector<Check>& checks) {
       "1 per accumulation stage, lambda = sqrt(2 ln 4n): Higham & Mary 2019 Thm 3.1 then holds "
       "for at least half the entries",
       1, worst_prob, 0, worst_prob <= 1,
-      precision_text("largest median / probabilistic bound: %.3g (at K = %.0f)", worst_prob,
-                     worst_prob_k) +
-          (exponent ? precision_text("; median grows like K^%.3f", *exponent) : std::string()));
+      fmt::format("largest median / probabilistic bound: {:.3g} (at K = {:.0f})", worst_prob,
+                  worst_prob_k) +
+          (exponent ? fmt::format("; median grows like K^{:.3f}", *exponent) : std::string()));
   if (s.truncates && s.data != "zero_mean") {
     // Rounding toward zero on partial sums of one sign: errors of one sign, no mean-zero model.
     prob.verdict = Verdict::skip;
@@ -116,7 +117,7 @@ void series_checks(const Series& s, std::vector<Check>& checks) {
               : "median |C^ - C|/(|A||B|) ~ K^0 for zero-mean data (Higham & Mary 2020: the "
                 "partial sums grow like sqrt(K), not K)",
         want, *exponent, kExponentTolerance, std::fabs(*exponent - want) <= kExponentTolerance,
-        precision_text("fitted exponent %.3f over K = %.0f..%.0f", *exponent, k_lo, k_hi)));
+        fmt::format("fitted exponent {:.3f} over K = {:.0f}..{:.0f}", *exponent, k_lo, k_hi)));
   }
 }
 
@@ -167,11 +168,11 @@ std::vector<Check> gemm_suite_checks(const std::vector<CaseResult>& results) {
           "a lower precision computes faster: TFLOP/s(mode) / TFLOP/s(fp32 pedantic) > 1 at the "
           "same size (predicted: the ratio of the peaks)",
           peak_ratio, speedup, 0, speedup > 1,
-          precision_text("%.1f TFLOP/s = %.1f%% of the peak %.0f TFLOP/s; fp32 %.1f TFLOP/s",
-                         t.flop_per_s / 1e12,
-                         t.peak_flop_per_s > 0 ? 100 * t.flop_per_s / t.peak_flop_per_s : 0.0,
-                         t.peak_flop_per_s / 1e12, fp32->second.flop_per_s / 1e12) +
-              precision_text("; speed-up %.2fx (peaks: %.2fx)", speedup, peak_ratio)));
+          fmt::format("{:.1f} TFLOP/s = {:.1f}% of the peak {:.0f} TFLOP/s; fp32 {:.1f} TFLOP/s",
+                      t.flop_per_s / 1e12,
+                      t.peak_flop_per_s > 0 ? 100 * t.flop_per_s / t.peak_flop_per_s : 0.0,
+                      t.peak_flop_per_s / 1e12, fp32->second.flop_per_s / 1e12) +
+              fmt::format("; speed-up {:.2f}x (peaks: {:.2f}x)", speedup, peak_ratio)));
     }
   return checks;
 }

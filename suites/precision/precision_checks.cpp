@@ -1,8 +1,9 @@
 // The precision suite's checks over its summation cases: bounds and growth laws.
 #include <cmath>
-#include <cstdio>
 #include <map>
 #include <string>
+
+#include <fmt/format.h>
 
 #include "harness/fit.h"
 #include "suites/precision/precision_suite.h"
@@ -19,12 +20,6 @@ Check precision_check(const std::string& name, std::string law, double predicted
           tolerance,
           pass ? Verdict::pass : Verdict::fail,
           std::move(reason)};
-}
-
-std::string precision_text(const char* format, double a, double b, double c, double d) {
-  char buf[256];
-  std::snprintf(buf, sizeof buf, format, a, b, c, d);
-  return buf;
 }
 
 std::vector<Check> precision_suite_checks(const std::vector<CaseResult>& results) {
@@ -57,7 +52,7 @@ std::vector<Check> precision_suite_checks(const std::vector<CaseResult>& results
                         : "|S^ - S| <= (2u + 2nu^2) sum|x| (Higham 4.8: 2u + O(nu^2); "
                           "the O-term constant 2 is an estimate)",
         1, s.worst, 0, s.worst <= 1,
-        precision_text("largest error over its bound, all n and seeds: %.3g", s.worst)));
+        fmt::format("largest error over its bound, all n and seeds: {:.3g}", s.worst)));
     if (s.n.size() >= 3) exponent[alg] = power_law_fit(s.n, s.median).slope;
   }
   if (exponent.count("recursive")) {
@@ -66,7 +61,7 @@ std::vector<Check> precision_suite_checks(const std::vector<CaseResult>& results
         "summation/recursive/growth",
         "median |S^ - S| / |S| ~ n^(1/2) for random-sign data (independent rounding errors; "
         "Higham & Mary 2019)",
-        0.5, e, 0.2, std::fabs(e - 0.5) <= 0.2, precision_text("fitted exponent %.3f", e)));
+        0.5, e, 0.2, std::fabs(e - 0.5) <= 0.2, fmt::format("fitted exponent {:.3f}", e)));
   }
   // Trees grow far slower than recursive summation: exponent < recursive's − 0.25 (its law's, ½,
   // in a run without host sums). The GPU tree is fitted where it is one (n ≤ 2^20: at most four
@@ -82,9 +77,9 @@ std::vector<Check> precision_suite_checks(const std::vector<CaseResult>& results
             " summation grows far slower: exponent < recursive's - 0.25" +
             (alg == std::string("tree") ? " (GPU tree, n <= 2^20)" : ""),
         recursive - 0.25, p, 0.25, p < recursive - 0.25,
-        precision_text(have_recursive ? "fitted exponent %.3f (recursive %.3f)"
-                                      : "fitted exponent %.3f (recursive's law %.1f)",
-                       p, recursive)));
+        have_recursive
+            ? fmt::format("fitted exponent {:.3f} (recursive {:.3f})", p, recursive)
+            : fmt::format("fitted exponent {:.3f} (recursive's law {:.1f})", p, recursive)));
   }
   if (by_alg.count("kahan")) {
     double top = 0;
@@ -92,7 +87,7 @@ std::vector<Check> precision_suite_checks(const std::vector<CaseResult>& results
     checks.push_back(precision_check(
         "summation/kahan/flat", "median relative error of Kahan summation <= 2u whatever n",
         2 * 0x1p-24, top, 0, top <= 2 * 0x1p-24,
-        precision_text("largest median relative error %.3g (2u = %.3g)", top, 2 * 0x1p-24)));
+        fmt::format("largest median relative error {:.3g} (2u = {:.3g})", top, 2 * 0x1p-24)));
   }
   // The GEMM precision matrix (gemm_checks.cpp).
   for (auto& c : gemm_suite_checks(results)) checks.push_back(std::move(c));

@@ -1,10 +1,11 @@
 // GPU precision cases: CUDA's device conversions (fp32 → fp16, bf16, E4M3 and E5M2, saturating
 // and not; FP6 E2M3/E3M2 and FP4 E2M1) against the reference rounding over all 2^32 fp32 inputs, on
 // the device.
-#include <cstdio>
 #include <vector>
 
-#include "harness/cuda_check.h"
+#include <fmt/format.h>
+
+#include "base/cuda_check.h"
 #include "harness/gpu.h"
 #include "kernels/convert.h"
 #include "suites/precision/precision_suite.h"
@@ -32,11 +33,11 @@ class ConvertSweep final : public Instance {
     const std::vector<double> want = {static_cast<double>(kAllPatterns), 0.0};
     Comparison c = compare<double, double>(got, want, Tolerance{0, 0});
     if (r.mismatches > 0) {  // the evidence, in the check's reason
-      char line[160];
-      std::snprintf(line, sizeof line,
-                    "first disagreeing fp32 input 0x%08x: reference code 0x%x, device code 0x%x",
-                    r.first_input, r.reference_code, r.device_code);
-      c.first_mismatches.insert(c.first_mismatches.begin(), line);
+      c.first_mismatches.insert(
+          c.first_mismatches.begin(),
+          fmt::format("first disagreeing fp32 input 0x{:08x}: reference code 0x{:x}, device code "
+                      "0x{:x}",
+                      r.first_input, r.reference_code, r.device_code));
     }
     return c;
   }

@@ -63,11 +63,10 @@ std::vector<float> summation_data(int seed, std::size_t n);
 Prepared summation_prepared(const char* algorithm, std::size_t n, int seeds,
                             double flop_per_element);
 std::vector<Case> summation_cuda_cases();  // the GPU's tree and CUB sums, judged the same way
-// One check of the precision suite (suite "precision", PASS or FAIL), and printf-style text for its
-// reason (precision_checks.cpp): what every case and suite check here builds its checks with.
+// One check of the precision suite (suite "precision", PASS or FAIL; precision_checks.cpp): what
+// every case and suite check here builds its checks with, its reason formatted by fmt::format.
 Check precision_check(const std::string& name, std::string law, double predicted, double measured,
                       double tolerance, bool pass, std::string reason);
-std::string precision_text(const char* format, double a, double b = 0, double c = 0, double d = 0);
 // Summation: every error within its deterministic bound; the median relative error's exponent in
 // n near ½ for recursive summation and far flatter for pairwise; Kahan's within 2u.
 std::vector<Check> precision_suite_checks(const std::vector<CaseResult>& results);

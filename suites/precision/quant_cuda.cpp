@@ -4,7 +4,7 @@
 #include <memory>
 #include <vector>
 
-#include "harness/cuda_check.h"
+#include "base/cuda_check.h"
 #include "harness/gpu.h"
 #include "kernels/quant.h"
 #include "reference/quant.h"

@@ -4,9 +4,10 @@
 // |x − x̂| ≤ s/2 (nearest; < s stochastic), noise power s²/12 (nearest) or s²/6 (stochastic) as
 // SQNR within 0.5 dB, and stochastic rounding unbiased.
 #include <cmath>
-#include <cstdio>
 #include <memory>
 #include <vector>
+
+#include <fmt/format.h>
 
 #include "harness/host_threads.h"
 #include "kernels/quant.h"
@@ -123,23 +124,21 @@ Case quant_case(QuantSetup s, bool in_quick) {
            const double z = o.value("mean_error_z", 0.0);
            std::vector<Check> checks;
            const double limit = s.stochastic ? 2 : 1 + 1e-9;  // 1e-9: the double arithmetic of x^
-           char text[160];
-           std::snprintf(text, sizeof text, "largest |x - x^| is %.6f of s/2 + ulp(x^)/2", worst);
-           checks.push_back(precision_check(name + "/error-bound",
-                                            s.stochastic
-                                                ? "|x - x^| < s (stochastic)"
-                                                : "|x - x^| <= s/2 (+ x^'s own float rounding)",
-                                            limit, worst, 0, worst <= limit, text));
-           std::snprintf(text, sizeof text, "SQNR %.3f dB, law %.3f dB (noise s^2/%d)", sqnr, law,
-                         s.stochastic ? 6 : 12);
-           checks.push_back(precision_check(name + "/sqnr",
-                                            "SQNR = 10 log10(P / (s^2/12)) (stochastic: s^2/6)",
-                                            law, sqnr, 0.5, std::fabs(sqnr - law) <= 0.5, text));
+           checks.push_back(precision_check(
+               name + "/error-bound",
+               s.stochastic ? "|x - x^| < s (stochastic)"
+                            : "|x - x^| <= s/2 (+ x^'s own float rounding)",
+               limit, worst, 0, worst <= limit,
+               fmt::format("largest |x - x^| is {:.6f} of s/2 + ulp(x^)/2", worst)));
+           checks.push_back(
+               precision_check(name + "/sqnr", "SQNR = 10 log10(P / (s^2/12)) (stochastic: s^2/6)",
+                               law, sqnr, 0.5, std::fabs(sqnr - law) <= 0.5,
+                               fmt::format("SQNR {:.3f} dB, law {:.3f} dB (noise s^2/{})", sqnr,
+                                           law, s.stochastic ? 6 : 12)));
            if (s.stochastic) {
-             std::snprintf(text, sizeof text, "mean error %.3f standard errors from 0", z);
-             checks.push_back(precision_check(name + "/unbiased",
-                                              "E[x^ - x] = 0: |mean| <= 4 standard errors", 0, z, 4,
-                                              std::fabs(z) <= 4, text));
+             checks.push_back(precision_check(
+                 name + "/unbiased", "E[x^ - x] = 0: |mean| <= 4 standard errors", 0, z, 4,
+                 std::fabs(z) <= 4, fmt::format("mean error {:.3f} standard errors from 0", z)));
            }
            return checks;
          }};

@@ -7,7 +7,7 @@
 #include <memory>
 #include <vector>
 
-#include "harness/cuda_check.h"
+#include "base/cuda_check.h"
 #include "harness/gpu.h"
 #include "kernels/reduce.h"
 #include "reference/summation.h"

@@ -4,7 +4,7 @@
 
 #include <nccl.h>
 
-#include "harness/cuda_check.h"
+#include "base/cuda_check.h"
 
 namespace bb {
 

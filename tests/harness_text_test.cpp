@@ -1,0 +1,96 @@
+// The harness's text, pinned byte for byte: check reasons, mismatch lines and the compare table
+// are read by people and by scripts, so a change of formatter must not change a character
+// (printf's %g, %.3g, %+8.1f, %-44s; infinities and NaN padded as printf pads them).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "harness/compare.h"
+#include "harness/measure.h"
+#include "harness/measured_info.h"
+#include "harness/regression.h"
+
+namespace bb {
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+TEST(Text, ValidationReason) {
+  const std::vector<double> out = {1, 2, 3.5}, ref = {1, 2, 4};
+  const Check k = validation_check("s", "c", compare<double, double>(out, ref, {1e-6, 1e-3}));
+  EXPECT_EQ(k.reason,
+            "atol 1e-06, rtol 0.001: 1/3 mismatches, max abs error 0.5, max rel error 0.125; "
+            "i=2: out=3.5 ref=4");
+  Comparison trivial;
+  trivial.checked = 4;
+  trivial.max_abs_error = kInf;
+  trivial.max_rel_error = kNaN;
+  trivial.reference_trivial = true;
+  EXPECT_EQ(trivial.describe(),
+            "0/4 mismatches, max abs error inf, max rel error nan, reference output is trivial "
+            "(all equal)");
+}
+
+TEST(Text, RooflineAndClockReasons) {
+  Work w;
+  w.bytes_read = 1e9;
+  w.memory_level = "dram";
+  Bounds b;
+  b.bandwidth_bytes_per_s = 1e12;
+  b.bandwidth_source = "the datasheet";
+  Summary s;
+  s.min_s = 2.5e-3;
+  EXPECT_EQ(roofline_check("s", "c", w, b, s, 0.05).reason,
+            "bound 0.001 s, fastest sample 0.0025 s (40.0% of bound speed); memory-bound, BW "
+            "from the datasheet");
+  Measurement m;
+  m.clock_start_hz = 1980.4e6;
+  m.clock_end_hz = 1755.5e6;
+  EXPECT_EQ(clock_check("s", "c", m).reason, "SM clock 1980 MHz before, 1756 MHz after");
+}
+
+TEST(Text, CompareTable) {
+  RunComparison c;
+  c.base_device = c.next_device = "H200";
+  c.cases = {{"bandwidth/copy/fp32/cuda", 1.5e-3, 1.8e-3, 0.2, 0.01, 0.0234, 0.0412, "SLOWER"},
+             {"a", 2.0, 1.0, -0.5, 0, 0, kNaN, "FASTER"},
+             {"b", 0, 3e-6, kInf, 0, 0, kNaN, "SLOWER"}};
+  EXPECT_EQ(comparison_table(c, {}),
+            "case                                                 base   "
+            "       new    change  noise base/new        p  verdict\n"
+            "bandwidth/copy/fp32/cuda                           1.5 ms   "
+            "    1.8 ms    +20.0%   1.00%/  2.34%   0.0412  SLOWER\n"
+            "a                                                     2 s   "
+            "       1 s    -50.0%   0.00%/  0.00%        -  FASTER\n"
+            "b                                                    0 us   "
+            "      3 us     +inf%   0.00%/  0.00%        -  SLOWER\n"
+            "REGRESSED\n");
+}
+
+TEST(Text, MeasuredHierarchy) {
+  const nlohmann::json results = {
+      {"context", {{"boundbench", {{"date", "2026-01-02T03:04:05Z"}, {"git_commit", "abc"}}}}},
+      {"figures",
+       {{"bandwidth",
+         {{"host",
+           {{"stream_best", {{"bytes_per_s", 40.56e9}, {"case", "triad"}, {"pct_of_peak", 62.5}}},
+            {"dram_latency_ns", 93.75},
+            {"ceilings",
+             {{"fp32",
+               {{"flop_per_s", 1.2345e12},
+                {"bytes_per_s", 4e10},
+                {"ridge_flop_per_byte", 30.8625}}}}}}}}}}}};
+  EXPECT_EQ(measured_hierarchy_text(results),
+            "measured (2026-01-02T03:04:05Z, commit abc):\n"
+            "  host:\n"
+            "    best STREAM 40.56 GB/s (triad), 62.5% of the DRAM peak\n"
+            "    DRAM latency 93.75 ns\n"
+            "    fp32 ceilings: 1234 GFLOP/s, 40 GB/s, ridge 30.9 flop/byte\n");
+}
+
+}  // namespace
+}  // namespace bb
