@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "harness/cuda_check.h"
-#include "suites/collectives/nccl_api.h"
+#include "kernels/nccl_api.h"
 #ifdef BOUNDBENCH_WITH_MPI
 #include "suites/collectives/mpi_processes.h"
 #endif
@@ -300,7 +300,7 @@ class NcclTransport final : public Transport {
   double max_over_processes(double v) { return reduce_over_processes(v, true); }
   double sum_over_processes(double v) { return reduce_over_processes(v, false); }
 
-  NcclApi api_;
+  kernels::NcclApi api_;
   Processes& procs_;
 #ifdef BOUNDBENCH_WITH_MPI
   MpiProcesses* mpi_ = nullptr;
