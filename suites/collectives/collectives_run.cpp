@@ -2,21 +2,18 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <atomic>
 #include <chrono>
 #include <cmath>
-#include <condition_variable>
 #include <cstdio>
-#include <ctime>
 #include <fstream>
-#include <mutex>
 #include <set>
 #include <stdexcept>
-#include <thread>
 
 #include "harness/cli.h"
 #include "harness/gpu.h"
 #include "harness/host_info.h"
+#include "harness/lockstep.h"
+#include "harness/lockstep_processes.h"
 #include "harness/results.h"
 #include "harness/runner.h"
 #include "harness/summary.h"
@@ -31,66 +28,7 @@ using json = nlohmann::json;
 using reference::DType;
 using reference::RedOp;
 using theory::Collective;
-constexpr int kExitCheckFailed = 1, kExitUsage = 2, kExitHang = 3;
-
-// Ends the run when one size takes longer than the timeout: a hung collective never returns, so the
-// check runs in its own thread and aborts every rank (results written so far stay on disk).
-class Watchdog {
- public:
-  // Timeouts beyond 10^9 s (31 years) are held there: a longer one would overflow the clock.
-  Watchdog(Transport& t, double timeout_s) : transport_(t), timeout_(std::min(timeout_s, 1e9)) {
-    thread_ = std::thread([this] { watch(); });
-  }
-  ~Watchdog() {
-    {
-      std::lock_guard lock(mutex_);
-      stop_ = true;
-    }
-    wake_.notify_all();
-    thread_.join();
-  }
-  void arm(std::string what) {
-    std::lock_guard lock(mutex_);
-    what_ = std::move(what);
-    deadline_ = std::chrono::steady_clock::now() +
-                std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                    std::chrono::duration<double>(timeout_));
-    armed_ = true;
-    wake_.notify_all();
-  }
-  void disarm() {
-    std::lock_guard lock(mutex_);
-    armed_ = false;
-  }
-
- private:
-  void watch() {
-    std::unique_lock lock(mutex_);
-    while (!stop_) {
-      if (!armed_) {
-        wake_.wait(lock);
-        continue;
-      }
-      if (wake_.wait_until(lock, deadline_) == std::cv_status::timeout && armed_ && !stop_ &&
-          std::chrono::steady_clock::now() >= deadline_) {
-        char seconds[32];
-        std::snprintf(seconds, sizeof seconds, "%g", timeout_);
-        transport_.abort("boundbench collectives: error: " + what_ + " did not complete within " +
-                             seconds +
-                             " s (--timeout): aborting every rank; results so far are kept",
-                         kExitHang);
-      }
-    }
-  }
-  Transport& transport_;
-  double timeout_;
-  std::mutex mutex_;
-  std::condition_variable wake_;
-  std::thread thread_;
-  std::string what_;
-  std::chrono::steady_clock::time_point deadline_;
-  bool armed_ = false, stop_ = false;
-};
+constexpr const char* kWho = "boundbench collectives";
 
 struct Planned {
   Spec spec;
@@ -207,8 +145,6 @@ int cores_here() {
   return n > 0 ? static_cast<int>(n) : 1;
 }
 
-double cpu_seconds() { return static_cast<double>(std::clock()) / CLOCKS_PER_SEC; }
-
 json entry(const std::string& name, const Planned& p, const reference::CollectiveShape& shape,
            int ranks, const std::string& transport, const std::vector<double>& samples,
            int iterations, double cpu_per_sample_s, double wall_s, std::uint64_t wrong,
@@ -271,19 +207,11 @@ json entry(const std::string& name, const Planned& p, const reference::Collectiv
 }  // namespace
 
 // Everything after MPI is up: runs on every rank in lockstep.
-int measure(Options& o, Processes& procs, const std::string& transport_name, double max_bytes) {
+int measure(Options& o, lockstep::Processes& procs, const std::string& transport_name,
+            double max_bytes) {
   const bool nccl = transport_name == "nccl";
   const bool reporter = procs.rank() == 0;
-  std::string differing;
-  if (!procs.same_everywhere(canonical(o), differing)) {
-    if (reporter)
-      std::fprintf(
-          stderr,
-          "boundbench collectives: error: %s was started with other arguments than rank 0; "
-          "nothing measured\n",
-          differing.c_str());
-    return kExitUsage;
-  }
+  if (!lockstep::same_options_everywhere(procs, kWho, canonical(o))) return lockstep::kExitUsage;
   std::unique_ptr<Transport> transport;
   if (transport_name == "mpi") {
     transport = make_mpi_transport(procs);
@@ -350,10 +278,9 @@ int measure(Options& o, Processes& procs, const std::string& transport_name, dou
                 "algbw GB/s", "busbw GB/s", "#wrong");
   }
 
-  const TimeReduction reduction =
-      o.time_reduction == "max" ? TimeReduction::max : TimeReduction::mean;
-  Watchdog watchdog(*transport, o.timeout_s);
-  int measured = 0;
+  const lockstep::TimeReduction reduction =
+      o.time_reduction == "max" ? lockstep::TimeReduction::max : lockstep::TimeReduction::mean;
+  lockstep::Lockstep lockstep(*transport, {kWho, o.timeout_s, procs.rank(), o.simulate_hang});
   bool wrong_anywhere = false;
   for (int ranks : counts) {
     const bool member = transport->begin_group(ranks);
@@ -364,52 +291,26 @@ int measure(Options& o, Processes& procs, const std::string& transport_name, dou
         const auto shape = reference::collective_shape(p.spec.op, static_cast<std::size_t>(p.bytes),
                                                        ranks, p.spec.dtype);
         if (shape.count == 0 || shape.in_count == 0 || shape.out_count == 0) continue;
-        if (!transport->unsupported(p.spec).empty()) continue;
-        // MPI counts are int (and OpenMPI sums reduce_scatter's counts in an int): larger
-        // messages are left out on every rank alike.
-        constexpr std::size_t kIntMax = 2147483647;
-        if (!nccl && (shape.in_count > kIntMax ||
-                      shape.out_count * static_cast<std::size_t>(ranks) > kIntMax))
-          continue;
+        if (!transport->unsupported(p.spec, shape).empty()) continue;
         const std::string name = case_name(p.spec, transport_name, ranks, shape.bytes);
         if (!done.insert(name).second) continue;
-        watchdog.arm(std::string(theory::collective_name(p.spec.op)) + " of " +
-                     std::to_string(shape.bytes) + " bytes on " + std::to_string(ranks) +
-                     " ranks (" + name + ", rank " + std::to_string(procs.rank()) + ")");
-        if (++measured == 2 && procs.rank() == o.simulate_hang)
-          for (;;) std::this_thread::sleep_for(std::chrono::seconds(1));  // the others wait
         std::uint64_t wrong = 0;
-        std::vector<double> times;
-        int iterations = 1;
-        double cpu_s = 0, wall_s = 0;
-        try {
-          transport->prepare(p.spec, shape);
-          wrong = transport->run_and_verify();
-          // The slowest rank's time (exact, the same bits everywhere) sets the count for all.
-          const double pilot = transport->sample_s(1, TimeReduction::max);
-          iterations = static_cast<int>(std::clamp(std::ceil(o.sample_time_s / pilot), 1.0, 1e5));
-          const int samples = p.sweep ? o.samples : 1;
-          if (p.sweep && o.warmup > 0)
-            transport->sample_s(std::min(o.warmup, iterations), reduction);
-          const auto wall0 = std::chrono::steady_clock::now();
-          const double cpu0 = cpu_seconds();
-          for (int s = 0; s < samples; ++s)
-            times.push_back(transport->sample_s(iterations, reduction));
-          cpu_s = (cpu_seconds() - cpu0) / samples / iterations;  // per collective, as real_time
-          wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
-          transport->release();
-        } catch (const std::exception& e) {
-          // A failure on one rank would leave the others waiting in their next collective: end
-          // them all (the results written so far stay).
-          transport->abort("boundbench collectives: error: " + name + " on rank " +
-                               std::to_string(procs.rank()) + ": " + e.what(),
-                           kExitCheckFailed);
-        }
-        watchdog.disarm();
+        lockstep::Sampled sampled;
+        const lockstep::SampleRule rule{p.sweep ? o.samples : 1, p.sweep ? o.warmup : 0,
+                                        o.sample_time_s, reduction};
+        lockstep.measure(std::string(theory::collective_name(p.spec.op)) + " of " +
+                             std::to_string(shape.bytes) + " bytes on " + std::to_string(ranks) +
+                             " ranks (" + name + ", rank " + std::to_string(procs.rank()) + ")",
+                         name, [&] {
+                           transport->prepare(p.spec, shape);
+                           wrong = transport->run_and_verify();
+                           sampled = lockstep::sample_in_lockstep(*transport, rule);
+                           transport->release();
+                         });
         wrong_anywhere = wrong_anywhere || wrong > 0;
         if (!reporter) continue;
-        json e = entry(name, p, shape, ranks, transport_name, times, iterations, cpu_s, wall_s,
-                       wrong, o.time_reduction);
+        json e = entry(name, p, shape, ranks, transport_name, sampled.times_s, sampled.iterations,
+                       sampled.cpu_per_operation_s, sampled.wall_s, wrong, o.time_reduction);
         Check v;
         v.suite = "collectives";
         v.name = name + "/verify";
@@ -446,7 +347,7 @@ int measure(Options& o, Processes& procs, const std::string& transport_name, dou
     transport->end_group();
     procs.meet();
   }
-  if (!reporter) return wrong_anywhere && !o.no_fail ? kExitCheckFailed : 0;
+  if (!reporter) return wrong_anywhere && !o.no_fail ? lockstep::kExitFailed : 0;
 
   std::vector<Check> laws = collectives_checks(points);
   file->add_figures("collectives", collectives_figures(points));
@@ -476,7 +377,7 @@ int measure(Options& o, Processes& procs, const std::string& transport_name, dou
   }
   write_file_atomically(summary, markdown_summary(rows, checks, file->document()));
   std::printf("results: %s\nsummary: %s\n", o.out.c_str(), summary.c_str());
-  return failed > 0 && !o.no_fail ? kExitCheckFailed : 0;
+  return failed > 0 && !o.no_fail ? lockstep::kExitFailed : 0;
 }
 
 int run(Options o, int& argc, char**& argv) {
@@ -490,7 +391,8 @@ int run(Options o, int& argc, char**& argv) {
 
   const bool gpu_usable = query_gpus().usable;
   std::string transport_name = o.transport;
-  if (transport_name == "auto") transport_name = gpu_usable && !launched_by_mpi() ? "nccl" : "mpi";
+  if (transport_name == "auto")
+    transport_name = gpu_usable && !lockstep::launched_by_mpi() ? "nccl" : "mpi";
   const bool nccl = transport_name == "nccl";
   double max_bytes = o.max_bytes > 0
                          ? o.max_bytes
@@ -498,18 +400,9 @@ int run(Options o, int& argc, char**& argv) {
   if (max_bytes < o.min_bytes)
     throw std::invalid_argument("--min-bytes is above the largest size, " +
                                 std::to_string(static_cast<long long>(max_bytes)) + " B");
-  auto procs = make_processes(transport_name == "mpi", argc, argv);
-  try {
-    return measure(o, *procs, transport_name, max_bytes);
-  } catch (const std::exception& e) {
-    // An error on some ranks only would leave the others waiting in their next collective (and
-    // MPI_Finalize here waiting for them): end them all with the message.
-    if (procs->size() > 1)
-      procs->abort("boundbench collectives: error: " + std::string(e.what()) + " (rank " +
-                       std::to_string(procs->rank()) + ")",
-                   dynamic_cast<const std::invalid_argument*>(&e) ? kExitUsage : kExitCheckFailed);
-    throw;
-  }
+  const auto procs = lockstep::make_processes(transport_name == "mpi", kOpenMpiWorld, argc, argv);
+  return lockstep::run_ending_every_rank_on_error(
+      *procs, kWho, [&] { return measure(o, *procs, transport_name, max_bytes); });
 }
 
 }  // namespace bb::collectives
