@@ -1,167 +1,24 @@
-#include <sched.h>
-#include <unistd.h>
-
+// `boundbench collectives`: settles the run on every rank, then measures each rank count's group in
+// lockstep (harness/lockstep.h), size by size; rank 0 reports (collectives_report.h).
 #include <algorithm>
-#include <atomic>
-#include <chrono>
 #include <cmath>
-#include <condition_variable>
-#include <cstdio>
-#include <ctime>
 #include <fstream>
-#include <mutex>
+#include <optional>
 #include <set>
 #include <stdexcept>
-#include <thread>
-
-#include <fmt/format.h>
 
 #include "harness/gpu.h"
-#include "harness/host_info.h"
-#include "harness/results.h"
-#include "harness/runner.h"
-#include "harness/summary.h"
+#include "harness/lockstep.h"
+#include "harness/lockstep_processes.h"
 #include "suites/collectives/collectives.h"
-#include "suites/collectives/collectives_checks.h"
+#include "suites/collectives/collectives_plan.h"
+#include "suites/collectives/collectives_report.h"
 #include "suites/collectives/transport.h"
 
 namespace bb::collectives {
 namespace {
 
-using json = nlohmann::json;
-using reference::DType;
-using reference::RedOp;
-using theory::Collective;
-constexpr int kExitCheckFailed = 1, kExitUsage = 2, kExitHang = 3;
-
-// Ends the run when one size takes longer than the timeout: a hung collective never returns, so the
-// check runs in its own thread and aborts every rank (results written so far stay on disk).
-class Watchdog {
- public:
-  // Timeouts beyond 10^9 s (31 years) are held there: a longer one would overflow the clock.
-  Watchdog(Transport& t, double timeout_s) : transport_(t), timeout_(std::min(timeout_s, 1e9)) {
-    thread_ = std::thread([this] { watch(); });
-  }
-  ~Watchdog() {
-    {
-      std::lock_guard lock(mutex_);
-      stop_ = true;
-    }
-    wake_.notify_all();
-    thread_.join();
-  }
-  void arm(std::string what) {
-    std::lock_guard lock(mutex_);
-    what_ = std::move(what);
-    deadline_ = std::chrono::steady_clock::now() +
-                std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                    std::chrono::duration<double>(timeout_));
-    armed_ = true;
-    wake_.notify_all();
-  }
-  void disarm() {
-    std::lock_guard lock(mutex_);
-    armed_ = false;
-  }
-
- private:
-  void watch() {
-    std::unique_lock lock(mutex_);
-    while (!stop_) {
-      if (!armed_) {
-        wake_.wait(lock);
-        continue;
-      }
-      if (wake_.wait_until(lock, deadline_) == std::cv_status::timeout && armed_ && !stop_ &&
-          std::chrono::steady_clock::now() >= deadline_) {
-        transport_.abort("boundbench collectives: error: " + what_ + " did not complete within " +
-                             fmt::format("{:g}", timeout_) +
-                             " s (--timeout): aborting every rank; results so far are kept",
-                         kExitHang);
-      }
-    }
-  }
-  Transport& transport_;
-  double timeout_;
-  std::mutex mutex_;
-  std::condition_variable wake_;
-  std::thread thread_;
-  std::string what_;
-  std::chrono::steady_clock::time_point deadline_;
-  bool armed_ = false, stop_ = false;
-};
-
-struct Planned {
-  Spec spec;
-  double bytes = 0;
-  bool sweep = true;
-};
-
-template <typename T, typename F>
-std::vector<T> parse_list(const std::vector<std::string>& names, F from_name, const char* what) {
-  std::vector<T> out;
-  for (const auto& n : names) {
-    const auto v = from_name(n);
-    if (!v) throw std::invalid_argument(std::string("unknown ") + what + " '" + n + "'");
-    out.push_back(*v);
-  }
-  return out;
-}
-
-std::vector<double> sweep_sizes(double min_bytes, double max_bytes, double factor) {
-  std::vector<double> sizes;
-  for (double b = min_bytes; b <= max_bytes * (1 + 1e-12); b *= factor)
-    sizes.push_back(std::floor(b));
-  return sizes;
-}
-
-bool has_root(theory::Collective c) {
-  return c == theory::Collective::broadcast || c == theory::Collective::reduce;
-}
-
-std::vector<Planned> plan(const Options& o, int ranks, bool coverage_here, double max_bytes) {
-  const auto ops = o.ops.empty()
-                       ? std::vector<Collective>(std::begin(theory::kAllCollectives),
-                                                 std::end(theory::kAllCollectives))
-                       : parse_list<Collective>(o.ops, theory::collective_from_name, "collective");
-  const auto dtypes = parse_list<DType>(o.dtypes, reference::dtype_from_name, "data type");
-  const auto redops = parse_list<RedOp>(o.redops, reference::redop_from_name, "reduction");
-  std::vector<bool> placements;
-  if (o.placement != "in-place") placements.push_back(false);
-  if (o.placement != "out-of-place") placements.push_back(true);
-  std::vector<Planned> out;
-  const auto sizes = sweep_sizes(o.min_bytes, max_bytes, o.step_factor);
-  for (auto op : ops)
-    for (auto t : dtypes)
-      for (std::size_t r = 0; r < (theory::collective_reduces(op) ? redops.size() : 1); ++r)
-        for (bool in_place : placements)
-          for (double b : sizes) out.push_back({{op, t, redops[r], in_place, 0}, b, true});
-  if (!coverage_here) return out;
-  // Coverage: every type, operator and placement, verified at one element per rank, at an odd
-  // count, and at 256 KiB.
-  for (auto op : theory::kAllCollectives)
-    for (auto t : reference::kAllDTypes)
-      for (auto r : reference::kAllRedOps) {
-        if (!theory::collective_reduces(op) && r != RedOp::sum) continue;
-        for (bool in_place : {false, true}) {
-          const double e = static_cast<double>(reference::dtype_bytes(t));
-          for (double b : {e * ranks, e * ranks * 945, 262144.0})
-            out.push_back({{op, t, r, in_place, ranks > 1 && has_root(op) ? 1 : 0}, b, false});
-        }
-      }
-  return out;
-}
-
-std::string placement_name(bool in_place) { return in_place ? "in-place" : "out-of-place"; }
-
-std::string case_name(const Spec& s, const std::string& transport, int ranks, std::size_t bytes) {
-  std::string n = std::string(theory::collective_name(s.op)) + "/" +
-                  std::string(reference::dtype_name(s.dtype)) + "/";
-  if (theory::collective_reduces(s.op)) n += std::string(reference::redop_name(s.redop)) + "/";
-  if (s.root != 0) n += "root" + std::to_string(s.root) + "/";
-  return n + placement_name(s.in_place) + "/" + std::to_string(bytes) + "B/" + transport + "-p" +
-         std::to_string(ranks);
-}
+constexpr const char* kWho = "boundbench collectives";
 
 double available_memory_bytes() {
   std::ifstream meminfo("/proc/meminfo");
@@ -172,343 +29,167 @@ double available_memory_bytes() {
   return 0;
 }
 
-std::vector<int> rank_counts(const Options& o, int world) {
-  if (!o.ranks.empty()) {
-    for (int r : o.ranks)
-      if (r < 1 || r > world)
-        throw std::invalid_argument("--ranks " + std::to_string(r) + ": the world has " +
-                                    std::to_string(world) + " ranks");
-    return o.ranks;
-  }
-  std::vector<int> counts;
-  for (int r = 1; r < world; r *= 2) counts.push_back(r);
-  counts.push_back(world);
-  return counts;
-}
-
-std::string canonical(const Options& o) {
-  json j = {{"transport", o.transport},   {"ops", o.ops},
-            {"dtypes", o.dtypes},         {"redops", o.redops},
-            {"placement", o.placement},   {"min", o.min_bytes},
-            {"max", o.max_bytes},         {"step", o.step_factor},
-            {"ranks", o.ranks},           {"samples", o.samples},
-            {"warmup", o.warmup},         {"time", o.sample_time_s},
-            {"coverage", o.coverage},     {"timeout", o.timeout_s},
-            {"reduce", o.time_reduction}, {"quick", o.quick}};
-  return j.dump();
-}
-
-// The CPUs this process may run on (a cpuset or container limit included).
-int cores_here() {
-  cpu_set_t set;
-  if (sched_getaffinity(0, sizeof set, &set) == 0) return std::max(1, CPU_COUNT(&set));
-  const long n = ::sysconf(_SC_NPROCESSORS_ONLN);
-  return n > 0 ? static_cast<int>(n) : 1;
-}
-
-double cpu_seconds() { return static_cast<double>(std::clock()) / CLOCKS_PER_SEC; }
-
-json entry(const std::string& name, const Planned& p, const reference::CollectiveShape& shape,
-           int ranks, const std::string& transport, const std::vector<double>& samples,
-           int iterations, double cpu_per_sample_s, double wall_s, std::uint64_t wrong,
-           const std::string& reduction) {
-  const Summary s = summarize(samples);
-  const double factor = theory::bus_bandwidth_factor(p.spec.op, ranks);
-  const double n = static_cast<double>(shape.bytes);
-  json e = {
-      {"name", "collectives/" + name},
-      {"run_name", "collectives/" + name},
-      {"run_type", "iteration"},
-      {"repetitions", 1},
-      {"repetition_index", 0},
-      {"threads", 1},
-      {"time_unit", "ns"},
-      {"suite", "collectives"},
-      {"case", name},
-      {"backend", transport == "nccl" ? "cuda" : "host"},
-      {"iterations", s.samples},
-      {"real_time", s.median_s * 1e9},
-      {"cpu_time", cpu_per_sample_s * 1e9},
-      {"params",
-       {{"collective", theory::collective_name(p.spec.op)},
-        {"dtype", reference::dtype_name(p.spec.dtype)},
-        {"redop", theory::collective_reduces(p.spec.op) ? json(reference::redop_name(p.spec.redop))
-                                                        : json(nullptr)},
-        {"in_place", p.spec.in_place},
-        {"root", p.spec.root},
-        {"transport", transport},
-        {"ranks", ranks},
-        {"bytes", shape.bytes},
-        {"count", shape.count},
-        {"sweep", p.sweep},
-        {"collectives_per_sample", iterations},
-        {"time_reduction", reduction}}},
-      {"observations", {{"wrong", wrong}}},
-      {"bytes_read", n},
-      {"bytes_written", 0.0},
-      {"bytes", n},
-      {"flop", 0.0},
-      {"elements", static_cast<double>(shape.count)},
-      {"precision", reference::dtype_name(p.spec.dtype)},
-      {"samples", s.samples},
-      {"min_s", s.min_s},
-      {"median_s", s.median_s},
-      {"mean_s", s.mean_s},
-      {"max_s", s.max_s},
-      {"rel_noise", s.rel_noise},
-      {"stop_reason", "fixed"},
-      // Per sample: its wall time beyond its collectives' (barrier, reduction of the times).
-      {"harness_overhead_s",
-       std::max(0.0, wall_s / static_cast<double>(s.samples) - s.mean_s * iterations)},
-      {"bytes_per_s", n / s.median_s},
-      {"flop_per_s", 0.0},
-      {"algbw_bytes_per_s", n / s.median_s},
-      {"busbw_bytes_per_s", n / s.median_s * factor}};
-  return e;
-}
-
-}  // namespace
-
-// Everything after MPI is up: runs on every rank in lockstep.
-int measure(Options& o, Processes& procs, const std::string& transport_name, double max_bytes) {
-  const bool nccl = transport_name == "nccl";
-  const bool reporter = procs.rank() == 0;
-  std::string differing;
-  if (!procs.same_everywhere(canonical(o), differing)) {
-    if (reporter)
-      std::fprintf(
-          stderr,
-          "boundbench collectives: error: %s was started with other arguments than rank 0; "
-          "nothing measured\n",
-          differing.c_str());
-    return kExitUsage;
-  }
-  std::unique_ptr<Transport> transport;
-  if (transport_name == "mpi") {
-    transport = make_mpi_transport(procs);
-  } else {
-    const GpuStatus gpus = query_gpus();
-    if (!gpus.usable)
-      throw std::runtime_error("--transport nccl: no usable GPU (" + gpus.reason + ")");
-    transport = make_nccl_transport(procs, static_cast<int>(gpus.devices.size()));
-  }
-  const int world = transport->world_ranks();
-  const std::vector<int> counts = rank_counts(o, world);
-  if (o.samples <= 0) o.samples = o.quick ? 3 : 10;
-  if (o.sample_time_s <= 0) o.sample_time_s = o.quick ? 1e-3 : 1e-2;
-  // Memory: each rank holds an input and an output of at most n bytes each: 80% of a GPU, half of
-  // the host memory available to the ranks of this node.
-  const int on_node = std::min(procs.on_this_node(), world);
-  const double memory_cap =
-      procs.min_over_all(nccl ? 0.4 * static_cast<double>(query_gpus().devices[0].memory_bytes)
-                              : 0.25 * available_memory_bytes() / on_node);
-  std::string memory_note;
-  if (memory_cap > 0 && max_bytes > memory_cap) {
-    memory_note = "--max-bytes lowered from " + std::to_string(static_cast<long long>(max_bytes)) +
-                  " to fit memory";
-    max_bytes = std::max(o.min_bytes, std::exp2(std::floor(std::log2(memory_cap))));
-  }
-
-  std::unique_ptr<ResultsFile> file;
-  std::vector<SummaryRow> rows;
-  std::vector<Check> checks;
-  std::vector<Point> points;
-  const auto t_start = std::chrono::steady_clock::now();
-  if (reporter) {
-    RunOptions ro;
-    ro.quick = o.quick;
-    ro.command_line = o.command_line;
-    ro.rule.min_samples = static_cast<std::size_t>(o.samples);
-    ro.rule.warmup_samples = static_cast<std::size_t>(o.warmup);
-    ro.rule.min_time_s = o.sample_time_s;
-    ro.rule.timeout_s = o.timeout_s;
-    json context = make_context(ro, Environment{query_host(), query_gpus()});
-    context["boundbench"]["collectives"] = {
-        {"transport", transport_name},
-        {"engine", transport->description()},
-        {"launcher", procs.launcher()},
-        {"world_ranks", world},
-        {"processes", procs.size()},
-        {"processes_on_this_node", procs.on_this_node()},
-        {"cores_on_this_node", cores_here()},
-        {"rank_counts", counts},
-        {"max_bytes", max_bytes},
-        {"samples_per_size", o.samples},
-        {"sample_time_s", o.sample_time_s},
-        {"time_reduction", o.time_reduction},
-        {"memory_note", memory_note},
-        {"nccl_algo", std::getenv("NCCL_ALGO") ? std::getenv("NCCL_ALGO") : ""},
-        {"nccl_proto", std::getenv("NCCL_PROTO") ? std::getenv("NCCL_PROTO") : ""}};
-    file = std::make_unique<ResultsFile>(o.out, context);
-    std::printf("collectives: %s (%s); rank counts", transport_name.c_str(),
-                transport->description().c_str());
-    for (int c : counts) std::printf(" %d", c);
-    std::printf("; sizes %.0f to %.0f B%s\n", o.min_bytes, max_bytes,
-                memory_note.empty() ? "" : (" (" + memory_note + ")").c_str());
-    std::printf("%-46s %6s %12s %12s %12s %10s %7s\n", "case", "ranks", "bytes", "time (us)",
-                "algbw GB/s", "busbw GB/s", "#wrong");
-  }
-
-  const TimeReduction reduction =
-      o.time_reduction == "max" ? TimeReduction::max : TimeReduction::mean;
-  Watchdog watchdog(*transport, o.timeout_s);
-  int measured = 0;
-  bool wrong_anywhere = false;
-  for (int ranks : counts) {
-    const bool member = transport->begin_group(ranks);
-    if (member) {
-      const int node_ranks = nccl ? 1 : std::min(ranks, procs.on_this_node());
-      std::set<std::string> done;  // a coverage size may repeat a sweep size
-      for (const Planned& p : plan(o, ranks, o.coverage && ranks == counts.back(), max_bytes)) {
-        const auto shape = reference::collective_shape(p.spec.op, static_cast<std::size_t>(p.bytes),
-                                                       ranks, p.spec.dtype);
-        if (shape.count == 0 || shape.in_count == 0 || shape.out_count == 0) continue;
-        if (!transport->unsupported(p.spec).empty()) continue;
-        // MPI counts are int (and OpenMPI sums reduce_scatter's counts in an int): larger
-        // messages are left out on every rank alike.
-        constexpr std::size_t kIntMax = 2147483647;
-        if (!nccl && (shape.in_count > kIntMax ||
-                      shape.out_count * static_cast<std::size_t>(ranks) > kIntMax))
-          continue;
-        const std::string name = case_name(p.spec, transport_name, ranks, shape.bytes);
-        if (!done.insert(name).second) continue;
-        watchdog.arm(std::string(theory::collective_name(p.spec.op)) + " of " +
-                     std::to_string(shape.bytes) + " bytes on " + std::to_string(ranks) +
-                     " ranks (" + name + ", rank " + std::to_string(procs.rank()) + ")");
-        if (++measured == 2 && procs.rank() == o.simulate_hang)
-          for (;;) std::this_thread::sleep_for(std::chrono::seconds(1));  // the others wait
-        std::uint64_t wrong = 0;
-        std::vector<double> times;
-        int iterations = 1;
-        double cpu_s = 0, wall_s = 0;
-        try {
-          transport->prepare(p.spec, shape);
-          wrong = transport->run_and_verify();
-          // The slowest rank's time (exact, the same bits everywhere) sets the count for all.
-          const double pilot = transport->sample_s(1, TimeReduction::max);
-          iterations = static_cast<int>(std::clamp(std::ceil(o.sample_time_s / pilot), 1.0, 1e5));
-          const int samples = p.sweep ? o.samples : 1;
-          if (p.sweep && o.warmup > 0)
-            transport->sample_s(std::min(o.warmup, iterations), reduction);
-          const auto wall0 = std::chrono::steady_clock::now();
-          const double cpu0 = cpu_seconds();
-          for (int s = 0; s < samples; ++s)
-            times.push_back(transport->sample_s(iterations, reduction));
-          cpu_s = (cpu_seconds() - cpu0) / samples / iterations;  // per collective, as real_time
-          wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
-          transport->release();
-        } catch (const std::exception& e) {
-          // A failure on one rank would leave the others waiting in their next collective: end
-          // them all (the results written so far stay).
-          transport->abort("boundbench collectives: error: " + name + " on rank " +
-                               std::to_string(procs.rank()) + ": " + e.what(),
-                           kExitCheckFailed);
-        }
-        watchdog.disarm();
-        wrong_anywhere = wrong_anywhere || wrong > 0;
-        if (!reporter) continue;
-        json e = entry(name, p, shape, ranks, transport_name, times, iterations, cpu_s, wall_s,
-                       wrong, o.time_reduction);
-        Check v;
-        v.suite = "collectives";
-        v.name = name + "/verify";
-        v.law = "every output element equals the CPU reference (exact)";
-        v.predicted = 0;
-        v.measured = static_cast<double>(wrong);
-        v.tolerance = 0;
-        v.verdict = wrong == 0 ? Verdict::pass : Verdict::fail;
-        v.reason =
-            std::to_string(wrong) + " wrong elements over " + std::to_string(ranks) + " ranks";
-        file->add({e}, {v});
-        checks.push_back(v);
-        rows.push_back(summary_row(e, {v}));
-        Point pt{transport_name,
-                 p.spec.op,
-                 p.spec.dtype,
-                 p.spec.redop,
-                 p.spec.in_place,
-                 ranks,
-                 static_cast<double>(shape.bytes),
-                 e["median_s"].get<double>(),
-                 wrong,
-                 p.sweep,
-                 node_ranks,
-                 nccl ? 0 : cores_here()};
-        points.push_back(pt);
-        std::printf("%-46s %6d %12zu %12.2f %12.3f %10.3f %7llu\n",
-                    name.substr(0, name.rfind('/')).c_str(), ranks, shape.bytes, pt.time_s * 1e6,
-                    algbw_bytes_per_s(pt) / 1e9, busbw_bytes_per_s(pt) / 1e9,
-                    static_cast<unsigned long long>(wrong));
-        std::fflush(stdout);
-      }
-    }
-    transport->end_group();
-    procs.meet();
-  }
-  if (!reporter) return wrong_anywhere && !o.no_fail ? kExitCheckFailed : 0;
-
-  std::vector<Check> laws = collectives_checks(points);
-  file->add_figures("collectives", collectives_figures(points));
-  file->add({}, laws);
-  for (const auto& c : laws) checks.push_back(c);
-  file->finish();
-  const double elapsed =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
-  // The per-size verify checks are in the table above; the laws follow, then the counts.
-  int failed = 0, passed = 0, skipped = 0;
-  for (const auto& c : laws)
-    std::printf("%s %s: %s\n", verdict_name(c.verdict).c_str(), c.name.c_str(), c.reason.c_str());
-  for (const auto& c : checks) {
-    failed += c.verdict == Verdict::fail;
-    passed += c.verdict == Verdict::pass;
-    skipped += c.verdict == Verdict::skip;
-  }
-  std::printf(
-      "collectives: %zu sizes measured and verified; checks: %d passed, %d failed, %d "
-      "skipped; %.1f s\n",
-      points.size(), passed, failed, skipped, elapsed);
-  std::string summary = o.summary;
-  if (summary.empty()) {
-    summary = o.out;
-    const auto dot = summary.rfind('.');
-    summary = (dot == std::string::npos ? summary : summary.substr(0, dot)) + ".md";
-  }
-  write_file_atomically(summary, markdown_summary(rows, checks, file->document()));
-  std::printf("results: %s\nsummary: %s\n", o.out.c_str(), summary.c_str());
-  return failed > 0 && !o.no_fail ? kExitCheckFailed : 0;
-}
-
-int run(Options o, int& argc, char**& argv) {
-  // Options that need no other rank are judged first (a one-line error, exit 2).
+// Options that need no other rank are judged first (a one-line error, exit 2).
+void check_options(const Options& o) {
   if (!(o.min_bytes >= 1) || (o.max_bytes != 0 && o.max_bytes < o.min_bytes))
     throw std::invalid_argument("--min-bytes must be >= 1 and <= --max-bytes");
   if (!(o.step_factor > 1)) throw std::invalid_argument("--step-factor must be > 1");
   if (o.time_reduction != "max" && o.time_reduction != "mean")
     throw std::invalid_argument("--time-reduction must be max or mean");
   (void)plan(o, 1, false, std::max(o.min_bytes, o.max_bytes));  // unknown names throw here
+}
 
-  const bool gpu_usable = query_gpus().usable;
-  std::string transport_name = o.transport;
-  if (transport_name == "auto") transport_name = gpu_usable && !launched_by_mpi() ? "nccl" : "mpi";
-  const bool nccl = transport_name == "nccl";
-  double max_bytes = o.max_bytes > 0
-                         ? o.max_bytes
-                         : (nccl ? (o.quick ? 0x1p28 : 0x1p30) : (o.quick ? 0x1p24 : 0x1p26));
+// --max-bytes, or the default of the transport and mode.
+double largest_size(const Options& o, bool nccl) {
+  const double max_bytes = o.max_bytes > 0
+                               ? o.max_bytes
+                               : (nccl ? (o.quick ? 0x1p28 : 0x1p30) : (o.quick ? 0x1p24 : 0x1p26));
   if (max_bytes < o.min_bytes)
     throw std::invalid_argument("--min-bytes is above the largest size, " +
                                 std::to_string(static_cast<long long>(max_bytes)) + " B");
-  auto procs = make_processes(transport_name == "mpi", argc, argv);
-  try {
-    return measure(o, *procs, transport_name, max_bytes);
-  } catch (const std::exception& e) {
-    // An error on some ranks only would leave the others waiting in their next collective (and
-    // MPI_Finalize here waiting for them): end them all with the message.
-    if (procs->size() > 1)
-      procs->abort("boundbench collectives: error: " + std::string(e.what()) + " (rank " +
-                       std::to_string(procs->rank()) + ")",
-                   dynamic_cast<const std::invalid_argument*>(&e) ? kExitUsage : kExitCheckFailed);
-    throw;
+  return max_bytes;
+}
+
+std::unique_ptr<Transport> make_transport(const std::string& name, lockstep::Processes& procs) {
+  if (name == "mpi") return make_mpi_transport(procs);
+  const GpuStatus gpus = query_gpus();
+  if (!gpus.usable)
+    throw std::runtime_error("--transport nccl: no usable GPU (" + gpus.reason + ")");
+  return make_nccl_transport(procs, static_cast<int>(gpus.devices.size()));
+}
+
+// Rank counts, sample defaults and the largest size, the same on every rank. Memory: each rank
+// holds an input and an output of at most n bytes each: 80% of a GPU, half of the host memory
+// available to the ranks of this node.
+Setup settle(Options& o, lockstep::Processes& procs, const Transport& transport,
+             const std::string& transport_name, double max_bytes) {
+  Setup s;
+  s.transport = transport_name;
+  s.world_ranks = transport.world_ranks();
+  s.rank_counts = rank_counts(o, s.world_ranks);
+  if (o.samples <= 0) o.samples = o.quick ? 3 : 10;
+  if (o.sample_time_s <= 0) o.sample_time_s = o.quick ? 1e-3 : 1e-2;
+  const int on_node = std::min(procs.on_this_node(), s.world_ranks);
+  const double memory_cap = procs.min_over_all(
+      transport_name == "nccl" ? 0.4 * static_cast<double>(query_gpus().devices[0].memory_bytes)
+                               : 0.25 * available_memory_bytes() / on_node);
+  s.max_bytes = max_bytes;
+  if (memory_cap > 0 && max_bytes > memory_cap) {
+    s.memory_note = "--max-bytes lowered from " +
+                    std::to_string(static_cast<long long>(max_bytes)) + " to fit memory";
+    s.max_bytes = std::max(o.min_bytes, std::exp2(std::floor(std::log2(memory_cap))));
   }
+  s.engine = transport.description();
+  return s;
+}
+
+// Every rank count's group, size by size, on every rank in lockstep.
+class Sweep {
+ public:
+  Sweep(const Options& o, const Setup& s, lockstep::Processes& procs, Transport& transport,
+        Report* report)
+      : o_(o),
+        setup_(s),
+        procs_(procs),
+        transport_(transport),
+        report_(report),
+        lockstep_(transport, {.who = kWho,
+                              .timeout_s = o.timeout_s,
+                              .rank = procs.rank(),
+                              .simulate_hang = o.simulate_hang}) {}
+
+  // Returns whether some size had wrong elements.
+  bool run() {
+    bool wrong_anywhere = false;
+    for (int ranks : setup_.rank_counts) {
+      if (transport_.begin_group(ranks)) wrong_anywhere = measure_group(ranks) || wrong_anywhere;
+      transport_.end_group();
+      procs_.meet();
+    }
+    return wrong_anywhere;
+  }
+
+ private:
+  bool measure_group(int ranks) {
+    const bool nccl = setup_.transport == "nccl";
+    const int node_ranks = nccl ? 1 : std::min(ranks, procs_.on_this_node());
+    const bool coverage = o_.coverage && ranks == setup_.rank_counts.back();
+    std::set<std::string> done;  // a coverage size may repeat a sweep size
+    bool wrong_anywhere = false;
+    for (const Planned& p : plan(o_, ranks, coverage, setup_.max_bytes)) {
+      const auto shape = reference::collective_shape(p.spec.op, static_cast<std::size_t>(p.bytes),
+                                                     ranks, p.spec.dtype);
+      if (shape.count == 0 || shape.in_count == 0 || shape.out_count == 0) continue;
+      if (!transport_.unsupported(p.spec, shape).empty()) continue;
+      const std::string name = case_name(p.spec, setup_.transport, ranks, shape.bytes);
+      if (!done.insert(name).second) continue;
+      const Measured m = measure_size({.planned = p,
+                                       .shape = shape,
+                                       .name = name,
+                                       .ranks = ranks,
+                                       .ranks_on_node = node_ranks});
+      wrong_anywhere = wrong_anywhere || m.wrong > 0;
+      if (report_) report_->add(m);
+    }
+    return wrong_anywhere;
+  }
+
+  // Prepares, verifies and samples one size (coverage sizes: one sample, no warm-up).
+  Measured measure_size(Measured m) {
+    const Spec& spec = m.planned.spec;
+    const bool sweep = m.planned.sweep;
+    const lockstep::SampleRule rule{.samples = sweep ? o_.samples : 1,
+                                    .warmup = sweep ? o_.warmup : 0,
+                                    .sample_time_s = o_.sample_time_s,
+                                    .reduction = o_.time_reduction == "max"
+                                                     ? lockstep::TimeReduction::max
+                                                     : lockstep::TimeReduction::mean};
+    const std::string what = std::string(theory::collective_name(spec.op)) + " of " +
+                             std::to_string(m.shape.bytes) + " bytes on " +
+                             std::to_string(m.ranks) + " ranks (" + m.name + ", rank " +
+                             std::to_string(procs_.rank()) + ")";
+    lockstep_.measure(what, m.name, [&] {
+      transport_.prepare(spec, m.shape);
+      m.wrong = transport_.run_and_verify();
+      m.sampled = lockstep::sample_in_lockstep(transport_, rule);
+      transport_.release();
+    });
+    return m;
+  }
+
+  const Options& o_;
+  const Setup& setup_;
+  lockstep::Processes& procs_;
+  Transport& transport_;
+  Report* report_;  // rank 0's; null elsewhere
+  lockstep::Lockstep lockstep_;
+};
+
+// Everything after the processes are up: runs on every rank.
+int measure(Options& o, lockstep::Processes& procs, const std::string& transport_name,
+            double max_bytes) {
+  if (!lockstep::same_options_everywhere(procs, kWho, canonical(o))) return lockstep::kExitUsage;
+  const std::unique_ptr<Transport> transport = make_transport(transport_name, procs);
+  const Setup setup = settle(o, procs, *transport, transport_name, max_bytes);
+  std::optional<Report> report;
+  if (procs.rank() == 0) report.emplace(o, setup, procs);
+  const bool wrong_anywhere = Sweep(o, setup, procs, *transport, report ? &*report : nullptr).run();
+  if (!report) return wrong_anywhere && !o.no_fail ? lockstep::kExitFailed : 0;
+  return report->finish();
+}
+
+}  // namespace
+
+int run(Options o, int& argc, char**& argv) {
+  check_options(o);
+  const bool gpu_usable = query_gpus().usable;
+  std::string transport_name = o.transport;
+  if (transport_name == "auto")
+    transport_name = gpu_usable && !lockstep::launched_by_mpi() ? "nccl" : "mpi";
+  const double max_bytes = largest_size(o, transport_name == "nccl");
+  const auto procs = lockstep::make_processes(transport_name == "mpi", kOpenMpiWorld, argc, argv);
+  return lockstep::run_ending_every_rank_on_error(
+      *procs, kWho, [&] { return measure(o, *procs, transport_name, max_bytes); });
 }
 
 }  // namespace bb::collectives

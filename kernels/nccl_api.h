@@ -9,7 +9,7 @@
 #include <stdexcept>
 #include <string>
 
-namespace bb::collectives {
+namespace bb::kernels {
 
 class NcclApi {
  public:
@@ -73,4 +73,4 @@ class NcclApi {
   void* lib_ = nullptr;
 };
 
-}  // namespace bb::collectives
+}  // namespace bb::kernels

@@ -1,16 +1,10 @@
-// The single process, and the choice between it and MPI's world.
+#include "harness/lockstep_processes.h"
+
 #include <cstdio>
 #include <cstdlib>
 #include <stdexcept>
 
-#include "suites/collectives/transport.h"
-
-namespace bb::collectives {
-
-#ifdef BOUNDBENCH_WITH_MPI
-std::unique_ptr<Processes> make_mpi_processes(int& argc, char**& argv);  // processes_mpi.cpp
-#endif
-
+namespace bb::lockstep {
 namespace {
 
 class SingleProcess final : public Processes {
@@ -37,33 +31,40 @@ bool launched_by_mpi() {
   return false;
 }
 
-std::unique_ptr<Processes> make_processes(bool want_mpi, [[maybe_unused]] int& argc,
-                                          [[maybe_unused]] char**& argv) {
+std::unique_ptr<Processes> make_processes(bool want_mpi, OpenMpiWorld open_mpi, int& argc,
+                                          char**& argv) {
   if (!want_mpi && !launched_by_mpi()) return std::make_unique<SingleProcess>();
-#ifdef BOUNDBENCH_WITH_MPI
-  return make_mpi_processes(argc, argv);
-#else
+  if (open_mpi) return open_mpi(argc, argv);
   if (want_mpi)
     throw std::runtime_error(
         "this boundbench was built without MPI (install libopenmpi-dev and rebuild)");
   // Started by a launcher but without MPI: every process would think it is alone.
   throw std::runtime_error(
       "started by an MPI launcher, but this boundbench was built without MPI; rebuild with MPI");
-#endif
 }
 
-#ifndef BOUNDBENCH_WITH_MPI
-std::unique_ptr<Transport> make_mpi_transport(Processes&) {
-  throw std::runtime_error(
-      "this boundbench was built without MPI (install libopenmpi-dev and rebuild)");
+bool same_options_everywhere(Processes& processes, std::string_view who,
+                             const std::string& options) {
+  std::string differing;
+  if (processes.same_everywhere(options, differing)) return true;
+  if (processes.rank() == 0)
+    std::fprintf(stderr,
+                 "%s: error: %s was started with other arguments than rank 0; nothing measured\n",
+                 std::string(who).c_str(), differing.c_str());
+  return false;
 }
-#endif
 
-#ifndef BOUNDBENCH_WITH_NCCL
-std::unique_ptr<Transport> make_nccl_transport(Processes&, int) {
-  throw std::runtime_error(
-      "this boundbench was built without NCCL (needs the CUDA toolkit and NCCL)");
+int run_ending_every_rank_on_error(Processes& processes, std::string_view who,
+                                   const std::function<int()>& body) {
+  try {
+    return body();
+  } catch (const std::exception& e) {
+    if (processes.size() > 1)
+      processes.abort(std::string(who) + ": error: " + e.what() + " (rank " +
+                          std::to_string(processes.rank()) + ")",
+                      dynamic_cast<const std::invalid_argument*>(&e) ? kExitUsage : kExitFailed);
+    throw;
+  }
 }
-#endif
 
-}  // namespace bb::collectives
+}  // namespace bb::lockstep

@@ -1,13 +1,12 @@
+#include "kernels/mpi_world.h"
+
 #include <chrono>
-#include <cstdio>
 #include <cstdlib>
 #include <stdexcept>
 #include <thread>
 #include <vector>
 
-#include "suites/collectives/mpi_processes.h"
-
-namespace bb::collectives {
+namespace bb::kernels {
 
 void mpi_check(int rc, const char* what) {
   if (rc == MPI_SUCCESS) return;
@@ -18,12 +17,11 @@ void mpi_check(int rc, const char* what) {
                            " failed: " + std::string(text, static_cast<std::size_t>(len)));
 }
 
-MpiProcesses::MpiProcesses(int& argc, char**& argv) {
+MpiWorld::MpiWorld(int& argc, char**& argv) {
   int provided = 0;
   // The watchdog calls MPI_Abort from its own thread: ask for MPI_THREAD_MULTIPLE.
   mpi_check(MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided), "MPI_Init_thread");
   thread_multiple_ = provided >= MPI_THREAD_MULTIPLE;
-  // Errors come back as return codes (checked), not as MPI's default abort.
   mpi_check(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN), "MPI_Comm_set_errhandler");
   mpi_check(MPI_Comm_rank(MPI_COMM_WORLD, &rank_), "MPI_Comm_rank");
   mpi_check(MPI_Comm_size(MPI_COMM_WORLD, &size_), "MPI_Comm_size");
@@ -34,13 +32,22 @@ MpiProcesses::MpiProcesses(int& argc, char**& argv) {
   MPI_Comm_free(&node);
 }
 
-MpiProcesses::~MpiProcesses() {
+MpiWorld::~MpiWorld() {
   int finalized = 0;
   MPI_Finalized(&finalized);
   if (!finalized) MPI_Finalize();
 }
 
-bool MpiProcesses::same_everywhere(const std::string& text, std::string& differing) {
+std::string MpiWorld::library_version() const {
+  char version[MPI_MAX_LIBRARY_VERSION_STRING];
+  int len = 0;
+  MPI_Get_library_version(version, &len);
+  std::string v(version, static_cast<std::size_t>(len));
+  if (const auto nl = v.find_first_of("\n,"); nl != std::string::npos) v.resize(nl);
+  return v;
+}
+
+bool MpiWorld::same_everywhere(const std::string& text, int& differing_rank) {
   unsigned long long length = text.size();
   mpi_check(MPI_Bcast(&length, 1, MPI_UNSIGNED_LONG_LONG, 0, MPI_COMM_WORLD), "MPI_Bcast");
   std::string first(length, '\0');
@@ -54,19 +61,18 @@ bool MpiProcesses::same_everywhere(const std::string& text, std::string& differi
   int any = 0;
   mpi_check(MPI_Allreduce(&differs, &any, 1, MPI_INT, MPI_LOR, MPI_COMM_WORLD), "MPI_Allreduce");
   if (rank_ == 0)
-    for (int r = 0; r < size_ && differing.empty(); ++r)
-      if (all[static_cast<std::size_t>(r)]) differing = "rank " + std::to_string(r);
+    for (int r = 0; r < size_ && differing_rank < 0; ++r)
+      if (all[static_cast<std::size_t>(r)]) differing_rank = r;
   return !any;
 }
 
-double MpiProcesses::min_over_all(double v) {
+double MpiWorld::min_over_all(double v) {
   double r = v;
   mpi_check(MPI_Allreduce(&v, &r, 1, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD), "MPI_Allreduce");
   return r;
 }
 
-void MpiProcesses::meet() {
-  // A non-blocking barrier polled with sleeps: idle ranks leave the cores to the measured group.
+void MpiWorld::meet() {
   MPI_Request request = MPI_REQUEST_NULL;
   mpi_check(MPI_Ibarrier(MPI_COMM_WORLD, &request), "MPI_Ibarrier");
   for (int done = 0;;) {
@@ -76,24 +82,56 @@ void MpiProcesses::meet() {
   }
 }
 
-void MpiProcesses::abort(const std::string& message, int exit_code) {
-  std::fprintf(stderr, "%s\n", message.c_str());
-  std::fflush(nullptr);
+void MpiWorld::abort(int exit_code) {
   if (thread_multiple_) MPI_Abort(MPI_COMM_WORLD, exit_code);
-  std::_Exit(exit_code);  // the launcher ends the other ranks when one exits without finalizing
+  std::_Exit(exit_code);
 }
 
-MPI_Comm MpiProcesses::split_first(int ranks) {
-  MPI_Comm group = MPI_COMM_NULL;
-  mpi_check(MPI_Comm_split(MPI_COMM_WORLD, rank_ < ranks ? 0 : MPI_UNDEFINED, rank_, &group),
+MpiGroup::MpiGroup(const MpiWorld& world, int ranks) {
+  mpi_check(MPI_Comm_split(MPI_COMM_WORLD, world.rank() < ranks ? 0 : MPI_UNDEFINED, world.rank(),
+                           &comm_),
             "MPI_Comm_split");
-  if (group != MPI_COMM_NULL)
-    mpi_check(MPI_Comm_set_errhandler(group, MPI_ERRORS_RETURN), "MPI_Comm_set_errhandler");
-  return group;
+  if (comm_ == MPI_COMM_NULL) return;
+  mpi_check(MPI_Comm_set_errhandler(comm_, MPI_ERRORS_RETURN), "MPI_Comm_set_errhandler");
+  mpi_check(MPI_Comm_rank(comm_, &rank_), "MPI_Comm_rank");
+  mpi_check(MPI_Comm_size(comm_, &size_), "MPI_Comm_size");
 }
 
-std::unique_ptr<Processes> make_mpi_processes(int& argc, char**& argv) {
-  return std::make_unique<MpiProcesses>(argc, argv);
+MpiGroup& MpiGroup::operator=(MpiGroup&& other) noexcept {
+  if (this == &other) return *this;
+  free();
+  comm_ = other.comm_, rank_ = other.rank_, size_ = other.size_;
+  other.comm_ = MPI_COMM_NULL;
+  return *this;
 }
 
-}  // namespace bb::collectives
+void MpiGroup::free() {
+  if (comm_ != MPI_COMM_NULL) MPI_Comm_free(&comm_);
+}
+
+void MpiGroup::barrier() { mpi_check(MPI_Barrier(comm_), "MPI_Barrier"); }
+
+double MpiGroup::max(double v) {
+  double r = 0;
+  mpi_check(MPI_Allreduce(&v, &r, 1, MPI_DOUBLE, MPI_MAX, comm_), "MPI_Allreduce");
+  return r;
+}
+
+double MpiGroup::sum(double v) {
+  double r = 0;
+  mpi_check(MPI_Allreduce(&v, &r, 1, MPI_DOUBLE, MPI_SUM, comm_), "MPI_Allreduce");
+  return r;
+}
+
+std::uint64_t MpiGroup::sum(std::uint64_t v) {
+  unsigned long long mine = v, total = 0;
+  mpi_check(MPI_Allreduce(&mine, &total, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, comm_),
+            "MPI_Allreduce");
+  return total;
+}
+
+void MpiGroup::broadcast(void* data, int bytes, int root) {
+  mpi_check(MPI_Bcast(data, bytes, MPI_BYTE, root, comm_), "MPI_Bcast");
+}
+
+}  // namespace bb::kernels

@@ -1,0 +1,188 @@
+#include "kernels/collectives_nccl.h"
+
+#include <algorithm>
+
+#include "base/cuda_check.h"
+
+namespace bb::kernels {
+namespace {
+
+using reference::DType;
+using reference::RedOp;
+using theory::Collective;
+
+ncclDataType_t nccl_type(DType t) {
+  switch (t) {
+    case DType::fp32: return ncclFloat32;
+    case DType::bf16: return ncclBfloat16;
+    case DType::fp16: return ncclFloat16;
+    case DType::int32: return ncclInt32;
+  }
+  return ncclFloat32;
+}
+
+ncclRedOp_t nccl_op(RedOp o) {
+  return o == RedOp::sum ? ncclSum : o == RedOp::max ? ncclMax : ncclMin;
+}
+
+}  // namespace
+
+std::string NcclCollectives::library_version() const {
+  int v = 0;
+  api_.check(api_.GetVersion(&v), "ncclGetVersion");
+  return "NCCL " + std::to_string(v / 10000) + "." + std::to_string(v / 100 % 100) + "." +
+         std::to_string(v % 100);
+}
+
+void NcclCollectives::init_all(int ranks) {
+  size_ = ranks;
+  std::vector<int> devs(static_cast<std::size_t>(ranks));
+  std::vector<ncclComm_t> comms(devs.size());
+  for (int d = 0; d < ranks; ++d) devs[static_cast<std::size_t>(d)] = d;
+  api_.check(api_.CommInitAll(comms.data(), ranks, devs.data()), "ncclCommInitAll");
+  for (int d = 0; d < ranks; ++d) add_rank(d, d, comms[static_cast<std::size_t>(d)]);
+}
+
+ncclUniqueId NcclCollectives::unique_id() const {
+  ncclUniqueId id{};
+  api_.check(api_.GetUniqueId(&id), "ncclGetUniqueId");
+  return id;
+}
+
+void NcclCollectives::init_rank(int ranks, int rank, int device, const ncclUniqueId& id) {
+  size_ = ranks;
+  check_cuda(cudaSetDevice(device), "cudaSetDevice");
+  ncclComm_t comm = nullptr;
+  api_.check(api_.CommInitRank(&comm, ranks, id, rank), "ncclCommInitRank");
+  add_rank(rank, device, comm);
+}
+
+void NcclCollectives::add_rank(int rank, int device, ncclComm_t comm) {
+  LocalRank r;
+  r.rank = rank, r.device = device, r.comm = comm;
+  check_cuda(cudaSetDevice(device), "cudaSetDevice");
+  check_cuda(cudaStreamCreateWithFlags(&r.stream, cudaStreamNonBlocking), "cudaStreamCreate");
+  check_cuda(cudaEventCreate(&r.start), "cudaEventCreate");
+  check_cuda(cudaEventCreate(&r.stop), "cudaEventCreate");
+  ranks_.push_back(r);
+}
+
+void NcclCollectives::destroy() {
+  free_buffers();
+  for (auto& r : ranks_) {
+    cudaSetDevice(r.device);
+    if (r.comm) api_.CommDestroy(r.comm);
+    if (r.start) cudaEventDestroy(r.start);
+    if (r.stop) cudaEventDestroy(r.stop);
+    if (r.stream) cudaStreamDestroy(r.stream);
+  }
+  ranks_.clear();
+}
+
+void NcclCollectives::abort_all() {
+  for (auto& r : ranks_)
+    if (r.comm) api_.CommAbort(r.comm);
+}
+
+void NcclCollectives::allocate(const CollectiveSpec& s, const reference::CollectiveShape& shape) {
+  free_buffers();
+  spec_ = s, shape_ = shape;
+  const std::size_t esize = reference::dtype_bytes(s.dtype);
+  in_bytes_ = shape.in_count * esize;
+  out_bytes_ = std::max(shape.in_count, shape.out_count) * esize;
+  for (auto& r : ranks_) {
+    check_cuda(cudaSetDevice(r.device), "cudaSetDevice");
+    check_cuda(cudaMalloc(&r.send, std::max<std::size_t>(in_bytes_, 1)), "cudaMalloc");
+    check_cuda(cudaMalloc(&r.recv, std::max<std::size_t>(out_bytes_, 1)), "cudaMalloc");
+  }
+}
+
+void NcclCollectives::free_buffers() {
+  for (auto& r : ranks_) {
+    cudaSetDevice(r.device);
+    if (r.send) cudaFree(r.send);
+    if (r.recv) cudaFree(r.recv);
+    r.send = r.recv = nullptr;
+  }
+}
+
+void NcclCollectives::upload(std::size_t local, const void* input, const void* output) {
+  const LocalRank& r = ranks_[local];
+  check_cuda(cudaSetDevice(r.device), "cudaSetDevice");
+  check_cuda(cudaMemcpy(r.send, input, in_bytes_, cudaMemcpyHostToDevice), "cudaMemcpy");
+  check_cuda(cudaMemcpy(r.recv, output, out_bytes_, cudaMemcpyHostToDevice), "cudaMemcpy");
+}
+
+void NcclCollectives::download(std::size_t local, void* output) {
+  const LocalRank& r = ranks_[local];
+  check_cuda(cudaSetDevice(r.device), "cudaSetDevice");
+  check_cuda(cudaStreamSynchronize(r.stream), "cudaStreamSynchronize");
+  check_cuda(cudaMemcpy(output, r.recv, out_bytes_, cudaMemcpyDeviceToHost), "cudaMemcpy");
+}
+
+std::vector<double> NcclCollectives::seconds_per_call(int iterations) {
+  for (auto& r : ranks_) {
+    check_cuda(cudaSetDevice(r.device), "cudaSetDevice");
+    check_cuda(cudaEventRecord(r.start, r.stream), "cudaEventRecord");
+  }
+  for (int i = 0; i < iterations; ++i) run();
+  std::vector<double> seconds;
+  for (auto& r : ranks_) {
+    check_cuda(cudaSetDevice(r.device), "cudaSetDevice");
+    check_cuda(cudaEventRecord(r.stop, r.stream), "cudaEventRecord");
+    check_cuda(cudaEventSynchronize(r.stop), "cudaEventSynchronize");
+    float ms = 0;
+    check_cuda(cudaEventElapsedTime(&ms, r.start, r.stop), "cudaEventElapsedTime");
+    seconds.push_back(ms * 1e-3 / iterations);
+  }
+  return seconds;
+}
+
+void NcclCollectives::run() {
+  const auto type = nccl_type(spec_.dtype);
+  const auto op = nccl_op(spec_.redop);
+  const std::size_t esize = reference::dtype_bytes(spec_.dtype);
+  const std::size_t count = shape_.in_count, out_count = shape_.out_count;
+  api_.check(api_.GroupStart(), "ncclGroupStart");
+  for (auto& r : ranks_) {
+    char* in = spec_.in_place ? r.recv : r.send;
+    const auto c = r.comm;
+    const auto s = r.stream;
+    switch (spec_.op) {
+      case Collective::all_reduce:
+        api_.check(api_.AllReduce(in, r.recv, count, type, op, c, s), "ncclAllReduce");
+        break;
+      case Collective::all_gather:
+        if (spec_.in_place) in = r.recv + r.rank * count * esize;
+        api_.check(api_.AllGather(in, r.recv, count, type, c, s), "ncclAllGather");
+        break;
+      case Collective::reduce_scatter: {
+        char* out = spec_.in_place ? r.recv + r.rank * out_count * esize : r.recv;
+        api_.check(api_.ReduceScatter(in, out, out_count, type, op, c, s), "ncclReduceScatter");
+        break;
+      }
+      case Collective::broadcast:
+        api_.check(api_.Broadcast(in, r.recv, count, type, spec_.root, c, s), "ncclBroadcast");
+        break;
+      case Collective::reduce:
+        api_.check(api_.Reduce(in, r.recv, count, type, op, spec_.root, c, s), "ncclReduce");
+        break;
+      case Collective::all_to_all: {
+        const std::size_t share = count / static_cast<std::size_t>(size_);
+        for (int peer = 0; peer < size_; ++peer) {
+          const std::size_t at = static_cast<std::size_t>(peer) * share * esize;
+          api_.check(api_.Send(r.send + at, share, type, peer, c, s), "ncclSend");
+          api_.check(api_.Recv(r.recv + at, share, type, peer, c, s), "ncclRecv");
+        }
+        break;
+      }
+      case Collective::send_recv:
+        api_.check(api_.Send(r.send, count, type, (r.rank + 1) % size_, c, s), "ncclSend");
+        api_.check(api_.Recv(r.recv, count, type, (r.rank + size_ - 1) % size_, c, s), "ncclRecv");
+        break;
+    }
+  }
+  api_.check(api_.GroupEnd(), "ncclGroupEnd");
+}
+
+}  // namespace bb::kernels

@@ -1,0 +1,204 @@
+#include "suites/collectives/collectives_report.h"
+
+#include <sched.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+
+#include "harness/gpu.h"
+#include "harness/host_info.h"
+#include "harness/runner.h"
+
+namespace bb::collectives {
+namespace {
+
+using json = nlohmann::json;
+
+// The CPUs this process may run on (a cpuset or container limit included).
+int cores_here() {
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof set, &set) == 0) return std::max(1, CPU_COUNT(&set));
+  const long n = ::sysconf(_SC_NPROCESSORS_ONLN);
+  return n > 0 ? static_cast<int>(n) : 1;
+}
+
+const char* env_or_empty(const char* name) {
+  const char* v = std::getenv(name);
+  return v ? v : "";
+}
+
+json context(const Options& o, const Setup& s, const lockstep::Processes& procs) {
+  RunOptions ro;
+  ro.quick = o.quick;
+  ro.command_line = o.command_line;
+  ro.rule.min_samples = static_cast<std::size_t>(o.samples);
+  ro.rule.warmup_samples = static_cast<std::size_t>(o.warmup);
+  ro.rule.min_time_s = o.sample_time_s;
+  ro.rule.timeout_s = o.timeout_s;
+  json c = make_context(ro, Environment{query_host(), query_gpus()});
+  c["boundbench"]["collectives"] = {{"transport", s.transport},
+                                    {"engine", s.engine},
+                                    {"launcher", procs.launcher()},
+                                    {"world_ranks", s.world_ranks},
+                                    {"processes", procs.size()},
+                                    {"processes_on_this_node", procs.on_this_node()},
+                                    {"cores_on_this_node", cores_here()},
+                                    {"rank_counts", s.rank_counts},
+                                    {"max_bytes", s.max_bytes},
+                                    {"samples_per_size", o.samples},
+                                    {"sample_time_s", o.sample_time_s},
+                                    {"time_reduction", o.time_reduction},
+                                    {"memory_note", s.memory_note},
+                                    {"nccl_algo", env_or_empty("NCCL_ALGO")},
+                                    {"nccl_proto", env_or_empty("NCCL_PROTO")}};
+  return c;
+}
+
+json entry(const Measured& m, const std::string& transport, const std::string& reduction) {
+  const Spec& spec = m.planned.spec;
+  const Summary s = summarize(m.sampled.times_s);
+  const double factor = theory::bus_bandwidth_factor(spec.op, m.ranks);
+  const double n = static_cast<double>(m.shape.bytes);
+  const int iterations = m.sampled.iterations;
+  return {{"name", "collectives/" + m.name},
+          {"run_name", "collectives/" + m.name},
+          {"run_type", "iteration"},
+          {"repetitions", 1},
+          {"repetition_index", 0},
+          {"threads", 1},
+          {"time_unit", "ns"},
+          {"suite", "collectives"},
+          {"case", m.name},
+          {"backend", transport == "nccl" ? "cuda" : "host"},
+          {"iterations", s.samples},
+          {"real_time", s.median_s * 1e9},
+          {"cpu_time", m.sampled.cpu_per_operation_s * 1e9},
+          {"params",
+           {{"collective", theory::collective_name(spec.op)},
+            {"dtype", reference::dtype_name(spec.dtype)},
+            {"redop", theory::collective_reduces(spec.op) ? json(reference::redop_name(spec.redop))
+                                                          : json(nullptr)},
+            {"in_place", spec.in_place},
+            {"root", spec.root},
+            {"transport", transport},
+            {"ranks", m.ranks},
+            {"bytes", m.shape.bytes},
+            {"count", m.shape.count},
+            {"sweep", m.planned.sweep},
+            {"collectives_per_sample", iterations},
+            {"time_reduction", reduction}}},
+          {"observations", {{"wrong", m.wrong}}},
+          {"bytes_read", n},
+          {"bytes_written", 0.0},
+          {"bytes", n},
+          {"flop", 0.0},
+          {"elements", static_cast<double>(m.shape.count)},
+          {"precision", reference::dtype_name(spec.dtype)},
+          {"samples", s.samples},
+          {"min_s", s.min_s},
+          {"median_s", s.median_s},
+          {"mean_s", s.mean_s},
+          {"max_s", s.max_s},
+          {"rel_noise", s.rel_noise},
+          {"stop_reason", "fixed"},
+          // Per sample: its wall time beyond its collectives' (barrier, reduction of the times).
+          {"harness_overhead_s", std::max(0.0, m.sampled.wall_s / static_cast<double>(s.samples) -
+                                                   s.mean_s * iterations)},
+          {"bytes_per_s", n / s.median_s},
+          {"flop_per_s", 0.0},
+          {"algbw_bytes_per_s", n / s.median_s},
+          {"busbw_bytes_per_s", n / s.median_s * factor}};
+}
+
+Check verify_check(const Measured& m) {
+  Check v;
+  v.suite = "collectives";
+  v.name = m.name + "/verify";
+  v.law = "every output element equals the CPU reference (exact)";
+  v.predicted = 0;
+  v.measured = static_cast<double>(m.wrong);
+  v.tolerance = 0;
+  v.verdict = m.wrong == 0 ? Verdict::pass : Verdict::fail;
+  v.reason = std::to_string(m.wrong) + " wrong elements over " + std::to_string(m.ranks) + " ranks";
+  return v;
+}
+
+std::string summary_path(const Options& o) {
+  if (!o.summary.empty()) return o.summary;
+  const auto dot = o.out.rfind('.');
+  return (dot == std::string::npos ? o.out : o.out.substr(0, dot)) + ".md";
+}
+
+}  // namespace
+
+Report::Report(const Options& o, const Setup& setup, const lockstep::Processes& processes)
+    : o_(o),
+      setup_(setup),
+      start_(std::chrono::steady_clock::now()),
+      file_(o.out, context(o, setup, processes)) {
+  std::printf("collectives: %s (%s); rank counts", setup.transport.c_str(), setup.engine.c_str());
+  for (int c : setup.rank_counts) std::printf(" %d", c);
+  std::printf("; sizes %.0f to %.0f B%s\n", o.min_bytes, setup.max_bytes,
+              setup.memory_note.empty() ? "" : (" (" + setup.memory_note + ")").c_str());
+  std::printf("%-46s %6s %12s %12s %12s %10s %7s\n", "case", "ranks", "bytes", "time (us)",
+              "algbw GB/s", "busbw GB/s", "#wrong");
+}
+
+void Report::add(const Measured& m) {
+  const json e = entry(m, setup_.transport, o_.time_reduction);
+  const Check v = verify_check(m);
+  file_.add({e}, {v});
+  checks_.push_back(v);
+  rows_.push_back(summary_row(e, {v}));
+  const Spec& spec = m.planned.spec;
+  const bool nccl = setup_.transport == "nccl";
+  Point pt{setup_.transport,
+           spec.op,
+           spec.dtype,
+           spec.redop,
+           spec.in_place,
+           m.ranks,
+           static_cast<double>(m.shape.bytes),
+           e["median_s"].get<double>(),
+           m.wrong,
+           m.planned.sweep,
+           m.ranks_on_node,
+           nccl ? 0 : cores_here()};
+  points_.push_back(pt);
+  std::printf("%-46s %6d %12zu %12.2f %12.3f %10.3f %7llu\n",
+              m.name.substr(0, m.name.rfind('/')).c_str(), m.ranks, m.shape.bytes, pt.time_s * 1e6,
+              algbw_bytes_per_s(pt) / 1e9, busbw_bytes_per_s(pt) / 1e9,
+              static_cast<unsigned long long>(m.wrong));
+  std::fflush(stdout);
+}
+
+int Report::finish() {
+  const std::vector<Check> laws = collectives_checks(points_);
+  file_.add_figures("collectives", collectives_figures(points_));
+  file_.add({}, laws);
+  for (const auto& c : laws) checks_.push_back(c);
+  file_.finish();
+  const double elapsed =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  // The per-size verify checks are in the table above; the laws follow, then the counts.
+  int failed = 0, passed = 0, skipped = 0;
+  for (const auto& c : laws)
+    std::printf("%s %s: %s\n", verdict_name(c.verdict).c_str(), c.name.c_str(), c.reason.c_str());
+  for (const auto& c : checks_) {
+    failed += c.verdict == Verdict::fail;
+    passed += c.verdict == Verdict::pass;
+    skipped += c.verdict == Verdict::skip;
+  }
+  std::printf(
+      "collectives: %zu sizes measured and verified; checks: %d passed, %d failed, %d "
+      "skipped; %.1f s\n",
+      points_.size(), passed, failed, skipped, elapsed);
+  const std::string summary = summary_path(o_);
+  write_file_atomically(summary, markdown_summary(rows_, checks_, file_.document()));
+  std::printf("results: %s\nsummary: %s\n", o_.out.c_str(), summary.c_str());
+  return failed > 0 && !o_.no_fail ? lockstep::kExitFailed : 0;
+}
+
+}  // namespace bb::collectives
