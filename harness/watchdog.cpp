@@ -1,8 +1,8 @@
 #include "harness/watchdog.h"
 
-#include <algorithm>
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <utility>
 
 namespace bb::lockstep {
