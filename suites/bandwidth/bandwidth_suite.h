@@ -9,42 +9,14 @@
 #include <vector>
 
 #include "harness/case.h"
+#include "suites/common/memory_guards.h"
+#include "suites/common/stream_sizes.h"
 #include "suites/suites.h"
 #include "theory/stream.h"
 
 namespace bb::suites {
 
 using theory::StreamOp;
-
-inline constexpr std::size_t kHostMinElements = std::size_t{1} << 25;  // BabelStream's default
-inline constexpr std::size_t kCudaMinElements = std::size_t{1} << 25;
-
-// Host STREAM arrays together span at least 4x the last-level cache; GPU arrays 8x the L2.
-inline constexpr int kHostCacheMultiple = 4;
-inline constexpr int kCudaCacheMultiple = 8;
-
-// Elements per array so that 3 arrays span at least `multiple` x the cache, rounded up to 2^20.
-inline std::size_t stream_elements(std::uint64_t cache_bytes, int multiple,
-                                   std::size_t element_bytes, std::size_t min_elements) {
-  const std::uint64_t need =
-      static_cast<std::uint64_t>(multiple) * cache_bytes / (3 * element_bytes);
-  const std::size_t mib = std::size_t{1} << 20;
-  return std::max<std::size_t>(min_elements, (need + mib - 1) / mib * mib);
-}
-
-// Refuses (as a SKIP) sizes that would leave less than a quarter of host memory free.
-inline void check_host_memory(const HostInfo& host, std::uint64_t bytes) {
-  if (host.memory_bytes > 0 && bytes > host.memory_bytes / 4 * 3)
-    throw CaseSkipped("needs " + std::to_string(bytes >> 20) + " MiB of host memory, host has " +
-                      std::to_string(host.memory_bytes >> 20) + " MiB");
-}
-
-// Refuses (as a SKIP) device allocations beyond 3/4 of the GPU's memory.
-inline void check_gpu_memory(const GpuDevice& gpu, std::uint64_t bytes) {
-  if (gpu.memory_bytes > 0 && bytes > gpu.memory_bytes / 4 * 3)
-    throw CaseSkipped("needs " + std::to_string(bytes >> 20) + " MiB of GPU memory, " + gpu.name +
-                      " has " + std::to_string(gpu.memory_bytes >> 20) + " MiB");
-}
 
 template <class T>
 Work stream_work(const theory::StreamKernel& k, std::size_t n) {

@@ -18,7 +18,7 @@
 #include "harness/gpu.h"
 #include "reference/random.h"
 #include "suites/bandwidth/bandwidth_suite.h"
-#include "suites/bandwidth/host_buffer.h"
+#include "suites/common/host_buffer.h"
 
 namespace bb::suites {
 namespace {

@@ -12,7 +12,7 @@
 #include "kernels/stream.h"
 #include "reference/chase.h"
 #include "suites/bandwidth/bandwidth_suite.h"
-#include "suites/bandwidth/host_buffer.h"
+#include "suites/common/host_buffer.h"
 #include "theory/hierarchy.h"
 
 namespace bb::suites {

@@ -10,7 +10,7 @@
 #include "kernels/stream.h"
 #include "reference/random.h"
 #include "suites/bandwidth/bandwidth_suite.h"
-#include "suites/bandwidth/host_buffer.h"
+#include "suites/common/host_buffer.h"
 
 namespace bb::suites {
 namespace {

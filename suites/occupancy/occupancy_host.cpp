@@ -11,7 +11,8 @@
 #include "kernels/hierarchy.h"
 #include "kernels/stream.h"
 #include "reference/chase.h"
-#include "suites/bandwidth/bandwidth_suite.h"
+#include "suites/common/memory_guards.h"
+#include "suites/common/stream_sizes.h"
 #include "suites/occupancy/occupancy_suite.h"
 #include "suites/suites.h"
 

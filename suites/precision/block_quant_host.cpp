@@ -15,7 +15,7 @@
 #include "kernels/block_quant.h"
 #include "reference/mx.h"
 #include "reference/random.h"
-#include "suites/bandwidth/bandwidth_suite.h"
+#include "suites/common/memory_guards.h"
 #include "suites/precision/precision_suite.h"
 
 namespace bb::suites {

@@ -19,7 +19,7 @@
 #include "kernels/gemm_precision.h"
 #include "reference/gemm.h"
 #include "reference/random.h"
-#include "suites/bandwidth/bandwidth_suite.h"
+#include "suites/common/memory_guards.h"
 #include "suites/precision/precision_suite.h"
 
 namespace bb::suites {

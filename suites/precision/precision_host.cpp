@@ -12,7 +12,7 @@
 #include "reference/formats_fast.h"
 #include "reference/random.h"
 #include "reference/summation.h"
-#include "suites/bandwidth/bandwidth_suite.h"
+#include "suites/common/memory_guards.h"
 #include "suites/precision/precision_suite.h"
 #include "theory/summation.h"
 

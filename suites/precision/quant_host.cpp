@@ -13,7 +13,7 @@
 #include "kernels/quant.h"
 #include "reference/quant.h"
 #include "reference/random.h"
-#include "suites/bandwidth/bandwidth_suite.h"
+#include "suites/common/memory_guards.h"
 #include "suites/precision/precision_suite.h"
 
 namespace bb::suites {
