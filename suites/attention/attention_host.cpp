@@ -9,8 +9,8 @@
 #include "kernels/attention.h"
 #include "reference/attention.h"
 #include "suites/attention/attention_suite.h"
-#include "suites/common/memory_guards.h"
 #include "suites/common/host_buffer.h"
+#include "suites/common/memory_guards.h"
 #include "theory/attention.h"
 
 namespace bb::suites {
