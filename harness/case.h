@@ -16,6 +16,7 @@
 #include "harness/host_info.h"
 #include "harness/stats.h"
 #include "theory/peaks.h"
+#include "theory/work.h"
 
 namespace bb {
 
@@ -38,6 +39,13 @@ struct Work {
   std::string memory_level = "dram";
   double bytes() const { return bytes_read + bytes_written; }
 };
+
+// A declared work from theory/'s counts (each family's *_work function), bounded by the peak of
+// `precision` for bytes from `memory_level`.
+Work work_of(const theory::WorkCount& count, theory::Precision precision = theory::Precision::fp32,
+             std::string memory_level = "dram");
+// The counts of a declared work, to hold against theory/'s.
+theory::WorkCount count_of(const Work& w);
 
 enum class Verdict { pass, fail, skip };
 std::string verdict_name(Verdict v);

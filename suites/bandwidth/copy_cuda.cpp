@@ -19,6 +19,7 @@
 #include "reference/random.h"
 #include "suites/bandwidth/bandwidth_suite.h"
 #include "suites/bandwidth/host_buffer.h"
+#include "theory/hierarchy.h"
 
 namespace bb::suites {
 namespace {
@@ -120,10 +121,8 @@ Case copy_case(Direction d, bool pinned) {
             Prepared p;
             p.instance = std::make_unique<CopyCuda>(d, pinned);
             // The link moves each byte once; nothing is written back over it.
-            p.work.bytes_read = static_cast<double>(kCopyBytes);
-            p.work.bytes_written = 0;
-            p.work.elements = static_cast<double>(kCopyFloats);
-            p.work.memory_level = "pcie";
+            p.work = work_of(theory::link_copy_work(static_cast<double>(kCopyBytes), sizeof(float)),
+                             theory::Precision::fp32, "pcie");
             p.params = {{"direction", direction}, {"memory", memory}, {"bytes", kCopyBytes}};
             return p;
           },

@@ -204,11 +204,8 @@ Case read_point(std::uint64_t bytes) {
                std::max(1.0, std::ceil(kReadSampleBytes / static_cast<double>(bytes))));
            Prepared p;
            p.instance = std::make_unique<ReadSweepCuda>(gpu.sm_count, bytes / 16, passes);
-           p.work.bytes_read = static_cast<double>(bytes) * passes;
-           p.work.flop = static_cast<double>(bytes) / 4 * passes;  // one add per float read
-           p.work.elements = static_cast<double>(bytes) / 4 * passes;
-           p.work.precision = theory::Precision::fp32;
-           p.work.memory_level = "hierarchy";
+           p.work = work_of(theory::read_work(static_cast<double>(bytes), sizeof(float), passes),
+                            theory::Precision::fp32, "hierarchy");
            p.params = {{"sweep", "read"},
                        {"working_set_bytes", bytes},
                        {"passes", passes},
@@ -266,11 +263,9 @@ Case strided_case(std::size_t stride) {
             const nlohmann::json granularity = inst->fetch_granularity();
             Prepared p;
             p.instance = std::move(inst);
-            p.work.bytes_read =
-                theory::strided_bytes_moved(accesses, stride, sizeof(float), kSectorBytes);
-            p.work.flop = static_cast<double>(accesses);
-            p.work.elements = static_cast<double>(accesses);
-            p.work.precision = theory::Precision::fp32;
+            p.work =
+                work_of(theory::strided_read_work(accesses, stride, sizeof(float), kSectorBytes),
+                        theory::Precision::fp32);
             p.params = {{"stride_elements", stride},
                         {"element_bytes", sizeof(float)},
                         {"accesses", accesses},

@@ -136,11 +136,8 @@ Case read_point(std::uint64_t bytes) {
            const int threads = openmp_threads();
            Prepared p;
            p.instance = std::make_unique<ReadSweepHost>(n, passes);
-           p.work.bytes_read = static_cast<double>(bytes) * passes;
-           p.work.flop = static_cast<double>(n) * passes;  // one add per element read
-           p.work.elements = static_cast<double>(n) * passes;
-           p.work.precision = theory::Precision::fp64;
-           p.work.memory_level = "hierarchy";
+           p.work = work_of(theory::read_work(static_cast<double>(bytes), sizeof(double), passes),
+                            theory::Precision::fp64, "hierarchy");
            p.params = {{"sweep", "read"},
                        {"working_set_bytes", bytes},
                        {"passes", passes},
@@ -188,11 +185,9 @@ Case strided_case(std::size_t stride) {
             Prepared p;
             p.instance = std::move(inst);
             // Cache-line model: every 64-byte line holding an element read is moved whole.
-            p.work.bytes_read =
-                theory::strided_bytes_moved(accesses, stride, sizeof(double), kLineBytes);
-            p.work.flop = static_cast<double>(accesses);
-            p.work.elements = static_cast<double>(accesses);
-            p.work.precision = theory::Precision::fp64;
+            p.work =
+                work_of(theory::strided_read_work(accesses, stride, sizeof(double), kLineBytes),
+                        theory::Precision::fp64);
             p.params = {{"stride_elements", stride},
                         {"element_bytes", sizeof(double)},
                         {"accesses", accesses},

@@ -19,6 +19,8 @@
 #include "reference/intensity.h"
 #include "reference/random.h"
 #include "suites/bandwidth/bandwidth_suite.h"
+#include "theory/gemm.h"
+#include "theory/intensity.h"
 
 namespace bb::suites {
 namespace {
@@ -194,16 +196,12 @@ Case chain_case(const ChainType& t, int k, bool in_quick) {
            check_gpu_memory(gpu, n * element_bytes);
            auto instance = std::make_unique<FmaChainCuda>(gpu, t, n, k);
            Prepared p;
-           const double elements = static_cast<double>(n);
            // Each element is read once and written once; each FMA is 2 flop (fp16/bf16: per lane).
-           p.work.bytes_read = elements * static_cast<double>(element_bytes);
-           p.work.bytes_written = elements * static_cast<double>(element_bytes);
-           p.work.flop = 2.0 * k * elements;
-           p.work.elements = elements;
-           p.work.precision = t.precision;
-           p.work.cuda_cores_only = true;  // FMA chains: the CUDA-core peak bounds them
            // Smaller arrays above the ridge are compute-bound wherever their bytes come from.
-           p.work.memory_level = n == n_dram ? "dram" : "hierarchy";
+           p.work = work_of(theory::fma_chain_work(static_cast<double>(n),
+                                                   static_cast<double>(element_bytes), k),
+                            t.precision, n == n_dram ? "dram" : "hierarchy");
+           p.work.cuda_cores_only = true;  // FMA chains: the CUDA-core peak bounds them
            p.params = {
                {"dtype", t.name},
                {"fma_per_element", k},
@@ -352,11 +350,8 @@ Case gemm_case(const GemmType& t) {
            Prepared p;
            p.instance = std::make_unique<GemmCuda>(t, kGemmN);
            // C = A·B, n×n: n³ multiply-adds (2n³ flop); A and B read and C written at least once.
-           p.work.flop = 2 * n * n * n;
-           p.work.bytes_read = 2 * n * n * input_bytes;
-           p.work.bytes_written = n * n * output_bytes;
-           p.work.elements = n * n;
-           p.work.precision = t.peak_precision;
+           p.work =
+               work_of(theory::gemm_work(n, n, n, input_bytes, output_bytes), t.peak_precision);
            p.params = {{"precision", t.name},
                        {"n", kGemmN},
                        {"flop", p.work.flop},

@@ -11,6 +11,7 @@
 #include "reference/random.h"
 #include "suites/bandwidth/bandwidth_suite.h"
 #include "suites/bandwidth/host_buffer.h"
+#include "theory/intensity.h"
 
 namespace bb::suites {
 namespace {
@@ -83,14 +84,10 @@ Case intensity_case(const char* dtype, int k, bool in_quick) {
            check_host_memory(ctx.host, n * sizeof(T));
            Prepared p;
            p.instance = std::make_unique<FmaChainHost<T>>(n, k);
-           const double elements = static_cast<double>(n);
-           p.work.bytes_read = elements * sizeof(T);
-           p.work.bytes_written = elements * sizeof(T);
-           p.work.flop = 2.0 * k * elements;
-           p.work.elements = elements;
-           p.work.precision = sizeof(T) == 8 ? theory::Precision::fp64 : theory::Precision::fp32;
            // Smaller arrays above the ridge are compute-bound wherever their bytes come from.
-           p.work.memory_level = n == n_dram ? "dram" : "hierarchy";
+           p.work = work_of(theory::fma_chain_work(static_cast<double>(n), sizeof(T), k),
+                            sizeof(T) == 8 ? theory::Precision::fp64 : theory::Precision::fp32,
+                            n == n_dram ? "dram" : "hierarchy");
            p.params = {{"dtype", dtype},
                        {"fma_per_element", k},
                        {"elements", n},

@@ -12,6 +12,7 @@
 #include "reference/occupancy.h"
 #include "suites/occupancy/occupancy_suite.h"
 #include "suites/suites.h"
+#include "theory/hierarchy.h"
 #include "theory/occupancy.h"
 
 namespace bb::suites {
@@ -223,9 +224,8 @@ Case divergence_case(int paths) {
               kernels::divergence_launch(out, paths, kDivergenceIters, b, t, s);
             },
             [paths](int i) { return reference::divergence_lane(i & 31, paths, kDivergenceIters); });
-        p.work.flop = 2.0 * kDivergenceIters * blocks * threads;  // useful FMAs only
-        p.work.precision = theory::Precision::fp32;
-        p.work.memory_level = "registers";
+        p.work = work_of(theory::divergence_work(blocks * threads, kDivergenceIters),
+                         theory::Precision::fp32, "registers");  // useful FMAs only
         p.params = {{"paths", paths},
                     {"iters", kDivergenceIters},
                     {"blocks", blocks},
@@ -246,9 +246,8 @@ Case bank_case(int stride) {
                   kernels::bank_conflict_launch(out, stride, kBankIters, b, t, s);
                 },
                 [stride](int i) { return reference::bank_lane(i & 31, stride, kBankIters); });
-            p.work.flop = 1.0 * kBankIters * blocks * threads;  // one add per word read
-            p.work.precision = theory::Precision::fp32;
-            p.work.memory_level = "shared";
+            p.work = work_of(theory::bank_conflict_work(blocks * threads, kBankIters),
+                             theory::Precision::fp32, "shared");  // one add per word read
             p.params = {{"stride_words", stride},
                         {"conflict_ways", theory::bank_conflict_ways(stride)},
                         {"iters", kBankIters},
@@ -272,9 +271,8 @@ Case spill_case(kernels::SpillVariant v) {
                   kernels::spill_launch(v, out, kSpillRounds, b, s);
                 },
                 [](int i) { return reference::spill_thread(i, kSpillRounds); });
-            p.work.flop = 2.0 * 64 * kSpillRounds * blocks * kernels::kSpillThreads;
-            p.work.precision = theory::Precision::fp32;
-            p.work.memory_level = "registers";
+            p.work = work_of(theory::spill_work(blocks * kernels::kSpillThreads, kSpillRounds),
+                             theory::Precision::fp32, "registers");
             p.params = {{"variant", capped ? "capped" : "uncapped"},
                         {"launch_bounds", capped ? "256, 8" : "256, 1"},
                         {"registers_per_thread", a.registers},
@@ -347,9 +345,9 @@ Case latency_hiding_case(int blocks_per_sm) {
             kernels::stream_read_allow_dynamic_shared(dynamic);
             Prepared p;
             p.instance = std::make_unique<StreamRead>(*ctx.gpu, blocks_per_sm, dynamic);
-            p.work.bytes_read = static_cast<double>(kLatencyN16) * 16;
-            p.work.flop = static_cast<double>(kLatencyN16);
-            p.work.precision = theory::Precision::fp32;
+            // One add per 16-byte load (the x component of each float4).
+            p.work = work_of(theory::read_work(static_cast<double>(kLatencyN16) * 16, 16, 1),
+                             theory::Precision::fp32);
             p.params = {{"warps_per_sm", warps},
                         {"blocks_per_sm", blocks_per_sm},
                         {"threads_per_block", kLatencyThreads},

@@ -14,6 +14,7 @@
 #include "suites/bandwidth/bandwidth_suite.h"
 #include "suites/occupancy/occupancy_suite.h"
 #include "suites/suites.h"
+#include "theory/hierarchy.h"
 
 namespace bb::suites {
 namespace {
@@ -102,10 +103,9 @@ std::vector<Case> occupancy_host_cases() {
          check_host_memory(ctx.host, n * sizeof(double));
          Prepared p;
          p.instance = std::make_unique<HostRead>(n);
-         p.work.bytes_read = static_cast<double>(n) * sizeof(double);
-         p.work.flop = static_cast<double>(n);
-         p.work.elements = static_cast<double>(n);
-         p.work.precision = theory::Precision::fp64;
+         p.work =
+             work_of(theory::read_work(static_cast<double>(n) * sizeof(double), sizeof(double), 1),
+                     theory::Precision::fp64);
          const int cores =
              ctx.host.physical_cores > 0 ? ctx.host.physical_cores : ctx.host.logical_cpus;
          p.params = {{"elements", n},

@@ -16,6 +16,7 @@
 #include "reference/random.h"
 #include "suites/bandwidth/bandwidth_suite.h"
 #include "suites/precision/precision_suite.h"
+#include "theory/block_quant.h"
 
 namespace bb::suites {
 namespace {
@@ -202,11 +203,9 @@ Prepared block_quant_prepared(const BlockQuantSetup& s, std::size_t elements) {
   const double n = static_cast<double>(elements);
   const bool tensor_pass = s.spec.scheme == kernels::BlockScheme::fp8_tensor ||
                            s.spec.scheme == kernels::BlockScheme::nvfp4;
-  p.work.bytes_read = (tensor_pass ? 2 : 1) * 4 * n;  // the amax pass, then the quantize pass
-  p.work.bytes_written =
-      static_cast<double>(s.spec.code_bytes(elements) + s.spec.scale_count(elements));
-  p.work.elements = n;
-  p.work.memory_level = "dram";
+  // The amax pass, then the quantize pass; the codes and one scale per block.
+  p.work = work_of(theory::block_quant_work(n, s.spec.four_bit() ? 4 : 8,
+                                            static_cast<double>(s.spec.block()), tensor_pass));
   p.params = {{"format", theory::format_spec(s.spec.element).name},
               {"scheme", s.name},
               {"block_elements", s.spec.block() ? s.spec.block() : elements},

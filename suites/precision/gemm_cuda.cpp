@@ -21,6 +21,7 @@
 #include "reference/random.h"
 #include "suites/bandwidth/bandwidth_suite.h"
 #include "suites/precision/precision_suite.h"
+#include "theory/gemm.h"
 
 namespace bb::suites {
 namespace {
@@ -175,11 +176,7 @@ Case cuda_case(const GemmModeSpec& spec, reference::GemmData data, int m, int n,
             throughput ? kSampledCols : static_cast<std::size_t>(n));
         Prepared p;
         // C = A·B: m·n·k multiply-adds; A and B read and C written at least once.
-        p.work.flop = 2 * dm * dn * dk;
-        p.work.bytes_read = (dm * dk + dk * dn) * in_bytes;
-        p.work.bytes_written = dm * dn * out_bytes;
-        p.work.elements = dm * dn;
-        p.work.precision = spec.peak;
+        p.work = work_of(theory::gemm_work(dm, dn, dk, in_bytes, out_bytes), spec.peak);
         p.params = {{"gemm_mode", spec.name},
                     {"library", spec.library},
                     {"model", spec.model_source},

@@ -8,6 +8,7 @@
 #include "harness/gpu.h"
 #include "kernels/convert.h"
 #include "suites/precision/precision_suite.h"
+#include "theory/formats.h"
 
 namespace bb::suites {
 namespace {
@@ -65,7 +66,7 @@ Case sweep_case(kernels::DeviceConversion c, const char* name) {
           [c, name](const CaseContext& ctx) {
             Prepared p;
             p.instance = std::make_unique<ConvertSweep>(*ctx.gpu, c);
-            p.work.elements = static_cast<double>(kAllPatterns);
+            p.work = work_of(theory::conversion_sweep_work(static_cast<double>(kAllPatterns)));
             p.params = {{"conversion", name}, {"inputs", kAllPatterns}, {"from", "fp32"}};
             return p;
           },

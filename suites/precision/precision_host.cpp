@@ -14,6 +14,7 @@
 #include "reference/summation.h"
 #include "suites/bandwidth/bandwidth_suite.h"
 #include "suites/precision/precision_suite.h"
+#include "theory/formats.h"
 #include "theory/summation.h"
 
 namespace bb::suites {
@@ -125,9 +126,7 @@ Case convert_case() {
             check_host_memory(ctx.host, n * 6 + n * 16);  // data, output, validation copies
             Prepared p;
             p.instance = std::make_unique<ConvertFp16>(n);
-            p.work.bytes_read = 4.0 * static_cast<double>(n);
-            p.work.bytes_written = 2.0 * static_cast<double>(n);
-            p.work.elements = static_cast<double>(n);
+            p.work = work_of(theory::conversion_work(static_cast<double>(n), 4, 2));
             p.params = {{"from", "fp32"},
                         {"to", "fp16"},
                         {"rounding", "nearest_even"},
@@ -143,7 +142,8 @@ Case summation_case(SumAlgorithm a, const char* name, std::size_t n, bool in_qui
   Case c{std::string("summation/") + name + "/fp32/host/n" + std::to_string(n), Backend::host,
          [a, name, n](const CaseContext&) {
            const int seeds = 25;
-           Prepared p = summation_prepared(name, n, seeds, a == SumAlgorithm::kahan ? 4 : 1);
+           Prepared p = summation_prepared(
+               name, n, seeds, theory::summation_flop_per_element(a == SumAlgorithm::kahan));
            p.instance = std::make_unique<Summation>(a, n, seeds);
            return p;
          },
@@ -158,10 +158,8 @@ Case summation_case(SumAlgorithm a, const char* name, std::size_t n, bool in_qui
 Prepared summation_prepared(const char* algorithm, std::size_t n, int seeds,
                             double flop_per_element) {
   Prepared p;
-  p.work.bytes_read = 4.0 * static_cast<double>(n);
-  p.work.flop = flop_per_element * static_cast<double>(n);
-  p.work.elements = static_cast<double>(n);
-  p.work.memory_level = "hierarchy";
+  p.work = work_of(theory::summation_work(static_cast<double>(n), 4, flop_per_element),
+                   theory::Precision::fp32, "hierarchy");
   p.params = {{"algorithm", algorithm},
               {"dtype", "fp32"},
               {"n", n},

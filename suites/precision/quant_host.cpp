@@ -14,6 +14,7 @@
 #include "reference/random.h"
 #include "suites/bandwidth/bandwidth_suite.h"
 #include "suites/precision/precision_suite.h"
+#include "theory/quant.h"
 
 namespace bb::suites {
 namespace {
@@ -158,10 +159,7 @@ std::string quant_case_name(const QuantSetup& s, Backend backend) {
 Prepared quant_prepared(const QuantSetup& s, std::size_t elements) {
   Prepared p;
   const double n = static_cast<double>(elements);
-  p.work.bytes_read = 2 * 4 * n;  // the range pass and the quantize pass
-  p.work.bytes_written = n;
-  p.work.elements = n;
-  p.work.memory_level = "dram";
+  p.work = work_of(theory::int_quant_work(n, 8));  // the range pass and the quantize pass
   p.params = {{"granularity", s.granularity},
               {"group_elements", s.group},
               {"scheme", s.symmetric() ? "symmetric" : "asymmetric"},

@@ -88,7 +88,8 @@ Case summation_cuda_case(bool cub, std::size_t n) {
   Case c{std::string("summation/") + alg + "/fp32/cuda/n" + std::to_string(n), Backend::cuda,
          [cub, alg, n](const CaseContext&) {
            const int seeds = n <= (std::size_t{1} << 20) ? 25 : 5;
-           Prepared p = summation_prepared(alg, n, seeds, 1);
+           Prepared p =
+               summation_prepared(alg, n, seeds, theory::summation_flop_per_element(false));
            // The suite fits the tree's growth only where it is one (kernels/reduce.h).
            p.params["growth_fit"] = cub || kernels::reduce_is_tree(n);
            p.instance = std::make_unique<SummationCuda>(cub, n, seeds);
