@@ -50,12 +50,14 @@ std::vector<Formula> attention_formulas() {
          const double flop = attention_flop(s), naive = naive_attention_bytes(s);
          const double tiled = tiled_attention_bytes(s, a.number("block_rows"));
          const double dflop = decode_flop(s);
+         // S in fp32 with the softmax in place (attention-bytes takes the layout).
+         const double extra = naive_extra_bytes(s, {4, s.bytes_per_element, 4, true});
          const double dbytes =
              kv_cache_bytes(1, s.n, s.kv_heads, s.d, s.bytes_per_element, s.batch);
          std::vector<FormulaOutput> out = {{"flop", flop, ""},
                                            {"naive_bytes", naive, ""},
                                            {"tiled_bytes", tiled, ""},
-                                           {"naive_extra_bytes", naive_extra_bytes(s), ""},
+                                           {"naive_extra_bytes", extra, ""},
                                            {"fused_extra_bytes", 0, ""},
                                            {"naive_intensity_flop_per_byte", flop / naive, ""},
                                            {"tiled_intensity_flop_per_byte", flop / tiled, ""},
