@@ -20,6 +20,12 @@ theory::WorkCount count_of(const Work& w) {
   return {w.bytes_read, w.bytes_written, w.flop, w.elements};
 }
 
+Prepared prepare_case(const Case& c, const CaseContext& ctx) {
+  Declared d = c.declare(ctx);
+  std::unique_ptr<Instance> instance = c.prepare(ctx, d);
+  return {std::move(instance), std::move(d.work), std::move(d.params)};
+}
+
 std::string backend_name(Backend b) { return b == Backend::cuda ? "cuda" : "host"; }
 
 std::optional<Backend> backend_from_name(const std::string& name) {

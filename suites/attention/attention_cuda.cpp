@@ -187,28 +187,30 @@ Case cuda_case(Kind kind, AttentionDtype t, AttentionDims s, bool sweep) {
       kind == Kind::naive ? theory::naive_extra_bytes(shape, kernels::kCudaNaiveLayout) : 0;
   Case c{name, Backend::cuda,
          [=](const CaseContext& ctx) {
+           Declared d;
+           // Naive: the three-kernel count of Dao et al. with the kernel's element sizes (S fp32,
+           // P 2 bytes); fused: the tiled count, O written in fp32; decode: the KV cache once. O is
+           // fp32 throughout.
+           d.work = work_of(
+               kind == Kind::decode ? theory::decode_work(shape, 4)
+               : kind == Kind::naive
+                   ? theory::naive_attention_work(shape, kernels::kCudaNaiveLayout)
+                   : theory::tiled_attention_work(shape, kernels::kFusedBlockRows, 4),
+               t == AttentionDtype::bf16 ? theory::Precision::bf16 : theory::Precision::fp16);
+           d.params = attention_params(kind_name(kind), dtype, s, sweep);
+           d.params["predicted_io_bytes"] = io;
+           d.params["predicted_extra_bytes"] = extra;
+           d.params["peak_dram_bytes_per_s"] = ctx.gpu->peak_dram_bytes_per_s;
+           return d;
+         },
+         [=](const CaseContext& ctx, Declared&) -> std::unique_ptr<Instance> {
            if (kind != Kind::naive && !kernels::attention_fused_supported(s.d))
              throw CaseSkipped("d = " + std::to_string(s.d) + ": the kernel has d = 64 and 128");
            if (io + extra > 0.85 * static_cast<double>(ctx.gpu->memory_bytes))
              throw CaseSkipped(std::to_string((io + extra) / 1e9) + " GB needed (n x n scores: " +
                                std::to_string(extra / 1e9) + " GB), the GPU has " +
                                std::to_string(static_cast<double>(ctx.gpu->memory_bytes) / 1e9));
-           Prepared p;
-           p.instance = std::make_unique<AttentionCuda>(kind, t, s);
-           // Naive: the three-kernel count of Dao et al. with the kernel's element sizes (S fp32,
-           // P 2 bytes); fused: the tiled count, O written in fp32; decode: the KV cache once. O is
-           // fp32 throughout.
-           p.work = work_of(
-               kind == Kind::decode ? theory::decode_work(shape, 4)
-               : kind == Kind::naive
-                   ? theory::naive_attention_work(shape, kernels::kCudaNaiveLayout)
-                   : theory::tiled_attention_work(shape, kernels::kFusedBlockRows, 4),
-               t == AttentionDtype::bf16 ? theory::Precision::bf16 : theory::Precision::fp16);
-           p.params = attention_params(kind_name(kind), dtype, s, sweep);
-           p.params["predicted_io_bytes"] = io;
-           p.params["predicted_extra_bytes"] = extra;
-           p.params["peak_dram_bytes_per_s"] = ctx.gpu->peak_dram_bytes_per_s;
-           return p;
+           return std::make_unique<AttentionCuda>(kind, t, s);
          },
          [=](const Prepared& p, const Measurement& m) {
            std::vector<Check> checks;

@@ -65,12 +65,11 @@ class GemmErrorHost final : public Instance {
 Case host_case(reference::GemmData data, int k, bool in_quick) {
   const std::string data_name = reference::gemm_data_name(data);
   Case c{"gemm/fp32/host/" + data_name + "/k" + std::to_string(k), Backend::host,
-         [data, data_name, k](const CaseContext&) {
-           Prepared p;
-           p.instance = std::make_unique<GemmErrorHost>(data, kHostM, kHostN, k);
-           p.work = work_of(theory::gemm_work(kHostM, kHostN, k, 4, 4), theory::Precision::fp32,
+         [data_name, k](const CaseContext&) {
+           Declared d;
+           d.work = work_of(theory::gemm_work(kHostM, kHostN, k, 4, 4), theory::Precision::fp32,
                             "hierarchy");
-           p.params = {{"gemm_mode", "fp32"},
+           d.params = {{"gemm_mode", "fp32"},
                        {"library", "gemm_fp32_host: fp32 products and sums, k order"},
                        {"model", "gamma_K(2^-24)|A||B| (Higham 3.13)"},
                        {"accumulation_rounding", "nearest"},
@@ -79,7 +78,10 @@ Case host_case(reference::GemmData data, int k, bool in_quick) {
                        {"n", kHostN},
                        {"k", k},
                        {"threads", openmp_threads()}};
-           return p;
+           return d;
+         },
+         [data, k](const CaseContext&, Declared&) -> std::unique_ptr<Instance> {
+           return std::make_unique<GemmErrorHost>(data, kHostM, kHostN, k);
          },
          nullptr};
   c.sweep_point = true;

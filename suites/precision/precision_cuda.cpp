@@ -63,12 +63,14 @@ class ConvertSweep final : public Instance {
 
 Case sweep_case(kernels::DeviceConversion c, const char* name) {
   return {std::string("convert-all/") + name + "/cuda", Backend::cuda,
-          [c, name](const CaseContext& ctx) {
-            Prepared p;
-            p.instance = std::make_unique<ConvertSweep>(*ctx.gpu, c);
-            p.work = work_of(theory::conversion_sweep_work(static_cast<double>(kAllPatterns)));
-            p.params = {{"conversion", name}, {"inputs", kAllPatterns}, {"from", "fp32"}};
-            return p;
+          [name](const CaseContext&) {
+            Declared d;
+            d.work = work_of(theory::conversion_sweep_work(static_cast<double>(kAllPatterns)));
+            d.params = {{"conversion", name}, {"inputs", kAllPatterns}, {"from", "fp32"}};
+            return d;
+          },
+          [c](const CaseContext& ctx, Declared&) -> std::unique_ptr<Instance> {
+            return std::make_unique<ConvertSweep>(*ctx.gpu, c);
           },
           nullptr};
 }
