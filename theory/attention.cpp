@@ -21,8 +21,8 @@ double attention_flop(const AttentionShape& s) {
 }
 
 double naive_attention_bytes(const AttentionShape& s) {
-  const double per_head = 4 * s.n * s.n + 4 * s.n * s.d;
-  return s.batch * s.heads * per_head * s.bytes_per_element;
+  const double b = s.bytes_per_element;
+  return naive_attention_work(s, {b, b, b, false}).bytes();
 }
 
 double tiled_attention_bytes(const AttentionShape& s, double block_rows) {

@@ -27,6 +27,7 @@ double attention_flop(const AttentionShape& s);
 // HBM bytes of the three-kernel naive forward pass, per head (4n² + 4nd) elements: read Q, K and
 // write S = QKᵀ (2nd + n²); read S, write P = softmax(S) (2n²); read P, V, write O (n² + 2nd)
 // (Dao et al. 2022, §3.2). GQA reads each K/V head once per query head, as a naive kernel does.
+// naive_attention_work's total with every matrix in bytes_per_element.
 double naive_attention_bytes(const AttentionShape& s);
 
 // HBM bytes of tiled attention with Br query rows per block: Q and O once (2nd), K and V once per
