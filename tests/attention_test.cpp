@@ -9,6 +9,7 @@
 #include "reference/attention.h"
 #include "suites/attention/attention_suite.h"
 #include "theory/attention.h"
+#include "theory/formulas.h"
 
 namespace bb {
 namespace {
@@ -72,6 +73,41 @@ TEST(AttentionTheory, WorkSplitsTheBytesIntoReadAndWritten) {
   EXPECT_DOUBLE_EQ(decode.bytes_written, heads * d * 4);
   EXPECT_DOUBLE_EQ(decode.flop, 4 * heads * n * d);
   EXPECT_DOUBLE_EQ(decode.elements, heads * d);
+}
+
+// `boundbench theory attention-bytes`: the GPU naive kernel's defaults (bf16 in, S fp32, P bf16
+// beside it, O fp32), by hand for H = 8, n = 1000, d = 64; decode as decode_work.
+TEST(AttentionTheory, AttentionBytesFormula) {
+  const theory::Formula f = theory::find_formula("attention-bytes");
+  const auto value = [](const std::vector<theory::FormulaOutput>& outs, const std::string& name) {
+    for (const auto& o : outs)
+      if (o.name == name) return o.value;
+    ADD_FAILURE() << "no output " << name;
+    return 0.0;
+  };
+  const auto naive =
+      theory::evaluate_formula(f, {{"kind", "naive"}, {"n", "1000"}, {"d", "64"}, {"heads", "8"}});
+  EXPECT_DOUBLE_EQ(value(naive, "bytes_read"), 8 * (256000 + 4e6 + 2e6 + 128000.0));
+  EXPECT_DOUBLE_EQ(value(naive, "bytes_written"), 8 * (4e6 + 2e6 + 256000.0));
+  EXPECT_DOUBLE_EQ(value(naive, "extra_bytes"), 8 * 1e6 * 6);
+  EXPECT_DOUBLE_EQ(value(naive, "flop"), 4 * 8 * 1e6 * 64);
+  const auto in_place = theory::evaluate_formula(f, {{"kind", "naive"},
+                                                     {"n", "1000"},
+                                                     {"d", "64"},
+                                                     {"heads", "8"},
+                                                     {"bytes_per_element", "4"},
+                                                     {"prob_bytes", "4"},
+                                                     {"prob_in_place", "yes"}});
+  EXPECT_DOUBLE_EQ(value(in_place, "extra_bytes"), 8 * 1e6 * 4);  // the host kernel's
+  const theory::AttentionShape s{2, 32, 8, 3000, 64, false, 2};
+  const auto decode = theory::evaluate_formula(f, {{"kind", "decode"},
+                                                   {"n", "3000"},
+                                                   {"d", "64"},
+                                                   {"heads", "32"},
+                                                   {"kv_heads", "8"},
+                                                   {"batch", "2"}});
+  EXPECT_DOUBLE_EQ(value(decode, "bytes_read"), theory::decode_work(s, 4).bytes_read);
+  EXPECT_DOUBLE_EQ(value(decode, "extra_bytes"), 0);
 }
 
 struct Inputs {
