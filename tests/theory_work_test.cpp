@@ -4,6 +4,7 @@
 
 #include "theory/block_quant.h"
 #include "theory/formats.h"
+#include "theory/formulas.h"
 #include "theory/gemm.h"
 #include "theory/hierarchy.h"
 #include "theory/intensity.h"
@@ -49,6 +50,19 @@ TEST(Work, FmaChainAndGemm) {
   // 64×64 by 64×256, fp16 in, fp32 out: 2mnk flop; A (64×256) and B (256×64) read; C written.
   expect_work(gemm_work(64, 64, 256, 2, 4), (64 * 256 + 256 * 64) * 2.0, 64 * 64 * 4.0,
               2.0 * 64 * 64 * 256, 64 * 64);
+}
+
+// `boundbench theory gemm-bytes` at 8192³, bf16 in, fp32 out: 2·8192³ flop over 2·8192²·2 + 8192²·4
+// bytes = 8192 / 4 = 2048 flop/byte.
+TEST(Work, GemmBytesFormula) {
+  const auto outs =
+      evaluate_formula(find_formula("gemm-bytes"), {{"m", "8192"}, {"n", "8192"}, {"k", "8192"}});
+  const WorkCount w = gemm_work(8192, 8192, 8192, 2, 4);
+  ASSERT_EQ(outs.size(), 5u);
+  EXPECT_DOUBLE_EQ(outs[0].value, w.flop);
+  EXPECT_DOUBLE_EQ(outs[1].value, 0x1p26 * 4);
+  EXPECT_DOUBLE_EQ(outs[2].value, 0x1p26 * 4);
+  EXPECT_DOUBLE_EQ(outs[4].value, 2048);
 }
 
 TEST(Work, ConversionAndSummation) {
