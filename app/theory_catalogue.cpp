@@ -321,13 +321,13 @@ std::vector<Formula> all_formulas() {
         {"elements", "elements per array", {}},
         {"element_bytes", "bytes per element", {}}},
        [](const FormulaArgs& a) {
-         const StreamKernel k = *find_stream_kernel(a.choice("kernel"));
-         const double n = a.number("elements"), w = a.number("element_bytes");
-         const double r = stream_bytes_read(k, n, w), wr = stream_bytes_written(k, n, w);
-         return std::vector<FormulaOutput>{{"bytes_read", r},
-                                           {"bytes_written", wr},
-                                           {"bytes", r + wr},
-                                           {"flop", stream_flop(k, n)}};
+         // The function the STREAM cases declare their work with.
+         const WorkCount w = stream_work(*find_stream_kernel(a.choice("kernel")),
+                                         a.number("elements"), a.number("element_bytes"));
+         return std::vector<FormulaOutput>{{"bytes_read", w.bytes_read},
+                                           {"bytes_written", w.bytes_written},
+                                           {"bytes", w.bytes()},
+                                           {"flop", w.flop}};
        }},
       {"peak-dram-bandwidth",
        "BW = 2 x memory clock x bus width / 8",

@@ -2,6 +2,7 @@
 // `boundbench theory attention` and `theory kv-cache`.
 #include <algorithm>
 #include <stdexcept>
+#include <string>
 
 #include "app/theory_catalogue.h"
 #include "app/theory_catalogue_params.h"
@@ -54,12 +55,14 @@ std::vector<Formula> attention_formulas() {
          const double flop = attention_flop(s), naive = naive_attention_bytes(s);
          const double tiled = tiled_attention_bytes(s, a.number("block_rows"));
          const double dflop = decode_flop(s);
+         // S in fp32 with the softmax in place (attention-bytes takes the layout).
+         const double extra = naive_extra_bytes(s, {4, s.bytes_per_element, 4, true});
          const double dbytes =
              kv_cache_bytes(1, s.n, s.kv_heads, s.d, s.bytes_per_element, s.batch);
          std::vector<FormulaOutput> out = {{"flop", flop, ""},
                                            {"naive_bytes", naive, ""},
                                            {"tiled_bytes", tiled, ""},
-                                           {"naive_extra_bytes", naive_extra_bytes(s), ""},
+                                           {"naive_extra_bytes", extra, ""},
                                            {"fused_extra_bytes", 0, ""},
                                            {"naive_intensity_flop_per_byte", flop / naive, ""},
                                            {"tiled_intensity_flop_per_byte", flop / tiled, ""},
@@ -73,6 +76,45 @@ std::vector<Formula> attention_formulas() {
            out.push_back({"decode_bound_s", std::max(dflop / peak, dbytes / bw), ""});
          }
          return out;
+       }},
+      {"attention-bytes",
+       "the work one forward pass declares, read and written apart: naive B H (Q, K: 2nd x in; "
+       "S, P: n^2 each, read and written; V: nd x in; O: nd x out), extra memory B H n^2 (S "
+       "[+ P]); tiled: tiled bytes with O written in out; decode: the KV cache and q read, o "
+       "written; flop as attention",
+       "Dao et al., FlashAttention, 2022 (section 3.2, Theorem 2); Pope et al. 2022",
+       {{"kind", "kernel", {"naive", "tiled", "decode"}},
+        count("n", "sequence length (decode: cached positions)"),
+        count("d", "head dimension", "128"),
+        count("heads", "query heads H", "32"),
+        number("kv_heads", "K/V heads (0: = heads)", "0"),
+        count("batch", "batch B", "1"),
+        {"causal", "causal mask", {"no", "yes"}, false, false, "no"},
+        positive("bytes_per_element", "bytes per element of Q, K, V", "2"),
+        positive("output_bytes", "bytes per element of O", "4"),
+        positive("score_bytes", "bytes per element of S (naive)", "4"),
+        positive("prob_bytes", "bytes per element of P (naive)", "2"),
+        {"prob_in_place", "P written over S (naive)", {"no", "yes"}, false, false, "no"},
+        count("block_rows", "query rows per tile Br (tiled)", "64")},
+       [](const FormulaArgs& a) {
+         const AttentionShape s = shape_of(a);
+         const std::string& kind = a.choice("kind");
+         const NaiveAttentionLayout layout{a.number("score_bytes"), a.number("prob_bytes"),
+                                           a.number("output_bytes"),
+                                           a.choice("prob_in_place") == "yes"};
+         // The functions the attention cases declare their work and memory with.
+         const WorkCount w = kind == "naive"   ? naive_attention_work(s, layout)
+                             : kind == "tiled" ? tiled_attention_work(s, a.number("block_rows"),
+                                                                      layout.output_bytes)
+                                               : decode_work(s, layout.output_bytes);
+         return std::vector<FormulaOutput>{
+             {"flop", w.flop, ""},
+             {"bytes_read", w.bytes_read, ""},
+             {"bytes_written", w.bytes_written, ""},
+             {"bytes", w.bytes(), ""},
+             {"elements", w.elements, ""},
+             {"intensity_flop_per_byte", w.flop / w.bytes(), ""},
+             {"extra_bytes", kind == "naive" ? naive_extra_bytes(s, layout) : 0, ""}};
        }},
       {"kv-cache",
        "KV bytes = 2 x L x n x H_kv x d x bytes x batch; decode time per token >= KV bytes / BW",

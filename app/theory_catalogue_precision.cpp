@@ -1,5 +1,5 @@
-// The catalogue's precision entries: `boundbench theory quant-float` (theory/block_quant.h) and
-// `boundbench theory gemm-error` (theory/gemm_error.h).
+// The catalogue's precision entries: `boundbench theory quant-float` (theory/block_quant.h),
+// `boundbench theory gemm-error` (theory/gemm_error.h) and `gemm-bytes` (theory/gemm.h).
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
@@ -7,6 +7,7 @@
 #include "app/theory_catalogue.h"
 #include "app/theory_catalogue_params.h"
 #include "theory/block_quant.h"
+#include "theory/gemm.h"
 #include "theory/gemm_error.h"
 
 namespace bb::app {
@@ -104,6 +105,24 @@ std::vector<Formula> precision_formulas() {
              {"median_lambda", lambda, ""},
              {"probabilistic_factor", gemm_probabilistic_factor(m, k, lambda), ""},
              {"effective_bits_at_bound", effective_bits(gemm_error_factor(m, k)), ""}};
+       }},
+      {"gemm-bytes",
+       "C = A B (A m x k, B k x n): flop = 2 m n k; bytes read = (m k + k n) x input bytes; "
+       "written = m n x output bytes (each matrix moved once)",
+       "the usual GEMM count (cuBLAS, nvbench); what the GEMM cases declare",
+       {param::count("m", "rows of A and C"), param::count("n", "columns of B and C"),
+        param::count("k", "inner dimension"),
+        param::positive("input_bytes", "bytes per element of A and B", "2"),
+        param::positive("output_bytes", "bytes per element of C", "4")},
+       [](const FormulaArgs& a) {
+         // The function the GEMM cases declare their work with.
+         const WorkCount w = gemm_work(a.number("m"), a.number("n"), a.number("k"),
+                                       a.number("input_bytes"), a.number("output_bytes"));
+         return std::vector<FormulaOutput>{{"flop", w.flop, ""},
+                                           {"bytes_read", w.bytes_read, ""},
+                                           {"bytes_written", w.bytes_written, ""},
+                                           {"bytes", w.bytes(), ""},
+                                           {"intensity_flop_per_byte", w.flop / w.bytes(), ""}};
        }},
   };
 }

@@ -1,6 +1,30 @@
 #include "harness/case.h"
 
+#include <utility>
+
 namespace bb {
+
+Work work_of(const theory::WorkCount& count, theory::Precision precision,
+             std::string memory_level) {
+  Work w;
+  w.bytes_read = count.bytes_read;
+  w.bytes_written = count.bytes_written;
+  w.flop = count.flop;
+  w.elements = count.elements;
+  w.precision = precision;
+  w.memory_level = std::move(memory_level);
+  return w;
+}
+
+theory::WorkCount count_of(const Work& w) {
+  return {w.bytes_read, w.bytes_written, w.flop, w.elements};
+}
+
+Prepared prepare_case(const Case& c, const CaseContext& ctx) {
+  Declared d = c.declare(ctx);
+  std::unique_ptr<Instance> instance = c.prepare(ctx, d);
+  return {std::move(instance), std::move(d.work), std::move(d.params)};
+}
 
 std::string backend_name(Backend b) { return b == Backend::cuda ? "cuda" : "host"; }
 

@@ -16,6 +16,7 @@
 #include "harness/host_info.h"
 #include "harness/stats.h"
 #include "theory/peaks.h"
+#include "theory/work.h"
 
 namespace bb {
 
@@ -38,6 +39,13 @@ struct Work {
   std::string memory_level = "dram";
   double bytes() const { return bytes_read + bytes_written; }
 };
+
+// A declared work from theory/'s counts (each family's *_work function), bounded by the peak of
+// `precision` for bytes from `memory_level`.
+Work work_of(const theory::WorkCount& count, theory::Precision precision = theory::Precision::fp32,
+             std::string memory_level = "dram");
+// The counts of a declared work, to hold against theory/'s.
+theory::WorkCount count_of(const Work& w);
 
 enum class Verdict { pass, fail, skip };
 std::string verdict_name(Verdict v);
@@ -79,10 +87,19 @@ class Instance {
   virtual nlohmann::json observations() { return nlohmann::json::object(); }
 };
 
+// What a case declares from the machine's description alone, before anything is allocated: its
+// params and one sample's work. Declaring makes no allocation and no device call, so every case's
+// declaration can be held against theory/ without the hardware (tests/declared_work_test.cpp).
+struct Declared {
+  Work work;
+  nlohmann::json params;  // sizes, dtypes, … as data for reports and comparisons
+};
+
+// A prepared case: the instance, with the work and params it was declared with.
 struct Prepared {
   std::unique_ptr<Instance> instance;
   Work work;
-  nlohmann::json params;  // sizes, dtypes, … as data for reports and comparisons
+  nlohmann::json params;
 };
 
 // Everything the harness measured for one case (one repetition).
@@ -96,7 +113,11 @@ struct Measurement {
 struct Case {
   std::string name;  // unique within its suite: "triad/fp64/host"
   Backend backend = Backend::host;
-  std::function<Prepared(const CaseContext&)> prepare;
+  // Params and work: cheap, no allocation, no device call (the GPU in the context may be nominal).
+  std::function<Declared(const CaseContext&)> declare;
+  // The instance for that declaration: inputs allocated and initialised (throws CaseSkipped where
+  // they do not fit). May add to the params what only the device tells (a kernel's registers, …).
+  std::function<std::unique_ptr<Instance>(const CaseContext&, Declared&)> prepare;
   // Checks beyond the harness's own (validation, roofline bound, clock), made from the measurement.
   std::function<std::vector<Check>(const Prepared&, const Measurement&)> extra_checks;
   // One point of a sweep over many sizes: sampled with StoppingRule::for_sweep_point().
@@ -106,6 +127,9 @@ struct Case {
   // Run by `run --quick` too; false for cases that only add coverage (other dtypes, widths).
   bool in_quick = true;
 };
+
+// Declares the case, then prepares its instance for that declaration.
+Prepared prepare_case(const Case& c, const CaseContext& ctx);
 
 // One measured case, as a suite's own checks see it (e.g. to fit time against a parameter).
 struct CaseResult {

@@ -70,7 +70,7 @@ void run_one(benchmark::State& st, RunState& rs, const SelectedCase& sel) {
   try {
     if (gpu) set_current_gpu(*gpu);
     const CaseContext ctx{rs.env.host, gpu, rs.opts.quick};
-    Prepared p = sel.item->prepare(ctx);
+    Prepared p = prepare_case(*sel.item, ctx);
     rec.params = p.params;
     rec.work = p.work;
     const Comparison cmp = p.instance->validate();

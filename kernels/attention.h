@@ -7,6 +7,7 @@
 #include <string>
 
 #include "reference/attention.h"
+#include "theory/attention.h"
 
 struct CUstream_st;  // cudaStream_t
 
@@ -17,6 +18,8 @@ namespace bb::kernels {
 // S, as three GPU kernels would make.
 void attention_naive_host(const reference::AttentionDims& s, const float* q, const float* k,
                           const float* v, float* scores, float* o);
+// Its n×n matrix (theory/attention.h): S in fp32, P written over it, O in fp32: 4·B·H·n² bytes.
+inline constexpr theory::NaiveAttentionLayout kHostNaiveLayout{4, 4, 4, true};
 // Tiled: blocks of kHostBlockRows query rows against blocks of kHostBlockKeys keys, with a running
 // max, sum and accumulator per row (the online softmax); per thread a few KiB of scratch.
 inline constexpr std::size_t kHostBlockRows = 32, kHostBlockKeys = 64, kHostMaxHeadDim = 256;
@@ -33,10 +36,13 @@ class CublasHandle;  // kernels/intensity.h
 void attention_naive_cuda(AttentionDtype t, const reference::AttentionDims& s, const void* q,
                           const void* k, const void* v, float* scores, void* probs, float* o,
                           CublasHandle& handle, CUstream_st* stream);
+// Its n×n matrices: S in fp32 and P (2 bytes) beside it, O in fp32: 6·B·H·n² bytes.
+inline constexpr theory::NaiveAttentionLayout kCudaNaiveLayout{4, 2, 4, false};
 
-// Fused, IO-aware: one block per 64 query rows of one head; Q, K, V tiles in shared memory,
-// Q·Kᵀ and P·V on tensor cores (WMMA 16×16×16, fp32 accumulation), the online softmax in
-// registers; the n×n matrices never reach HBM. d = 64 or 128; causal; GQA.
+// Fused, IO-aware: one block per kFusedBlockRows = 64 query rows of one head; Q, K, V tiles in
+// shared memory, Q·Kᵀ and P·V on tensor cores (WMMA 16×16×16, fp32 accumulation), the online
+// softmax in registers; the n×n matrices never reach HBM. d = 64 or 128; causal; GQA.
+inline constexpr std::size_t kFusedBlockRows = 64;
 bool attention_fused_supported(std::size_t d);
 void attention_fused_cuda(AttentionDtype t, const reference::AttentionDims& s, const void* q,
                           const void* k, const void* v, float* o, CUstream_st* stream);

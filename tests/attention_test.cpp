@@ -5,6 +5,7 @@
 #include <cmath>
 #include <vector>
 
+#include "app/theory_catalogue.h"
 #include "kernels/attention.h"
 #include "reference/attention.h"
 #include "suites/attention/attention_suite.h"
@@ -27,7 +28,11 @@ TEST(AttentionTheory, Formulas) {
   EXPECT_DOUBLE_EQ(theory::tiled_attention_bytes(s, 128), 2 * 32 * (2 + 2 * 32) * 4096.0 * 128 * 2);
   s.causal = true;  // (32 + 1) / 2 passes on average
   EXPECT_DOUBLE_EQ(theory::tiled_attention_bytes(s, 128), 2 * 32 * (2 + 33) * 4096.0 * 128 * 2);
-  EXPECT_DOUBLE_EQ(theory::naive_extra_bytes(s), 2 * 32 * 4096.0 * 4096 * 4);
+  // The host holds S in fp32 and writes P over it; the GPU keeps P (2 bytes) beside S.
+  EXPECT_DOUBLE_EQ(theory::naive_extra_bytes(s, kernels::kHostNaiveLayout),
+                   2 * 32 * 4096.0 * 4096 * 4);
+  EXPECT_DOUBLE_EQ(theory::naive_extra_bytes(s, kernels::kCudaNaiveLayout),
+                   2 * 32 * 4096.0 * 4096 * 6);
   // Llama-2-7B: 32 layers, 32 KV heads of 128, fp16: 512 KiB per token, 2 GiB at 4096 tokens.
   EXPECT_DOUBLE_EQ(theory::kv_cache_bytes(32, 1, 32, 128, 2, 1), 524288);
   EXPECT_DOUBLE_EQ(theory::kv_cache_bytes(32, 4096, 32, 128, 2, 1), 0x1p31);
@@ -35,8 +40,74 @@ TEST(AttentionTheory, Formulas) {
   EXPECT_DOUBLE_EQ(theory::kv_cache_bytes(32, 4096, 8, 128, 2, 1), 0x1p29);
   s = {1, 32, 8, 4096, 128, false, 2};
   EXPECT_DOUBLE_EQ(theory::decode_flop(s) / theory::kv_cache_bytes(1, 4096, 8, 128, 2, 1), 4.0);
+  // Inputs in the shape's type, O in fp32: 32 heads × 4096 × 128 (q, o) + 2 × 8 × 4096 × 128 (k,
+  // v).
+  EXPECT_DOUBLE_EQ(theory::attention_io_bytes(s, 4096, 4),
+                   32 * 4096.0 * 128 * (2 + 4) + 2 * 8 * 4096.0 * 128 * 2);
   EXPECT_THROW(theory::validate({1, 6, 4, 128, 64, false, 2}), std::invalid_argument);
   EXPECT_THROW(theory::validate({1, 4, 4, 0, 64, false, 2}), std::invalid_argument);
+}
+
+TEST(AttentionTheory, WorkSplitsTheBytesIntoReadAndWritten) {
+  const double n = 1000, d = 64, heads = 2 * 4;
+  theory::AttentionShape s{2, 4, 2, n, d, false, 2};
+  // With one element size throughout, the naive work is the three-kernel total, split: read Q, K,
+  // S, P, V (2nd + 2n² + nd), written S, P, O (2n² + nd).
+  const theory::WorkCount uniform = theory::naive_attention_work(s, {2, 2, 2, false});
+  EXPECT_DOUBLE_EQ(uniform.bytes(), theory::naive_attention_bytes(s));
+  EXPECT_DOUBLE_EQ(uniform.bytes_read, heads * (3 * n * d + 2 * n * n) * 2);
+  EXPECT_DOUBLE_EQ(uniform.bytes_written, heads * (n * d + 2 * n * n) * 2);
+  EXPECT_DOUBLE_EQ(uniform.flop, theory::attention_flop(s));
+  EXPECT_DOUBLE_EQ(uniform.elements, heads * n * d);
+  // The GPU's sizes: S 4 bytes, P 2, O 4.
+  const theory::WorkCount gpu = theory::naive_attention_work(s, kernels::kCudaNaiveLayout);
+  EXPECT_DOUBLE_EQ(gpu.bytes_read, heads * (2 * n * d * 2 + n * n * 4 + n * n * 2 + n * d * 2));
+  EXPECT_DOUBLE_EQ(gpu.bytes_written, heads * (n * n * 4 + n * n * 2 + n * d * 4));
+  // Tiled, Br = 100: 10 query blocks; O leaves the reads (2 bytes) for the writes (4 bytes).
+  const theory::WorkCount tiled = theory::tiled_attention_work(s, 100, 4);
+  EXPECT_DOUBLE_EQ(tiled.bytes_read, heads * (n * d + 2 * n * d * 10) * 2);
+  EXPECT_DOUBLE_EQ(tiled.bytes_written, heads * n * d * 4);
+  // Decode: K and V of 2 KV heads over n positions, q of 8 heads read; o written in fp32.
+  const theory::WorkCount decode = theory::decode_work(s, 4);
+  EXPECT_DOUBLE_EQ(decode.bytes_read, 2 * 2 * 2 * n * d * 2 + heads * d * 2);
+  EXPECT_DOUBLE_EQ(decode.bytes_written, heads * d * 4);
+  EXPECT_DOUBLE_EQ(decode.flop, 4 * heads * n * d);
+  EXPECT_DOUBLE_EQ(decode.elements, heads * d);
+}
+
+// `boundbench theory attention-bytes`: the GPU naive kernel's defaults (bf16 in, S fp32, P bf16
+// beside it, O fp32), by hand for H = 8, n = 1000, d = 64; decode as decode_work.
+TEST(AttentionTheory, AttentionBytesFormula) {
+  const app::Formula f = app::find_formula("attention-bytes");
+  const auto value = [](const std::vector<theory::FormulaOutput>& outs, const std::string& name) {
+    for (const auto& o : outs)
+      if (o.name == name) return o.value;
+    ADD_FAILURE() << "no output " << name;
+    return 0.0;
+  };
+  const auto naive =
+      app::evaluate_formula(f, {{"kind", "naive"}, {"n", "1000"}, {"d", "64"}, {"heads", "8"}});
+  EXPECT_DOUBLE_EQ(value(naive, "bytes_read"), 8 * (256000 + 4e6 + 2e6 + 128000.0));
+  EXPECT_DOUBLE_EQ(value(naive, "bytes_written"), 8 * (4e6 + 2e6 + 256000.0));
+  EXPECT_DOUBLE_EQ(value(naive, "extra_bytes"), 8 * 1e6 * 6);
+  EXPECT_DOUBLE_EQ(value(naive, "flop"), 4 * 8 * 1e6 * 64);
+  const auto in_place = app::evaluate_formula(f, {{"kind", "naive"},
+                                                  {"n", "1000"},
+                                                  {"d", "64"},
+                                                  {"heads", "8"},
+                                                  {"bytes_per_element", "4"},
+                                                  {"prob_bytes", "4"},
+                                                  {"prob_in_place", "yes"}});
+  EXPECT_DOUBLE_EQ(value(in_place, "extra_bytes"), 8 * 1e6 * 4);  // the host kernel's
+  const theory::AttentionShape s{2, 32, 8, 3000, 64, false, 2};
+  const auto decode = app::evaluate_formula(f, {{"kind", "decode"},
+                                                {"n", "3000"},
+                                                {"d", "64"},
+                                                {"heads", "32"},
+                                                {"kv_heads", "8"},
+                                                {"batch", "2"}});
+  EXPECT_DOUBLE_EQ(value(decode, "bytes_read"), theory::decode_work(s, 4).bytes_read);
+  EXPECT_DOUBLE_EQ(value(decode, "extra_bytes"), 0);
 }
 
 struct Inputs {

@@ -196,7 +196,7 @@ TEST(GemmHostKernel, WithinItsBound) {
 CaseResult run_case(const Case& c) {
   HostInfo host;
   const CaseContext ctx{host, nullptr, true};
-  Prepared p = c.prepare(ctx);
+  Prepared p = prepare_case(c, ctx);
   const Comparison cmp = p.instance->validate();
   EXPECT_TRUE(cmp.ok()) << c.name << ": " << cmp.describe();
   p.instance->run(nullptr);

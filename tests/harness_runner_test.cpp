@@ -32,10 +32,12 @@ class Counting final : public Instance {
 Case counting_case(int factor) {
   return {"count/" + std::to_string(factor), Backend::host,
           [factor](const CaseContext&) {
-            Prepared p;
-            p.instance = std::make_unique<Counting>(factor);
-            p.params = {{"factor", factor}};
-            return p;
+            Declared d;
+            d.params = {{"factor", factor}};
+            return d;
+          },
+          [factor](const CaseContext&, Declared&) -> std::unique_ptr<Instance> {
+            return std::make_unique<Counting>(factor);
           },
           nullptr};
 }
@@ -113,11 +115,9 @@ TEST(Runner, AFailureDuringMeasurementIsAFailCheckAndTheRunContinues) {
   char tmpl[] = "/tmp/bb_runner_XXXXXX";
   ASSERT_NE(mkdtemp(tmpl), nullptr);
   const std::filesystem::path dir = tmpl;
-  Case failing{"fails", Backend::host,
-               [](const CaseContext&) {
-                 Prepared p;
-                 p.instance = std::make_unique<FailsLater>();
-                 return p;
+  Case failing{"fails", Backend::host, [](const CaseContext&) { return Declared{}; },
+               [](const CaseContext&, Declared&) -> std::unique_ptr<Instance> {
+                 return std::make_unique<FailsLater>();
                },
                nullptr};
   const std::vector<Suite> suites = {
@@ -162,13 +162,14 @@ TEST(Runner, SkippedCasesSweepPointsQuickSelectionAndFigures) {
   char tmpl[] = "/tmp/bb_runner_XXXXXX";
   ASSERT_NE(mkdtemp(tmpl), nullptr);
   const std::filesystem::path dir = tmpl;
-  Case too_big{"too-big", Backend::host,
-               [](const CaseContext&) -> Prepared { throw CaseSkipped("needs 1 PiB"); }, nullptr};
-  Case point{"point", Backend::host,
-             [](const CaseContext&) {
-               Prepared p;
-               p.instance = std::make_unique<Sleeping>();
-               return p;
+  Case too_big{"too-big", Backend::host, [](const CaseContext&) { return Declared{}; },
+               [](const CaseContext&, Declared&) -> std::unique_ptr<Instance> {
+                 throw CaseSkipped("needs 1 PiB");
+               },
+               nullptr};
+  Case point{"point", Backend::host, [](const CaseContext&) { return Declared{}; },
+             [](const CaseContext&, Declared&) -> std::unique_ptr<Instance> {
+               return std::make_unique<Sleeping>();
              },
              nullptr};
   point.sweep_point = true;

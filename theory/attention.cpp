@@ -21,8 +21,8 @@ double attention_flop(const AttentionShape& s) {
 }
 
 double naive_attention_bytes(const AttentionShape& s) {
-  const double per_head = 4 * s.n * s.n + 4 * s.n * s.d;
-  return s.batch * s.heads * per_head * s.bytes_per_element;
+  const double b = s.bytes_per_element;
+  return naive_attention_work(s, {b, b, b, false}).bytes();
 }
 
 double tiled_attention_bytes(const AttentionShape& s, double block_rows) {
@@ -33,9 +33,36 @@ double tiled_attention_bytes(const AttentionShape& s, double block_rows) {
   return s.batch * s.heads * per_head * s.bytes_per_element;
 }
 
-double naive_extra_bytes(const AttentionShape& s) { return s.batch * s.heads * s.n * s.n * 4; }
+WorkCount naive_attention_work(const AttentionShape& s, const NaiveAttentionLayout& l) {
+  const double heads = s.batch * s.heads, n = s.n, d = s.d, in = s.bytes_per_element;
+  return {heads * (2 * n * d * in + n * n * l.score_bytes + n * n * l.prob_bytes + n * d * in),
+          heads * (n * n * l.score_bytes + n * n * l.prob_bytes + n * d * l.output_bytes),
+          attention_flop(s), heads * n * d};
+}
+
+WorkCount tiled_attention_work(const AttentionShape& s, double block_rows, double output_bytes) {
+  const double o_elements = s.batch * s.heads * s.n * s.d;
+  return {tiled_attention_bytes(s, block_rows) - o_elements * s.bytes_per_element,
+          o_elements * output_bytes, attention_flop(s), o_elements};
+}
+
+double naive_extra_bytes(const AttentionShape& s, const NaiveAttentionLayout& l) {
+  return s.batch * s.heads * s.n * s.n * (l.score_bytes + (l.prob_in_place ? 0 : l.prob_bytes));
+}
+
+double attention_io_bytes(const AttentionShape& s, double queries, double output_bytes) {
+  return s.batch * s.heads * queries * s.d * (s.bytes_per_element + output_bytes) +
+         2 * s.batch * s.kv_heads * s.n * s.d * s.bytes_per_element;
+}
 
 double decode_flop(const AttentionShape& s) { return 4 * s.batch * s.heads * s.n * s.d; }
+
+WorkCount decode_work(const AttentionShape& s, double output_bytes) {
+  const double q_elements = s.batch * s.heads * s.d;
+  return {kv_cache_bytes(1, s.n, s.kv_heads, s.d, s.bytes_per_element, s.batch) +
+              q_elements * s.bytes_per_element,
+          q_elements * output_bytes, decode_flop(s), q_elements};
+}
 
 double kv_cache_bytes(double layers, double n, double kv_heads, double d, double bytes_per_element,
                       double batch) {

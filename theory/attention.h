@@ -5,6 +5,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "theory/work.h"
+
 namespace bb::theory {
 
 struct AttentionShape {
@@ -25,6 +27,7 @@ double attention_flop(const AttentionShape& s);
 // HBM bytes of the three-kernel naive forward pass, per head (4n² + 4nd) elements: read Q, K and
 // write S = QKᵀ (2nd + n²); read S, write P = softmax(S) (2n²); read P, V, write O (n² + 2nd)
 // (Dao et al. 2022, §3.2). GQA reads each K/V head once per query head, as a naive kernel does.
+// naive_attention_work's total with every matrix in bytes_per_element.
 double naive_attention_bytes(const AttentionShape& s);
 
 // HBM bytes of tiled attention with Br query rows per block: Q and O once (2nd), K and V once per
@@ -32,14 +35,44 @@ double naive_attention_bytes(const AttentionShape& s);
 // (Dao et al. 2022, Theorem 2). Causal: the blocks above the diagonal are skipped (≈ half of K, V).
 double tiled_attention_bytes(const AttentionShape& s, double block_rows);
 
-// Extra device memory beyond Q, K, V and O: naive holds S (fp32) for every head, B·H·n²·4 bytes;
-// the fused kernel holds nothing but per-row statistics in registers: 0 bytes in HBM.
-double naive_extra_bytes(const AttentionShape& s);
+// How a naive kernel stores its n×n matrices (Q, K, V in the shape's bytes_per_element): S = QKᵀ
+// and P = softmax(S) with their element sizes, O's, and whether P overwrites S in place (one n×n
+// matrix per head) or both are held. The host kernel: fp32 throughout, P in place; the CUDA one: S
+// in fp32, P in the input type beside it, O in fp32.
+struct NaiveAttentionLayout {
+  double score_bytes;
+  double prob_bytes;
+  double output_bytes;
+  bool prob_in_place;
+};
+
+// The naive pass's traffic with those sizes, per head: read Q, K (2nd), S (n²), P (n²), V (nd);
+// write S (n²), P (n²), O (nd) (Dao et al. 2022, §3.2); flop attention_flop; elements B·H·n·d.
+// With every size equal to bytes_per_element its total is naive_attention_bytes.
+WorkCount naive_attention_work(const AttentionShape& s, const NaiveAttentionLayout& l);
+
+// Tiled (fused) attention's traffic: tiled_attention_bytes, of which Q and K, V are read in the
+// input type and O (B·H·n·d elements) is written in `output_bytes`; flop attention_flop.
+WorkCount tiled_attention_work(const AttentionShape& s, double block_rows, double output_bytes);
+
+// Extra device memory beyond Q, K, V and O: a naive kernel holds S for every head, and P beside it
+// unless P overwrites S: B·H·n²·(score bytes [+ prob bytes]) — 4·B·H·n² on the host (fp32, P in
+// place), 6·B·H·n² on the GPU (S fp32, P 2 bytes; theory/README.md, "Attention"). The fused kernel
+// holds nothing but per-row statistics in registers: 0 bytes in HBM.
+double naive_extra_bytes(const AttentionShape& s, const NaiveAttentionLayout& l);
+
+// Device memory of the inputs and the output: Q (`queries` rows per head) in the input type, O in
+// `output_bytes`, and K, V (B·H_kv·n·d each) in the input type.
+double attention_io_bytes(const AttentionShape& s, double queries, double output_bytes);
 
 // Decode: one new query token per sequence against a cache of n positions: 4·B·H·n·d flop and the
 // whole KV cache read once, so its intensity is 4·H·d / (2·H_kv·d·bytes) ≈ 2·(H/H_kv)/bytes
 // flop/byte — far left of any GPU's ridge point: memory-bound.
 double decode_flop(const AttentionShape& s);
+
+// Decode's traffic: the KV cache (kv_cache_bytes of one layer) and q (B·H·d) read in the input
+// type, o (B·H·d elements) written in `output_bytes`; flop decode_flop.
+WorkCount decode_work(const AttentionShape& s, double output_bytes);
 
 // KV cache: 2 · L · n · H_kv · d · bytes · batch (K and V per layer, position, kv head)
 // (Pope et al., "Efficiently Scaling Transformer Inference", 2022, §2; GQA: Ainslie et al. 2023).

@@ -83,4 +83,11 @@ double float_quant_sqnr_uniform_db(const FormatSpec& element, double scale, doub
   return 10 * std::log10(power / noise);
 }
 
+WorkCount block_quant_work(double elements, int code_bits, double block_elements,
+                           bool tensor_amax_pass) {
+  const double scales = block_elements > 0 ? elements / block_elements : 0;
+  return {(tensor_amax_pass ? 2 : 1) * 4 * elements, elements * code_bits / 8 + scales, 0,
+          elements};
+}
+
 }  // namespace bb::theory

@@ -6,6 +6,7 @@
 #pragma once
 
 #include "theory/formats.h"
+#include "theory/work.h"
 
 namespace bb::theory {
 
@@ -40,5 +41,13 @@ double scaled_element_max_error(const FormatSpec& element, double scale, double 
 // [−amax, amax] and one scale S: noise = (1/amax)·∫ q(x/S)²·S²/12 dx over [0, amax] (binade by
 // binade) plus clipping, power = amax²/3; SQNR = 10·log10(power / noise) dB.
 double float_quant_sqnr_uniform_db(const FormatSpec& element, double scale, double amax);
+
+// Block quantization of n fp32 values: an amax pass over the whole tensor where there is a tensor
+// scale (fp8 per tensor, NVFP4's g), then the quantize pass, each reading them (4n bytes a pass);
+// written: the codes, `code_bits` of storage each (4: two E2M1 codes per byte; 8: one per byte,
+// FP6 included), and one 1-byte scale (E8M0, E4M3) per block of `block_elements` (0: a per-tensor
+// scale only, whose 4 bytes are not counted); n elements.
+WorkCount block_quant_work(double elements, int code_bits, double block_elements,
+                           bool tensor_amax_pass);
 
 }  // namespace bb::theory

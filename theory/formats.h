@@ -9,6 +9,8 @@
 #include <optional>
 #include <string_view>
 
+#include "theory/work.h"
+
 namespace bb::theory {
 
 enum class Format { fp64, fp32, tf32, fp16, bf16, e4m3, e5m2, e2m3, e3m2, e2m1, e8m0 };
@@ -64,5 +66,15 @@ double min_normal(const FormatSpec& f);     // 2^emin (E8M0: 2^-127)
 double min_subnormal(const FormatSpec& f);  // 2^(emin − m); E8M0 has none: its min normal
 bool has_infinity(const FormatSpec& f);
 bool has_nan(const FormatSpec& f);
+
+// Converting n values stored in `from_bytes` each to `to_bytes` each: n × from_bytes read,
+// n × to_bytes written, n elements (no flop counted: the rounding is integer work).
+inline WorkCount conversion_work(double elements, double from_bytes, double to_bytes) {
+  return {elements * from_bytes, elements * to_bytes, 0, elements};
+}
+
+// Converting every one of `inputs` bit patterns made in registers, counting disagreements on the
+// device: no memory traffic, `inputs` elements.
+inline WorkCount conversion_sweep_work(double inputs) { return {0, 0, 0, inputs}; }
 
 }  // namespace bb::theory

@@ -95,6 +95,12 @@ double strided_bytes_moved(std::uint64_t accesses, std::uint64_t stride_elements
   return static_cast<double>(sectors) * static_cast<double>(sector_bytes);
 }
 
+WorkCount strided_read_work(std::uint64_t accesses, std::uint64_t stride_elements,
+                            std::uint64_t element_bytes, std::uint64_t sector_bytes) {
+  const auto n = static_cast<double>(accesses);
+  return {strided_bytes_moved(accesses, stride_elements, element_bytes, sector_bytes), 0, n, n};
+}
+
 std::string format_bytes(double bytes) {
   const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
   int u = 0;

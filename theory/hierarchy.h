@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "theory/work.h"
+
 namespace bb::theory {
 
 // A run of consecutive sizes over which the cost stays level: one level of the hierarchy.
@@ -59,6 +61,24 @@ CapacityMatch match_capacity(const CacheCurve& curve, double reported_bytes, dou
 // the 64-byte cache line.
 double strided_bytes_moved(std::uint64_t accesses, std::uint64_t stride_elements,
                            std::uint64_t element_bytes, std::uint64_t sector_bytes);
+
+// Strided reads under the sector model: the bytes above, one add per element read
+// (accesses elements, accesses flop).
+WorkCount strided_read_work(std::uint64_t accesses, std::uint64_t stride_elements,
+                            std::uint64_t element_bytes, std::uint64_t sector_bytes);
+
+// A read sweep: every element of a working set read `passes` times and added once (bytes read =
+// working set × passes; flop = elements = working set / element size × passes).
+inline WorkCount read_work(double working_set_bytes, double element_bytes, double passes) {
+  const double elements = working_set_bytes / element_bytes * passes;
+  return {working_set_bytes * passes, 0, elements, elements};
+}
+
+// A host<->device copy over the link: each byte crosses it once, counted as read, nothing written
+// back (bytes_read = bytes; elements = bytes / element size).
+inline WorkCount link_copy_work(double bytes, double element_bytes) {
+  return {bytes, 0, 0, bytes / element_bytes};
+}
 
 // Human-readable size: "48 KiB", "2 MiB", "1.5 GiB".
 std::string format_bytes(double bytes);

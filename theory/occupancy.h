@@ -12,6 +12,8 @@
 #include <string_view>
 #include <vector>
 
+#include "theory/work.h"
+
 namespace bb::theory {
 
 struct SmLimits {
@@ -122,5 +124,21 @@ inline double wave_efficiency_fraction(long long blocks, long long sms, long lon
 // Shared-memory bank conflicts (32 banks of 4 bytes): a warp reading 4-byte words with a stride of
 // s words hits gcd(s, 32) words per bank: a gcd-way conflict, serialized into that many passes.
 int bank_conflict_ways(long long stride_words);
+
+// The work of the occupancy suite's kernels, flop only (their data stay in registers or shared
+// memory; the read kernel of the latency-hiding cases is hierarchy.h's read_work):
+// divergence: each of `threads` runs `iters` dependent FMAs on its own path, 2·iters flop (the
+// useful work: lanes idle while other paths run do none);
+inline WorkCount divergence_work(double threads, double iters) {
+  return {0, 0, 2 * iters * threads, 0};
+}
+// bank conflicts: each thread reads `iters` shared-memory words and adds each, iters flop;
+inline WorkCount bank_conflict_work(double threads, double iters) {
+  return {0, 0, iters * threads, 0};
+}
+// forced spills: 64 accumulators per thread, one FMA each per round, 2·64·rounds flop.
+inline WorkCount spill_work(double threads, double rounds) {
+  return {0, 0, 2 * 64 * rounds * threads, 0};
+}
 
 }  // namespace bb::theory

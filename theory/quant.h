@@ -8,6 +8,8 @@
 #include <cstdint>
 #include <stdexcept>
 
+#include "theory/work.h"
+
 namespace bb::theory {
 
 enum class QuantScheme { symmetric, asymmetric };
@@ -65,6 +67,13 @@ inline double sqnr_sine_db(const IntQuant& p, double min, double max) {
 inline double quant_bits_per_value(int bits, QuantScheme scheme, double group) {
   if (!(group >= 1)) throw std::invalid_argument("quantization: the group size must be >= 1");
   return bits + (32.0 + (scheme == QuantScheme::asymmetric ? bits : 0)) / group;
+}
+
+// Quantizing n fp32 values to b-bit integers in two passes, the range (min/max per tensor, channel
+// or group), then the quantize pass, each reading them: 2 × 4n bytes read, n·b/8 written (the
+// scales and zero points, one per group, not counted), n elements.
+inline WorkCount int_quant_work(double elements, int bits) {
+  return {2 * 4 * elements, elements * bits / 8, 0, elements};
 }
 
 }  // namespace bb::theory

@@ -7,6 +7,8 @@
 #include <optional>
 #include <string_view>
 
+#include "theory/work.h"
+
 namespace bb::theory {
 
 enum class StreamOp { copy, mul, add, triad, dot, nstream };
@@ -51,6 +53,12 @@ inline double stream_bytes_written(const StreamKernel& k, double elements, doubl
 }
 inline double stream_flop(const StreamKernel& k, double elements) {
   return k.flop_per_element * elements;
+}
+
+// One pass of kernel k over arrays of n elements: the three counts above, n elements.
+inline WorkCount stream_work(const StreamKernel& k, double elements, double element_bytes) {
+  return {stream_bytes_read(k, elements, element_bytes),
+          stream_bytes_written(k, elements, element_bytes), stream_flop(k, elements), elements};
 }
 
 }  // namespace bb::theory

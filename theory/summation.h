@@ -7,6 +7,8 @@
 #include <cmath>
 #include <limits>
 
+#include "theory/work.h"
+
 namespace bb::theory {
 
 // γ_n = n·u / (1 − n·u) (Higham Lemma 3.1); infinite once n·u ≥ 1 (no bound).
@@ -54,6 +56,15 @@ inline double probabilistic_dot_bound(double n, double u, double lambda, double 
 }
 inline double probabilistic_bound_failure(double n, double lambda, double u) {
   return std::min(1.0, 2 * n * std::exp(-lambda * lambda * (1 - u) * (1 - u) / 2));
+}
+
+// Flop per term: one addition; compensated summation four (Kahan: y = x − c, t = s + y,
+// c = (t − s) − y; Higham Alg. 4.2).
+inline double summation_flop_per_element(bool compensated) { return compensated ? 4 : 1; }
+
+// Summing n values of element_bytes each: one read of them, flop per term as above, n elements.
+inline WorkCount summation_work(double elements, double element_bytes, double flop_per_element) {
+  return {elements * element_bytes, 0, flop_per_element * elements, elements};
 }
 
 }  // namespace bb::theory

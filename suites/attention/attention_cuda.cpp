@@ -180,51 +180,37 @@ Case cuda_case(Kind kind, AttentionDtype t, AttentionDims s, bool sweep) {
   const char* dtype = t == AttentionDtype::bf16 ? "bf16" : "fp16";
   const std::string name = attention_case_name(kind_name(kind), dtype, Backend::cuda, s, sweep);
   const theory::AttentionShape shape = attention_shape(s, 2);
-  // Device bytes of the inputs and output, and of the naive kernel's n×n matrices.
+  // Device bytes of the inputs and output (fp32), and of the naive kernel's n×n matrices.
   const double queries = kind == Kind::decode ? 1 : static_cast<double>(s.n);
-  const double io = shape.batch * shape.heads * queries * shape.d * (2 + 4) +
-                    2 * shape.batch * shape.kv_heads * shape.n * shape.d * 2;
+  const double io = theory::attention_io_bytes(shape, queries, 4);
   const double extra =
-      kind == Kind::naive ? shape.batch * shape.heads * shape.n * shape.n * (4 + 2) : 0;
+      kind == Kind::naive ? theory::naive_extra_bytes(shape, kernels::kCudaNaiveLayout) : 0;
   Case c{name, Backend::cuda,
          [=](const CaseContext& ctx) {
+           Declared d;
+           // Naive: the three-kernel count of Dao et al. with the kernel's element sizes (S fp32,
+           // P 2 bytes); fused: the tiled count, O written in fp32; decode: the KV cache once. O is
+           // fp32 throughout.
+           d.work = work_of(
+               kind == Kind::decode ? theory::decode_work(shape, 4)
+               : kind == Kind::naive
+                   ? theory::naive_attention_work(shape, kernels::kCudaNaiveLayout)
+                   : theory::tiled_attention_work(shape, kernels::kFusedBlockRows, 4),
+               t == AttentionDtype::bf16 ? theory::Precision::bf16 : theory::Precision::fp16);
+           d.params = attention_params(kind_name(kind), dtype, s, sweep);
+           d.params["predicted_io_bytes"] = io;
+           d.params["predicted_extra_bytes"] = extra;
+           d.params["peak_dram_bytes_per_s"] = ctx.gpu->peak_dram_bytes_per_s;
+           return d;
+         },
+         [=](const CaseContext& ctx, Declared&) -> std::unique_ptr<Instance> {
            if (kind != Kind::naive && !kernels::attention_fused_supported(s.d))
              throw CaseSkipped("d = " + std::to_string(s.d) + ": the kernel has d = 64 and 128");
            if (io + extra > 0.85 * static_cast<double>(ctx.gpu->memory_bytes))
              throw CaseSkipped(std::to_string((io + extra) / 1e9) + " GB needed (n x n scores: " +
                                std::to_string(extra / 1e9) + " GB), the GPU has " +
                                std::to_string(static_cast<double>(ctx.gpu->memory_bytes) / 1e9));
-           Prepared p;
-           p.instance = std::make_unique<AttentionCuda>(kind, t, s);
-           p.work.precision =
-               t == AttentionDtype::bf16 ? theory::Precision::bf16 : theory::Precision::fp16;
-           if (kind == Kind::decode) {
-             p.work.flop = theory::decode_flop(shape);
-             p.work.bytes_read =
-                 theory::kv_cache_bytes(1, shape.n, shape.kv_heads, shape.d, 2, shape.batch) +
-                 shape.batch * shape.heads * shape.d * 2;
-             p.work.bytes_written = shape.batch * shape.heads * shape.d * 4;
-           } else if (kind == Kind::naive) {
-             // Per head: Q, K read; S written and read (fp32); P written and read (2 bytes); V
-             // read; O written (fp32): the three-kernel count of Dao et al. with these element
-             // sizes.
-             const double heads = shape.batch * shape.heads, n = shape.n, d = shape.d;
-             p.work.flop = theory::attention_flop(shape);
-             p.work.bytes_read = heads * (2 * n * d * 2 + n * n * 4 + n * n * 2 + n * d * 2);
-             p.work.bytes_written = heads * (n * n * 4 + n * n * 2 + n * d * 4);
-           } else {
-             // Tiled count with Br = 64, O written in fp32 rather than read in the input type.
-             const double o_elements = shape.batch * shape.heads * shape.n * shape.d;
-             p.work.flop = theory::attention_flop(shape);
-             p.work.bytes_read = theory::tiled_attention_bytes(shape, 64) - o_elements * 2;
-             p.work.bytes_written = o_elements * 4;
-           }
-           p.work.elements = shape.batch * shape.heads * queries * shape.d;
-           p.params = attention_params(kind_name(kind), dtype, s, sweep);
-           p.params["predicted_io_bytes"] = io;
-           p.params["predicted_extra_bytes"] = extra;
-           p.params["peak_dram_bytes_per_s"] = ctx.gpu->peak_dram_bytes_per_s;
-           return p;
+           return std::make_unique<AttentionCuda>(kind, t, s);
          },
          [=](const Prepared& p, const Measurement& m) {
            std::vector<Check> checks;

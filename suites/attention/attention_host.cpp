@@ -73,24 +73,23 @@ class AttentionHost final : public Instance {
 Case attention_case(bool naive, AttentionDims s, bool sweep, bool in_quick) {
   const std::string kernel = naive ? "naive" : "tiled";
   Case c{attention_case_name(kernel, "fp32", Backend::host, s, sweep), Backend::host,
-         [s, naive, kernel, sweep](const CaseContext& ctx) {
+         [s, naive, kernel, sweep](const CaseContext&) {
            const theory::AttentionShape shape = attention_shape(s, 4);
-           const double extra = naive ? theory::naive_extra_bytes(shape) : 0;
-           check_host_memory(ctx.host, 4 * (2 * s.q_elements() + 2 * s.kv_elements()) +
-                                           static_cast<std::size_t>(extra));
-           Prepared p;
-           p.instance = std::make_unique<AttentionHost>(s, naive);
-           p.work.flop = theory::attention_flop(shape);
-           p.work.bytes_read = naive
-                                   ? theory::naive_attention_bytes(shape)
-                                   : theory::tiled_attention_bytes(shape, kernels::kHostBlockRows);
-           p.work.elements = static_cast<double>(s.q_elements());
-           p.work.precision = theory::Precision::fp32;
-           p.work.memory_level = "hierarchy";  // tiles and short rows live in the caches
-           p.params = attention_params(kernel, "fp32", s, sweep);
-           p.params["extra_bytes"] = extra;
-           p.params["threads"] = openmp_threads();
-           return p;
+           Declared d;
+           // Tiles and short rows live in the caches.
+           d.work = work_of(naive ? theory::naive_attention_work(shape, kernels::kHostNaiveLayout)
+                                  : theory::tiled_attention_work(shape, kernels::kHostBlockRows, 4),
+                            theory::Precision::fp32, "hierarchy");
+           d.params = attention_params(kernel, "fp32", s, sweep);
+           d.params["extra_bytes"] =
+               naive ? theory::naive_extra_bytes(shape, kernels::kHostNaiveLayout) : 0;
+           d.params["threads"] = openmp_threads();
+           return d;
+         },
+         [s, naive](const CaseContext& ctx, Declared& d) -> std::unique_ptr<Instance> {
+           const auto extra = static_cast<std::size_t>(d.params.at("extra_bytes").get<double>());
+           check_host_memory(ctx.host, 4 * (2 * s.q_elements() + 2 * s.kv_elements()) + extra);
+           return std::make_unique<AttentionHost>(s, naive);
          },
          nullptr};
   c.sweep_point = sweep;

@@ -20,14 +20,8 @@ using theory::StreamOp;
 
 template <class T>
 Work stream_work(const theory::StreamKernel& k, std::size_t n) {
-  Work w;
-  const double elements = static_cast<double>(n);
-  w.bytes_read = theory::stream_bytes_read(k, elements, sizeof(T));
-  w.bytes_written = theory::stream_bytes_written(k, elements, sizeof(T));
-  w.flop = theory::stream_flop(k, elements);
-  w.elements = elements;
-  w.precision = sizeof(T) == 8 ? theory::Precision::fp64 : theory::Precision::fp32;
-  return w;
+  return work_of(theory::stream_work(k, static_cast<double>(n), sizeof(T)),
+                 sizeof(T) == 8 ? theory::Precision::fp64 : theory::Precision::fp32);
 }
 
 // Working-set sizes of the sweeps: 4 KiB · 2^(i / per_octave) for i = 0, 1, … up to the first size

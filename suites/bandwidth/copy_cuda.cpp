@@ -19,6 +19,7 @@
 #include "reference/random.h"
 #include "suites/bandwidth/bandwidth_suite.h"
 #include "suites/common/host_buffer.h"
+#include "theory/hierarchy.h"
 
 namespace bb::suites {
 namespace {
@@ -115,17 +116,18 @@ Case copy_case(Direction d, bool pinned) {
   const std::string direction = d == Direction::h2d ? "h2d" : "d2h";
   const std::string memory = pinned ? "pinned" : "pageable";
   return {"copy-" + direction + "/" + memory + "/cuda", Backend::cuda,
-          [d, pinned, direction, memory](const CaseContext& ctx) {
-            check_host_memory(ctx.host, 3 * kCopyBytes);  // host buffer, pattern, downloaded copy
-            Prepared p;
-            p.instance = std::make_unique<CopyCuda>(d, pinned);
+          [direction, memory](const CaseContext&) {
+            Declared decl;
             // The link moves each byte once; nothing is written back over it.
-            p.work.bytes_read = static_cast<double>(kCopyBytes);
-            p.work.bytes_written = 0;
-            p.work.elements = static_cast<double>(kCopyFloats);
-            p.work.memory_level = "pcie";
-            p.params = {{"direction", direction}, {"memory", memory}, {"bytes", kCopyBytes}};
-            return p;
+            decl.work =
+                work_of(theory::link_copy_work(static_cast<double>(kCopyBytes), sizeof(float)),
+                        theory::Precision::fp32, "pcie");
+            decl.params = {{"direction", direction}, {"memory", memory}, {"bytes", kCopyBytes}};
+            return decl;
+          },
+          [d, pinned](const CaseContext& ctx, Declared&) -> std::unique_ptr<Instance> {
+            check_host_memory(ctx.host, 3 * kCopyBytes);  // host buffer, pattern, downloaded copy
+            return std::make_unique<CopyCuda>(d, pinned);
           },
           nullptr};
 }

@@ -113,7 +113,6 @@ class ChaseCuda final : public Instance {
   void run(gpu_stream s) override {
     kernels::chase_cuda(next_.as<std::uint32_t>(), steps_, position_.as<std::uint32_t>(), s);
   }
-  std::uint64_t steps() const { return steps_; }
 
  private:
   std::uint64_t lines_, steps_, warm_lines_;
@@ -175,7 +174,6 @@ class StridedCuda final : public Instance {
     kernels::strided_read_cuda(x_.as<float>(), accesses_, stride_, out_.as<double>(), blocks_,
                                kThreads, s);
   }
-  std::size_t accesses() const { return accesses_; }
   nlohmann::json fetch_granularity() const {
     return granularity_.previous() ? nlohmann::json{{"set_bytes", kSectorBytes},
                                                     {"previous_bytes", *granularity_.previous()}}
@@ -190,6 +188,11 @@ class StridedCuda final : public Instance {
   std::vector<float> host_;
 };
 
+// Passes over the working set so that a sample reads at least kReadSampleBytes.
+int read_passes(std::uint64_t bytes) {
+  return static_cast<int>(std::max(1.0, std::ceil(kReadSampleBytes / static_cast<double>(bytes))));
+}
+
 nlohmann::json gpu_levels(const GpuDevice& gpu) {
   return nlohmann::json::array({{{"name", "L2"}, {"bytes", gpu.l2_bytes}}});
 }
@@ -198,25 +201,24 @@ Case read_point(std::uint64_t bytes) {
   Case c{"read-sweep/cuda/" + std::to_string(bytes), Backend::cuda,
          [bytes](const CaseContext& ctx) {
            const GpuDevice& gpu = *ctx.gpu;
-           check_gpu_memory(gpu, bytes);
-           check_host_memory(ctx.host, bytes);  // the data are made on the host
-           const int passes = static_cast<int>(
-               std::max(1.0, std::ceil(kReadSampleBytes / static_cast<double>(bytes))));
-           Prepared p;
-           p.instance = std::make_unique<ReadSweepCuda>(gpu.sm_count, bytes / 16, passes);
-           p.work.bytes_read = static_cast<double>(bytes) * passes;
-           p.work.flop = static_cast<double>(bytes) / 4 * passes;  // one add per float read
-           p.work.elements = static_cast<double>(bytes) / 4 * passes;
-           p.work.precision = theory::Precision::fp32;
-           p.work.memory_level = "hierarchy";
-           p.params = {{"sweep", "read"},
+           const int passes = read_passes(bytes);
+           Declared d;
+           d.work = work_of(theory::read_work(static_cast<double>(bytes), sizeof(float), passes),
+                            theory::Precision::fp32, "hierarchy");
+           d.params = {{"sweep", "read"},
                        {"working_set_bytes", bytes},
                        {"passes", passes},
                        {"blocks", gpu.sm_count},
                        {"threads_per_block", kThreads},
                        {"per_block_bytes", bytes / static_cast<std::uint64_t>(gpu.sm_count)},
                        {"cache_levels", gpu_levels(gpu)}};
-           return p;
+           return d;
+         },
+         [bytes](const CaseContext& ctx, Declared&) -> std::unique_ptr<Instance> {
+           check_gpu_memory(*ctx.gpu, bytes);
+           check_host_memory(ctx.host, bytes);  // the data are made on the host
+           return std::make_unique<ReadSweepCuda>(ctx.gpu->sm_count, bytes / 16,
+                                                  read_passes(bytes));
          },
          nullptr};
   c.sweep_point = true;
@@ -228,22 +230,22 @@ Case latency_point(std::uint64_t bytes) {
   Case c{"latency-sweep/cuda/" + std::to_string(bytes), Backend::cuda,
          [bytes](const CaseContext& ctx) {
            const GpuDevice& gpu = *ctx.gpu;
-           check_gpu_memory(gpu, bytes);
-           check_host_memory(ctx.host, bytes);  // the table is built on the host
-           const std::uint64_t lines = bytes / kLineBytes;
-           const std::uint64_t warm = bytes <= 2 * gpu.l2_bytes ? lines : 0;
-           auto inst = std::make_unique<ChaseCuda>(lines, warm);
-           const std::uint64_t steps = inst->steps();
-           Prepared p;
-           p.instance = std::move(inst);
-           p.work.memory_level = "latency";
-           p.params = {{"sweep", "latency"},
+           Declared d;
+           d.work.memory_level = "latency";  // one dependent load at a time: no work declared
+           d.params = {{"sweep", "latency"},
                        {"working_set_bytes", bytes},
-                       {"steps", steps},
+                       {"steps", chase_steps(bytes / kLineBytes)},
                        {"stride_bytes", kLineBytes},
                        {"sm_clock_hz", gpu.sm_clock_hz},
                        {"cache_levels", gpu_levels(gpu)}};
-           return p;
+           return d;
+         },
+         [bytes](const CaseContext& ctx, Declared&) -> std::unique_ptr<Instance> {
+           check_gpu_memory(*ctx.gpu, bytes);
+           check_host_memory(ctx.host, bytes);  // the table is built on the host
+           const std::uint64_t lines = bytes / kLineBytes;
+           const std::uint64_t warm = bytes <= 2 * ctx.gpu->l2_bytes ? lines : 0;
+           return std::make_unique<ChaseCuda>(lines, warm);
          },
          nullptr};
   c.sweep_point = true;
@@ -254,31 +256,32 @@ Case latency_point(std::uint64_t bytes) {
 Case strided_case(std::size_t stride) {
   return {"strided/fp32/cuda/s" + std::to_string(stride), Backend::cuda,
           [stride](const CaseContext& ctx) {
-            const GpuDevice& gpu = *ctx.gpu;
             // 8x the L2 (at least 2^26 floats): every pass comes from DRAM whatever the stride.
             const std::size_t n =
-                std::max<std::size_t>(std::size_t{1} << 26, 8 * gpu.l2_bytes / sizeof(float));
+                std::max<std::size_t>(std::size_t{1} << 26, 8 * ctx.gpu->l2_bytes / sizeof(float));
+            const std::size_t accesses = n / stride;
+            Declared d;
+            d.work =
+                work_of(theory::strided_read_work(accesses, stride, sizeof(float), kSectorBytes),
+                        theory::Precision::fp32);
+            d.params = {{"stride_elements", stride},
+                        {"element_bytes", sizeof(float)},
+                        {"accesses", accesses},
+                        {"sector_bytes", kSectorBytes},
+                        {"array_bytes", n * sizeof(float)},
+                        {"useful_bytes", accesses * sizeof(float)}};
+            return d;
+          },
+          [stride](const CaseContext& ctx, Declared& d) -> std::unique_ptr<Instance> {
+            const GpuDevice& gpu = *ctx.gpu;
+            const std::size_t n = d.params.at("array_bytes").get<std::size_t>() / sizeof(float);
             check_gpu_memory(gpu, n * sizeof(float));
             check_host_memory(ctx.host, n * sizeof(float));
             const int blocks = gpu.sm_count * std::max(1, gpu.max_threads_per_sm / kThreads);
             auto inst = std::make_unique<StridedCuda>(blocks, n, stride);
-            const std::size_t accesses = inst->accesses();
-            const nlohmann::json granularity = inst->fetch_granularity();
-            Prepared p;
-            p.instance = std::move(inst);
-            p.work.bytes_read =
-                theory::strided_bytes_moved(accesses, stride, sizeof(float), kSectorBytes);
-            p.work.flop = static_cast<double>(accesses);
-            p.work.elements = static_cast<double>(accesses);
-            p.work.precision = theory::Precision::fp32;
-            p.params = {{"stride_elements", stride},
-                        {"element_bytes", sizeof(float)},
-                        {"accesses", accesses},
-                        {"sector_bytes", kSectorBytes},
-                        {"l2_fetch_granularity", granularity},
-                        {"array_bytes", n * sizeof(float)},
-                        {"useful_bytes", accesses * sizeof(float)}};
-            return p;
+            // What the device did with the fetch granularity: only it can tell.
+            d.params["l2_fetch_granularity"] = inst->fetch_granularity();
+            return inst;
           },
           nullptr};
 }

@@ -116,7 +116,6 @@ class StridedHost final : public Instance {
   void run(gpu_stream) override {
     sink_ += kernels::strided_read_host(x_.get(), accesses_, stride_);
   }
-  std::size_t accesses() const { return accesses_; }
 
  private:
   std::size_t n_, stride_, accesses_;
@@ -126,28 +125,30 @@ class StridedHost final : public Instance {
 
 std::string size_label(std::uint64_t bytes) { return std::to_string(bytes); }
 
+// Passes over the working set so that a sample reads at least kReadSampleBytes.
+int read_passes(std::uint64_t bytes) {
+  return static_cast<int>(std::max(1.0, std::ceil(kReadSampleBytes / static_cast<double>(bytes))));
+}
+
 Case read_point(std::uint64_t bytes) {
   Case c{"read-sweep/host/" + size_label(bytes), Backend::host,
          [bytes](const CaseContext& ctx) {
-           check_host_memory(ctx.host, bytes);
-           const std::size_t n = bytes / sizeof(double);
-           const int passes = static_cast<int>(
-               std::max(1.0, std::ceil(kReadSampleBytes / static_cast<double>(bytes))));
+           const int passes = read_passes(bytes);
            const int threads = openmp_threads();
-           Prepared p;
-           p.instance = std::make_unique<ReadSweepHost>(n, passes);
-           p.work.bytes_read = static_cast<double>(bytes) * passes;
-           p.work.flop = static_cast<double>(n) * passes;  // one add per element read
-           p.work.elements = static_cast<double>(n) * passes;
-           p.work.precision = theory::Precision::fp64;
-           p.work.memory_level = "hierarchy";
-           p.params = {{"sweep", "read"},
+           Declared d;
+           d.work = work_of(theory::read_work(static_cast<double>(bytes), sizeof(double), passes),
+                            theory::Precision::fp64, "hierarchy");
+           d.params = {{"sweep", "read"},
                        {"working_set_bytes", bytes},
                        {"passes", passes},
                        {"threads", threads},
                        {"virtualized", ctx.host.virtualized},
                        {"cache_levels", host_cache_levels(ctx.host, threads)}};
-           return p;
+           return d;
+         },
+         [bytes](const CaseContext& ctx, Declared&) -> std::unique_ptr<Instance> {
+           check_host_memory(ctx.host, bytes);
+           return std::make_unique<ReadSweepHost>(bytes / sizeof(double), read_passes(bytes));
          },
          nullptr};
   c.sweep_point = true;
@@ -157,18 +158,20 @@ Case read_point(std::uint64_t bytes) {
 Case latency_point(std::uint64_t bytes) {
   Case c{"latency-sweep/host/" + size_label(bytes), Backend::host,
          [bytes](const CaseContext& ctx) {
-           check_host_memory(ctx.host, bytes);
-           Prepared p;
-           p.instance = std::make_unique<ChaseHost>(bytes / kLineBytes);
-           p.work.memory_level = "latency";
-           p.params = {{"sweep", "latency"},
+           Declared d;
+           d.work.memory_level = "latency";  // one dependent load at a time: no work declared
+           d.params = {{"sweep", "latency"},
                        {"working_set_bytes", bytes},
                        {"steps", kChaseSteps},
                        {"stride_bytes", kLineBytes},
                        {"cpu_clock_hz", ctx.host.cpu_clock_hz},
                        {"virtualized", ctx.host.virtualized},
                        {"cache_levels", host_cache_levels(ctx.host, 1)}};
-           return p;
+           return d;
+         },
+         [bytes](const CaseContext& ctx, Declared&) -> std::unique_ptr<Instance> {
+           check_host_memory(ctx.host, bytes);
+           return std::make_unique<ChaseHost>(bytes / kLineBytes);
          },
          nullptr};
   c.sweep_point = true;
@@ -182,24 +185,24 @@ Case strided_case(std::size_t stride) {
             // comes from DRAM whatever the stride.
             const std::size_t n = std::max<std::size_t>(
                 kHostMinElements, 2 * ctx.host.last_level_cache_bytes() / sizeof(double));
-            check_host_memory(ctx.host, n * sizeof(double));
-            auto inst = std::make_unique<StridedHost>(n, stride);
-            const std::size_t accesses = inst->accesses();
-            Prepared p;
-            p.instance = std::move(inst);
+            const std::size_t accesses = n / stride;
+            Declared d;
             // Cache-line model: every 64-byte line holding an element read is moved whole.
-            p.work.bytes_read =
-                theory::strided_bytes_moved(accesses, stride, sizeof(double), kLineBytes);
-            p.work.flop = static_cast<double>(accesses);
-            p.work.elements = static_cast<double>(accesses);
-            p.work.precision = theory::Precision::fp64;
-            p.params = {{"stride_elements", stride},
+            d.work =
+                work_of(theory::strided_read_work(accesses, stride, sizeof(double), kLineBytes),
+                        theory::Precision::fp64);
+            d.params = {{"stride_elements", stride},
                         {"element_bytes", sizeof(double)},
                         {"accesses", accesses},
                         {"sector_bytes", kLineBytes},
                         {"array_bytes", n * sizeof(double)},
                         {"useful_bytes", accesses * sizeof(double)}};
-            return p;
+            return d;
+          },
+          [stride](const CaseContext& ctx, Declared& d) -> std::unique_ptr<Instance> {
+            const std::size_t n = d.params.at("array_bytes").get<std::size_t>() / sizeof(double);
+            check_host_memory(ctx.host, n * sizeof(double));
+            return std::make_unique<StridedHost>(n, stride);
           },
           nullptr};
 }

@@ -19,6 +19,8 @@
 #include "reference/intensity.h"
 #include "reference/random.h"
 #include "suites/bandwidth/bandwidth_suite.h"
+#include "theory/gemm.h"
+#include "theory/intensity.h"
 
 namespace bb::suites {
 namespace {
@@ -116,13 +118,18 @@ std::vector<std::size_t> chain_checked_indices(std::size_t n) {
   return idx;
 }
 
+// One full wave of kThreads-thread blocks.
+int chain_blocks(const GpuDevice& gpu) {
+  return gpu.sm_count * std::max(1, gpu.max_threads_per_sm / kThreads);
+}
+
 class FmaChainCuda final : public Instance {
  public:
   FmaChainCuda(const GpuDevice& gpu, const ChainType& t, std::size_t n, int k)
       : t_(t),
         n_(n),
         k_(k),
-        blocks_(gpu.sm_count * std::max(1, gpu.max_threads_per_sm / kThreads)),
+        blocks_(chain_blocks(gpu)),
         bytes_(n * reference::storage_bytes(t.storage)),
         x_(bytes_) {
     // Every byte 0x3C is a positive normal number in each format (fp64 ≈ 1e-18, fp32 and bf16
@@ -157,8 +164,6 @@ class FmaChainCuda final : public Instance {
     kernels::fma_chain_cuda(t_.type, x_.get(), n_, k_, c.a, c.b, blocks_, kThreads, s);
   }
 
-  int blocks() const { return blocks_; }
-
  private:
   ChainType t_;
   std::size_t n_;
@@ -190,21 +195,14 @@ Case chain_case(const ChainType& t, int k, bool in_quick) {
            const std::size_t element_bytes = reference::storage_bytes(t.storage);
            const std::size_t n_dram = chain_dram_elements(gpu, element_bytes);
            const std::size_t n = chain_elements(n_dram, k);
-           check_host_memory(ctx.host, n * element_bytes);  // validate()'s staging copy
-           check_gpu_memory(gpu, n * element_bytes);
-           auto instance = std::make_unique<FmaChainCuda>(gpu, t, n, k);
-           Prepared p;
-           const double elements = static_cast<double>(n);
+           Declared d;
            // Each element is read once and written once; each FMA is 2 flop (fp16/bf16: per lane).
-           p.work.bytes_read = elements * static_cast<double>(element_bytes);
-           p.work.bytes_written = elements * static_cast<double>(element_bytes);
-           p.work.flop = 2.0 * k * elements;
-           p.work.elements = elements;
-           p.work.precision = t.precision;
-           p.work.cuda_cores_only = true;  // FMA chains: the CUDA-core peak bounds them
            // Smaller arrays above the ridge are compute-bound wherever their bytes come from.
-           p.work.memory_level = n == n_dram ? "dram" : "hierarchy";
-           p.params = {
+           d.work = work_of(theory::fma_chain_work(static_cast<double>(n),
+                                                   static_cast<double>(element_bytes), k),
+                            t.precision, n == n_dram ? "dram" : "hierarchy");
+           d.work.cuda_cores_only = true;  // FMA chains: the CUDA-core peak bounds them
+           d.params = {
                {"dtype", t.name},
                {"fma_per_element", k},
                {"elements", n},
@@ -214,10 +212,16 @@ Case chain_case(const ChainType& t, int k, bool in_quick) {
                {"peak_flop_per_s",
                 gpu.peak_cuda_core_flop_per_s[static_cast<std::size_t>(t.precision)]},
                {"peak_bytes_per_s", gpu.peak_dram_bytes_per_s},
-               {"blocks", instance->blocks()},
+               {"blocks", chain_blocks(gpu)},
                {"threads_per_block", kThreads}};
-           p.instance = std::move(instance);
-           return p;
+           return d;
+         },
+         [t, k](const CaseContext& ctx, Declared& d) -> std::unique_ptr<Instance> {
+           const auto n = d.params.at("elements").get<std::size_t>();
+           const std::size_t element_bytes = reference::storage_bytes(t.storage);
+           check_host_memory(ctx.host, n * element_bytes);  // validate()'s staging copy
+           check_gpu_memory(*ctx.gpu, n * element_bytes);
+           return std::make_unique<FmaChainCuda>(*ctx.gpu, t, n, k);
          },
          nullptr};
   c.in_quick = in_quick;
@@ -342,28 +346,29 @@ class GemmCuda final : public Instance {
 Case gemm_case(const GemmType& t) {
   Case c{std::string("gemm/") + t.name + "/cuda", Backend::cuda,
          [t](const CaseContext& ctx) {
-           const GpuDevice& gpu = *ctx.gpu;
+           const double n = kGemmN;
+           const auto input_bytes = static_cast<double>(reference::storage_bytes(t.input));
+           const auto output_bytes = static_cast<double>(reference::storage_bytes(t.output));
+           Declared d;
+           // C = A·B, n×n: n³ multiply-adds (2n³ flop); A and B read and C written at least once.
+           d.work =
+               work_of(theory::gemm_work(n, n, n, input_bytes, output_bytes), t.peak_precision);
+           d.params = {{"precision", t.name},
+                       {"n", kGemmN},
+                       {"flop", d.work.flop},
+                       {"peak_flop_per_s", ctx.gpu->peak_flop_per_s(t.peak_precision)},
+                       {"input_bytes", reference::storage_bytes(t.input)},
+                       {"output_bytes", reference::storage_bytes(t.output)}};
+           return d;
+         },
+         [t](const CaseContext& ctx, Declared&) -> std::unique_ptr<Instance> {
            const double n = kGemmN;
            const auto input_bytes = static_cast<double>(reference::storage_bytes(t.input));
            const auto output_bytes = static_cast<double>(reference::storage_bytes(t.output));
            check_host_memory(ctx.host, static_cast<std::uint64_t>(n * n * input_bytes));
-           check_gpu_memory(gpu,
+           check_gpu_memory(*ctx.gpu,
                             static_cast<std::uint64_t>(n * n * (2 * input_bytes + output_bytes)));
-           Prepared p;
-           p.instance = std::make_unique<GemmCuda>(t, kGemmN);
-           // C = A·B, n×n: n³ multiply-adds (2n³ flop); A and B read and C written at least once.
-           p.work.flop = 2 * n * n * n;
-           p.work.bytes_read = 2 * n * n * input_bytes;
-           p.work.bytes_written = n * n * output_bytes;
-           p.work.elements = n * n;
-           p.work.precision = t.peak_precision;
-           p.params = {{"precision", t.name},
-                       {"n", kGemmN},
-                       {"flop", p.work.flop},
-                       {"peak_flop_per_s", gpu.peak_flop_per_s(t.peak_precision)},
-                       {"input_bytes", reference::storage_bytes(t.input)},
-                       {"output_bytes", reference::storage_bytes(t.output)}};
-           return p;
+           return std::make_unique<GemmCuda>(t, kGemmN);
          },
          nullptr};
   c.in_quick = t.in_quick;

@@ -11,6 +11,7 @@
 #include "reference/random.h"
 #include "suites/bandwidth/bandwidth_suite.h"
 #include "suites/common/host_buffer.h"
+#include "theory/intensity.h"
 
 namespace bb::suites {
 namespace {
@@ -80,18 +81,12 @@ Case intensity_case(const char* dtype, int k, bool in_quick) {
                          n_dram,
                          std::max<std::size_t>(std::size_t{1} << 20,
                                                static_cast<std::size_t>(kComputeFlop / (2.0 * k))));
-           check_host_memory(ctx.host, n * sizeof(T));
-           Prepared p;
-           p.instance = std::make_unique<FmaChainHost<T>>(n, k);
-           const double elements = static_cast<double>(n);
-           p.work.bytes_read = elements * sizeof(T);
-           p.work.bytes_written = elements * sizeof(T);
-           p.work.flop = 2.0 * k * elements;
-           p.work.elements = elements;
-           p.work.precision = sizeof(T) == 8 ? theory::Precision::fp64 : theory::Precision::fp32;
+           Declared d;
            // Smaller arrays above the ridge are compute-bound wherever their bytes come from.
-           p.work.memory_level = n == n_dram ? "dram" : "hierarchy";
-           p.params = {{"dtype", dtype},
+           d.work = work_of(theory::fma_chain_work(static_cast<double>(n), sizeof(T), k),
+                            sizeof(T) == 8 ? theory::Precision::fp64 : theory::Precision::fp32,
+                            n == n_dram ? "dram" : "hierarchy");
+           d.params = {{"dtype", dtype},
                        {"fma_per_element", k},
                        {"elements", n},
                        {"element_bytes", sizeof(T)},
@@ -103,7 +98,12 @@ Case intensity_case(const char* dtype, int k, bool in_quick) {
                         ctx.host.peak_fp64_flop_per_s_estimate() * (sizeof(T) == 8 ? 1.0 : 2.0)},
                        {"peak_is_estimate", true},
                        {"threads", openmp_threads()}};
-           return p;
+           return d;
+         },
+         [k](const CaseContext& ctx, Declared& d) -> std::unique_ptr<Instance> {
+           const auto n = d.params.at("elements").get<std::size_t>();
+           check_host_memory(ctx.host, n * sizeof(T));
+           return std::make_unique<FmaChainHost<T>>(n, k);
          },
          nullptr};
   c.in_quick = in_quick;

@@ -16,6 +16,11 @@ namespace {
 
 constexpr int kThreads = 256;
 
+// One full wave of kThreads-thread blocks.
+int stream_blocks(const GpuDevice& gpu) {
+  return gpu.sm_count * std::max(1, gpu.max_threads_per_sm / kThreads);
+}
+
 template <class T>
 class StreamCuda final : public Instance {
  public:
@@ -23,7 +28,7 @@ class StreamCuda final : public Instance {
       : op_(op),
         access_bytes_(access_bytes),
         n_(n),
-        blocks_(gpu.sm_count * std::max(1, gpu.max_threads_per_sm / kThreads)),
+        blocks_(stream_blocks(gpu)),
         a_(n * sizeof(T)),
         b_(n * sizeof(T)),
         c_(n * sizeof(T)),
@@ -76,8 +81,6 @@ class StreamCuda final : public Instance {
                            blocks_, kThreads, s);
   }
 
-  int blocks() const { return blocks_; }
-
  private:
   // The block whose grid-stride loop reads element i (vector part; the tail goes by thread index).
   std::size_t owner(std::size_t i) const {
@@ -108,11 +111,8 @@ Case stream_case(StreamOp op, const char* dtype, int access_bytes, bool in_quick
            const theory::StreamKernel& kk = theory::stream_kernel(op);
            const std::size_t n =
                stream_elements(gpu.l2_bytes, kCudaCacheMultiple, sizeof(T), kCudaMinElements);
-           check_host_memory(ctx.host, 4 * n * sizeof(T));  // host copies of a, b, c, expected
-           check_gpu_memory(gpu, 3 * n * sizeof(T));
-           auto instance = std::make_unique<StreamCuda<T>>(gpu, op, access_bytes, n);
-           Prepared p;
-           p.params = {{"kernel", kk.name},
+           Declared d;
+           d.params = {{"kernel", kk.name},
                        {"dtype", dtype},
                        {"elements", n},
                        {"element_bytes", sizeof(T)},
@@ -120,11 +120,16 @@ Case stream_case(StreamOp op, const char* dtype, int access_bytes, bool in_quick
                        {"working_set_bytes", 3 * n * sizeof(T)},
                        {"l2_bytes", gpu.l2_bytes},
                        {"peak_bytes_per_s", gpu.peak_dram_bytes_per_s},
-                       {"blocks", instance->blocks()},
+                       {"blocks", stream_blocks(gpu)},
                        {"threads_per_block", kThreads}};
-           p.instance = std::move(instance);
-           p.work = stream_work<T>(kk, n);
-           return p;
+           d.work = stream_work<T>(kk, n);
+           return d;
+         },
+         [op, access_bytes](const CaseContext& ctx, Declared& d) -> std::unique_ptr<Instance> {
+           const auto n = d.params.at("elements").get<std::size_t>();
+           check_host_memory(ctx.host, 4 * n * sizeof(T));  // host copies of a, b, c, expected
+           check_gpu_memory(*ctx.gpu, 3 * n * sizeof(T));
+           return std::make_unique<StreamCuda<T>>(*ctx.gpu, op, access_bytes, n);
          },
          nullptr};
   c.in_quick = in_quick;

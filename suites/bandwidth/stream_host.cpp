@@ -85,12 +85,9 @@ Case stream_case(StreamOp op, const char* dtype, bool in_quick) {
         const theory::StreamKernel& kk = theory::stream_kernel(op);
         const std::uint64_t llc = ctx.host.last_level_cache_bytes();
         const std::size_t n = stream_elements(llc, kHostCacheMultiple, sizeof(T), kHostMinElements);
-        // a, b, c and the reference's copy of the written array.
-        check_host_memory(ctx.host, 4 * n * sizeof(T));
-        Prepared p;
-        p.instance = std::make_unique<StreamHost<T>>(op, n);
-        p.work = stream_work<T>(kk, n);
-        p.params = {
+        Declared d;
+        d.work = stream_work<T>(kk, n);
+        d.params = {
             {"kernel", kk.name},
             {"dtype", dtype},
             {"elements", n},
@@ -99,7 +96,13 @@ Case stream_case(StreamOp op, const char* dtype, bool in_quick) {
              (kk.arrays_read + (kk.arrays_written > 0 && op != StreamOp::nstream)) * n * sizeof(T)},
             {"last_level_cache_bytes", llc},
             {"threads", openmp_threads()}};
-        return p;
+        return d;
+      },
+      [op](const CaseContext& ctx, Declared& d) -> std::unique_ptr<Instance> {
+        const auto n = d.params.at("elements").get<std::size_t>();
+        // a, b, c and the reference's copy of the written array.
+        check_host_memory(ctx.host, 4 * n * sizeof(T));
+        return std::make_unique<StreamHost<T>>(op, n);
       },
       nullptr};
   c.in_quick = in_quick;

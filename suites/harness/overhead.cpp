@@ -59,12 +59,14 @@ std::vector<Check> overhead_check(const Prepared&, const Measurement& m) {
 std::vector<Case> harness_host_cases() {
   return {{"overhead/host", Backend::host,
            [](const CaseContext&) {
-             Prepared p;
-             p.instance = std::make_unique<SmallTriad>();
-             p.work = stream_work<double>(*theory::find_stream_kernel("triad"), kElements);
-             p.work.memory_level = "l1";
-             p.params = {{"kernel", "triad"}, {"dtype", "fp64"}, {"elements", kElements}};
-             return p;
+             Declared d;
+             d.work = stream_work<double>(*theory::find_stream_kernel("triad"), kElements);
+             d.work.memory_level = "l1";
+             d.params = {{"kernel", "triad"}, {"dtype", "fp64"}, {"elements", kElements}};
+             return d;
+           },
+           [](const CaseContext&, Declared&) -> std::unique_ptr<Instance> {
+             return std::make_unique<SmallTriad>();
            },
            overhead_check}};
 }

@@ -12,6 +12,7 @@
 #include "reference/occupancy.h"
 #include "suites/occupancy/occupancy_suite.h"
 #include "suites/suites.h"
+#include "theory/hierarchy.h"
 #include "theory/occupancy.h"
 
 namespace bb::suites {
@@ -125,15 +126,17 @@ Case residency_case(const std::string& label, ResidencyKernel kernel, int thread
                     std::size_t dynamic_shared) {
   const std::string name = "residency/" + label;
   return {name, Backend::cuda,
-          [=](const CaseContext& ctx) {
-            Prepared p;
-            p.instance = std::make_unique<Residency>(*ctx.gpu, kernel, threads, dynamic_shared, 0,
-                                                     100'000, true);
-            p.params = {{"kernel", kernel == ResidencyKernel::light ? "light" : "heavy"},
+          [=](const CaseContext&) {
+            Declared d;  // no work: the case counts blocks, not flop or bytes
+            d.params = {{"kernel", kernel == ResidencyKernel::light ? "light" : "heavy"},
                         {"threads_per_block", threads},
                         {"dynamic_shared_bytes", dynamic_shared},
                         {"spin_ns", 100'000}};
-            return p;
+            return d;
+          },
+          [=](const CaseContext& ctx, Declared&) -> std::unique_ptr<Instance> {
+            return std::make_unique<Residency>(*ctx.gpu, kernel, threads, dynamic_shared, 0,
+                                               100'000, true);
           },
           [name](const Prepared& p, const Measurement&) {
             const nlohmann::json o = p.instance->observations();
@@ -160,20 +163,22 @@ Case residency_case(const std::string& label, ResidencyKernel kernel, int thread
 // multiples of one wave (SMs x blocks per SM).
 Case waves_case(const std::string& label, double waves_times, int plus) {
   return {"waves/" + label, Backend::cuda,
-          [=](const CaseContext& ctx) {
+          [=](const CaseContext&) {
+            Declared d;  // no work: the case counts waves
+            d.params = {{"threads_per_block", 256}, {"spin_ns", kWavesSpinNs}};
+            return d;
+          },
+          [=](const CaseContext& ctx, Declared& d) -> std::unique_ptr<Instance> {
             const GpuDevice& gpu = *ctx.gpu;
-            // One wave = SMs x the model's blocks per SM for this kernel and block size.
+            // One wave = SMs x the model's blocks per SM for this kernel and block size (the
+            // kernel's registers come from the device: params only the device can tell).
             Residency probe(gpu, ResidencyKernel::light, 256, 0, 1, 0, false);
             const int per_wave = probe.observations()["blocks_per_wave"];
             const int blocks = std::max(1, static_cast<int>(waves_times * per_wave) + plus);
-            Prepared p;
-            p.instance = std::make_unique<Residency>(gpu, ResidencyKernel::light, 256, 0, blocks,
-                                                     kWavesSpinNs, false);
-            p.params = {{"blocks", blocks},
-                        {"blocks_per_wave", per_wave},
-                        {"threads_per_block", 256},
-                        {"spin_ns", kWavesSpinNs}};
-            return p;
+            d.params["blocks"] = blocks;
+            d.params["blocks_per_wave"] = per_wave;
+            return std::make_unique<Residency>(gpu, ResidencyKernel::light, 256, 0, blocks,
+                                               kWavesSpinNs, false);
           },
           nullptr};
 }
@@ -216,21 +221,22 @@ Case divergence_case(int paths) {
       "divergence/paths=" + std::to_string(paths), Backend::cuda,
       [paths](const CaseContext& ctx) {
         const int blocks = ctx.gpu->sm_count * 8, threads = 256;
-        Prepared p;
-        p.instance = float_kernel(
-            blocks, threads,
+        Declared d;
+        d.work = work_of(theory::divergence_work(blocks * threads, kDivergenceIters),
+                         theory::Precision::fp32, "registers");  // useful FMAs only
+        d.params = {{"paths", paths},
+                    {"iters", kDivergenceIters},
+                    {"blocks", blocks},
+                    {"threads_per_block", threads}};
+        return d;
+      },
+      [paths](const CaseContext&, Declared& d) {
+        return float_kernel(
+            d.params.at("blocks").get<int>(), d.params.at("threads_per_block").get<int>(),
             [paths](float* out, int b, int t, gpu_stream s) {
               kernels::divergence_launch(out, paths, kDivergenceIters, b, t, s);
             },
             [paths](int i) { return reference::divergence_lane(i & 31, paths, kDivergenceIters); });
-        p.work.flop = 2.0 * kDivergenceIters * blocks * threads;  // useful FMAs only
-        p.work.precision = theory::Precision::fp32;
-        p.work.memory_level = "registers";
-        p.params = {{"paths", paths},
-                    {"iters", kDivergenceIters},
-                    {"blocks", blocks},
-                    {"threads_per_block", threads}};
-        return p;
       },
       nullptr};
 }
@@ -239,22 +245,23 @@ Case bank_case(int stride) {
   return {"bank_conflicts/stride=" + std::to_string(stride), Backend::cuda,
           [stride](const CaseContext& ctx) {
             const int blocks = ctx.gpu->sm_count * 8, threads = 256;
-            Prepared p;
-            p.instance = float_kernel(
-                blocks, threads,
-                [stride](float* out, int b, int t, gpu_stream s) {
-                  kernels::bank_conflict_launch(out, stride, kBankIters, b, t, s);
-                },
-                [stride](int i) { return reference::bank_lane(i & 31, stride, kBankIters); });
-            p.work.flop = 1.0 * kBankIters * blocks * threads;  // one add per word read
-            p.work.precision = theory::Precision::fp32;
-            p.work.memory_level = "shared";
-            p.params = {{"stride_words", stride},
+            Declared d;
+            d.work = work_of(theory::bank_conflict_work(blocks * threads, kBankIters),
+                             theory::Precision::fp32, "shared");  // one add per word read
+            d.params = {{"stride_words", stride},
                         {"conflict_ways", theory::bank_conflict_ways(stride)},
                         {"iters", kBankIters},
                         {"blocks", blocks},
                         {"threads_per_block", threads}};
-            return p;
+            return d;
+          },
+          [stride](const CaseContext&, Declared& d) {
+            return float_kernel(
+                d.params.at("blocks").get<int>(), d.params.at("threads_per_block").get<int>(),
+                [stride](float* out, int b, int t, gpu_stream s) {
+                  kernels::bank_conflict_launch(out, stride, kBankIters, b, t, s);
+                },
+                [stride](int i) { return reference::bank_lane(i & 31, stride, kBankIters); });
           },
           nullptr};
 }
@@ -263,25 +270,27 @@ Case spill_case(kernels::SpillVariant v) {
   const bool capped = v == kernels::SpillVariant::capped;
   return {std::string("spills/") + (capped ? "capped" : "uncapped"), Backend::cuda,
           [=](const CaseContext& ctx) {
-            const kernels::SpillAttributes a = kernels::spill_attributes(v);
             const int blocks = ctx.gpu->sm_count * 8;
-            Prepared p;
-            p.instance = float_kernel(
-                blocks, kernels::kSpillThreads,
+            Declared d;
+            d.work = work_of(theory::spill_work(blocks * kernels::kSpillThreads, kSpillRounds),
+                             theory::Precision::fp32, "registers");
+            d.params = {{"variant", capped ? "capped" : "uncapped"},
+                        {"launch_bounds", capped ? "256, 8" : "256, 1"},
+                        {"rounds", kSpillRounds},
+                        {"blocks", blocks}};
+            return d;
+          },
+          [=](const CaseContext&, Declared& d) {
+            // What the compiler gave the kernel: the device's attributes.
+            const kernels::SpillAttributes a = kernels::spill_attributes(v);
+            d.params["registers_per_thread"] = a.registers;
+            d.params["local_bytes_per_thread"] = a.local_bytes;
+            return float_kernel(
+                d.params.at("blocks").get<int>(), kernels::kSpillThreads,
                 [v](float* out, int b, int, gpu_stream s) {
                   kernels::spill_launch(v, out, kSpillRounds, b, s);
                 },
                 [](int i) { return reference::spill_thread(i, kSpillRounds); });
-            p.work.flop = 2.0 * 64 * kSpillRounds * blocks * kernels::kSpillThreads;
-            p.work.precision = theory::Precision::fp32;
-            p.work.memory_level = "registers";
-            p.params = {{"variant", capped ? "capped" : "uncapped"},
-                        {"launch_bounds", capped ? "256, 8" : "256, 1"},
-                        {"registers_per_thread", a.registers},
-                        {"local_bytes_per_thread", a.local_bytes},
-                        {"rounds", kSpillRounds},
-                        {"blocks", blocks}};
-            return p;
           },
           nullptr};
 }
@@ -331,32 +340,36 @@ Case latency_hiding_case(int blocks_per_sm) {
   return {"latency_hiding/warps_per_sm=" + std::to_string(warps), Backend::cuda,
           [=](const CaseContext& ctx) {
             const theory::SmLimits& sm = sm_limits_of(*ctx.gpu);
-            // Shared memory per block so that exactly blocks_per_sm fit, checked with the model.
+            // Shared memory per block so that exactly blocks_per_sm fit.
             const std::size_t per_block = sm.shared_per_sm_bytes() / blocks_per_sm;
             const std::size_t dynamic =
                 (per_block - sm.reserved_shared_per_block_bytes) / 128 * 128;
-            theory::KernelResources k;
-            k.threads_per_block = kLatencyThreads;
-            k.registers_per_thread = 32;
-            k.dynamic_shared_bytes = dynamic;
-            k.max_dynamic_shared_bytes = dynamic;
-            const int predicted = theory::occupancy(sm, k).blocks_per_sm;
-            if (predicted != blocks_per_sm)
-              throw std::runtime_error("throttling to " + std::to_string(blocks_per_sm) +
-                                       " blocks/SM gave " + std::to_string(predicted));
-            kernels::stream_read_allow_dynamic_shared(dynamic);
-            Prepared p;
-            p.instance = std::make_unique<StreamRead>(*ctx.gpu, blocks_per_sm, dynamic);
-            p.work.bytes_read = static_cast<double>(kLatencyN16) * 16;
-            p.work.flop = static_cast<double>(kLatencyN16);
-            p.work.precision = theory::Precision::fp32;
-            p.params = {{"warps_per_sm", warps},
+            Declared d;
+            // One add per 16-byte load (the x component of each float4).
+            d.work = work_of(theory::read_work(static_cast<double>(kLatencyN16) * 16, 16, 1),
+                             theory::Precision::fp32);
+            d.params = {{"warps_per_sm", warps},
                         {"blocks_per_sm", blocks_per_sm},
                         {"threads_per_block", kLatencyThreads},
                         {"dynamic_shared_bytes", dynamic},
                         {"bytes_in_flight_per_warp", 32 * 16},
                         {"sm_count", ctx.gpu->sm_count}};
-            return p;
+            return d;
+          },
+          [=](const CaseContext& ctx, Declared& d) -> std::unique_ptr<Instance> {
+            // The shared memory throttles to exactly blocks_per_sm: checked with the model.
+            const auto dynamic = d.params.at("dynamic_shared_bytes").get<std::size_t>();
+            theory::KernelResources k;
+            k.threads_per_block = kLatencyThreads;
+            k.registers_per_thread = 32;
+            k.dynamic_shared_bytes = dynamic;
+            k.max_dynamic_shared_bytes = dynamic;
+            const int predicted = theory::occupancy(sm_limits_of(*ctx.gpu), k).blocks_per_sm;
+            if (predicted != blocks_per_sm)
+              throw std::runtime_error("throttling to " + std::to_string(blocks_per_sm) +
+                                       " blocks/SM gave " + std::to_string(predicted));
+            kernels::stream_read_allow_dynamic_shared(dynamic);
+            return std::make_unique<StreamRead>(*ctx.gpu, blocks_per_sm, dynamic);
           },
           nullptr};
 }
@@ -398,13 +411,15 @@ class PointerChase final : public Instance {
 Case pointer_chase_case() {
   return {"latency/dram", Backend::cuda,
           [](const CaseContext&) {
-            Prepared p;
-            p.instance = std::make_unique<PointerChase>();
-            p.work.memory_level = "latency";  // one dependent load at a time: no bandwidth bound
-            p.params = {{"steps", kChaseSteps},
+            Declared d;
+            d.work.memory_level = "latency";  // one dependent load at a time: no bandwidth bound
+            d.params = {{"steps", kChaseSteps},
                         {"working_set_bytes", kChaseWords * sizeof(std::uint32_t)},
                         {"stride_bytes", 64}};
-            return p;
+            return d;
+          },
+          [](const CaseContext&, Declared&) -> std::unique_ptr<Instance> {
+            return std::make_unique<PointerChase>();
           },
           nullptr};
 }

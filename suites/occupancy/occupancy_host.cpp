@@ -15,6 +15,7 @@
 #include "suites/common/stream_sizes.h"
 #include "suites/occupancy/occupancy_suite.h"
 #include "suites/suites.h"
+#include "theory/hierarchy.h"
 
 namespace bb::suites {
 namespace {
@@ -86,13 +87,16 @@ std::vector<Case> occupancy_host_cases() {
        [](const CaseContext& ctx) {
          const std::uint64_t llc = std::max<std::uint64_t>(ctx.host.last_level_cache_bytes(), 1);
          const std::size_t lines = std::max<std::size_t>(4 * llc / 64, std::size_t{1} << 22);
-         check_host_memory(ctx.host, lines * 64);
-         Prepared p;
-         p.instance = std::make_unique<HostChase>(lines);
-         p.work.memory_level = "latency";
-         p.params = {
+         Declared d;
+         d.work.memory_level = "latency";
+         d.params = {
              {"steps", kHostChaseSteps}, {"working_set_bytes", lines * 64}, {"stride_bytes", 64}};
-         return p;
+         return d;
+       },
+       [](const CaseContext& ctx, Declared& d) -> std::unique_ptr<Instance> {
+         const std::size_t lines = d.params.at("working_set_bytes").get<std::size_t>() / 64;
+         check_host_memory(ctx.host, lines * 64);
+         return std::make_unique<HostChase>(lines);
        },
        nullptr},
       {"host/read", Backend::host,
@@ -100,22 +104,24 @@ std::vector<Case> occupancy_host_cases() {
          // One array of at least 8x the last-level cache.
          const std::size_t n = stream_elements(ctx.host.last_level_cache_bytes(), 24,
                                                sizeof(double), kHostMinElements);
-         check_host_memory(ctx.host, n * sizeof(double));
-         Prepared p;
-         p.instance = std::make_unique<HostRead>(n);
-         p.work.bytes_read = static_cast<double>(n) * sizeof(double);
-         p.work.flop = static_cast<double>(n);
-         p.work.elements = static_cast<double>(n);
-         p.work.precision = theory::Precision::fp64;
+         Declared d;
+         d.work =
+             work_of(theory::read_work(static_cast<double>(n) * sizeof(double), sizeof(double), 1),
+                     theory::Precision::fp64);
          const int cores =
              ctx.host.physical_cores > 0 ? ctx.host.physical_cores : ctx.host.logical_cpus;
-         p.params = {{"elements", n},
+         d.params = {{"elements", n},
                      {"threads", openmp_threads()},
                      {"cores", cores},
                      {"fp64_lanes", ctx.host.fp64_simd_lanes()},
                      {"parallel_fp64_lanes", cores * ctx.host.fp64_simd_lanes()},
                      {"line_bytes", 64}};
-         return p;
+         return d;
+       },
+       [](const CaseContext& ctx, Declared& d) -> std::unique_ptr<Instance> {
+         const auto n = d.params.at("elements").get<std::size_t>();
+         check_host_memory(ctx.host, n * sizeof(double));
+         return std::make_unique<HostRead>(n);
        },
        nullptr},
   };

@@ -73,11 +73,11 @@ class BlockQuantCuda final : public Instance {
 std::vector<Case> block_quant_cuda_cases() {
   std::vector<Case> cases;
   for (const BlockQuantSetup& s : block_quant_setups())
-    cases.push_back(block_quant_case(s, Backend::cuda, [s](const CaseContext&) {
-      Prepared p = block_quant_prepared(s, kElements);
-      p.instance = std::make_unique<BlockQuantCuda>(s);
-      return p;
-    }));
+    cases.push_back(block_quant_case(
+        s, Backend::cuda, [s](const CaseContext&) { return block_quant_declared(s, kElements); },
+        [s](const CaseContext&, Declared&) -> std::unique_ptr<Instance> {
+          return std::make_unique<BlockQuantCuda>(s);
+        }));
   return cases;
 }
 

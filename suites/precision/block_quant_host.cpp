@@ -17,6 +17,7 @@
 #include "reference/random.h"
 #include "suites/common/memory_guards.h"
 #include "suites/precision/precision_suite.h"
+#include "theory/block_quant.h"
 
 namespace bb::suites {
 namespace {
@@ -198,28 +199,28 @@ std::vector<Check> block_quant_checks(const std::string& name, const BlockQuantS
 }
 }  // namespace
 
-Prepared block_quant_prepared(const BlockQuantSetup& s, std::size_t elements) {
-  Prepared p;
+Declared block_quant_declared(const BlockQuantSetup& s, std::size_t elements) {
+  Declared d;
   const double n = static_cast<double>(elements);
   const bool tensor_pass = s.spec.scheme == kernels::BlockScheme::fp8_tensor ||
                            s.spec.scheme == kernels::BlockScheme::nvfp4;
-  p.work.bytes_read = (tensor_pass ? 2 : 1) * 4 * n;  // the amax pass, then the quantize pass
-  p.work.bytes_written =
-      static_cast<double>(s.spec.code_bytes(elements) + s.spec.scale_count(elements));
-  p.work.elements = n;
-  p.work.memory_level = "dram";
-  p.params = {{"format", theory::format_spec(s.spec.element).name},
+  // The amax pass, then the quantize pass; the codes and one scale per block.
+  d.work = work_of(theory::block_quant_work(n, s.spec.four_bit() ? 4 : 8,
+                                            static_cast<double>(s.spec.block()), tensor_pass));
+  d.params = {{"format", theory::format_spec(s.spec.element).name},
               {"scheme", s.name},
               {"block_elements", s.spec.block() ? s.spec.block() : elements},
               {"elements", elements},
               {"data", "blocks of 32 uniform in (-f, f), f = 2^t, t uniform in [-8, 8)"}};
-  return p;
+  return d;
 }
 
-Case block_quant_case(const BlockQuantSetup& s, Backend backend,
-                      std::function<Prepared(const CaseContext&)> prepare) {
+Case block_quant_case(
+    const BlockQuantSetup& s, Backend backend, std::function<Declared(const CaseContext&)> declare,
+    std::function<std::unique_ptr<Instance>(const CaseContext&, Declared&)> prepare) {
   const std::string name = std::string("quantize/") + s.name + "/" + backend_name(backend);
-  Case c{name, backend, std::move(prepare), [name, s](const Prepared& p, const Measurement&) {
+  Case c{name, backend, std::move(declare), std::move(prepare),
+         [name, s](const Prepared& p, const Measurement&) {
            return block_quant_checks(name, s, p.instance->observations());
          }};
   c.in_quick = s.in_quick;
@@ -229,14 +230,18 @@ Case block_quant_case(const BlockQuantSetup& s, Backend backend,
 std::vector<Case> block_quant_host_cases() {
   std::vector<Case> cases;
   for (const BlockQuantSetup& s : block_quant_setups())
-    cases.push_back(block_quant_case(s, Backend::host, [s](const CaseContext& ctx) {
-      check_host_memory(ctx.host, kHostElements * 24);  // data, outputs, the reference's
-      Prepared p = block_quant_prepared(s, kHostElements);
-      p.instance = std::make_unique<BlockQuantHost>(s);
-      p.params["threads"] = openmp_threads();
-      p.params["isa"] = kernels::block_quantize_host_isa();
-      return p;
-    }));
+    cases.push_back(block_quant_case(
+        s, Backend::host,
+        [s](const CaseContext&) {
+          Declared d = block_quant_declared(s, kHostElements);
+          d.params["threads"] = openmp_threads();
+          d.params["isa"] = kernels::block_quantize_host_isa();
+          return d;
+        },
+        [s](const CaseContext& ctx, Declared&) -> std::unique_ptr<Instance> {
+          check_host_memory(ctx.host, kHostElements * 24);  // data, outputs, the reference's
+          return std::make_unique<BlockQuantHost>(s);
+        }));
   return cases;
 }
 

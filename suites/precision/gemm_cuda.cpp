@@ -21,6 +21,7 @@
 #include "reference/random.h"
 #include "suites/common/memory_guards.h"
 #include "suites/precision/precision_suite.h"
+#include "theory/gemm.h"
 
 namespace bb::suites {
 namespace {
@@ -156,7 +157,27 @@ Case cuda_case(const GemmModeSpec& spec, reference::GemmData data, int m, int n,
       (throughput ? "throughput/n" + std::to_string(m) : data_name + "/k" + std::to_string(k));
   Case c{
       name, Backend::cuda,
-      [spec, data, data_name, m, n, k, throughput](const CaseContext& ctx) {
+      [spec, data_name, m, n, k, throughput](const CaseContext& ctx) {
+        const double in_bytes = static_cast<double>(reference::gemm_storage_bytes(spec.input));
+        const double out_bytes = spec.fp64_output ? 8 : 4;
+        Declared d;
+        // C = A·B: m·n·k multiply-adds; A and B read and C written at least once.
+        d.work = work_of(theory::gemm_work(m, n, k, in_bytes, out_bytes), spec.peak);
+        d.params = {{"gemm_mode", spec.name},
+                    {"library", spec.library},
+                    {"model", spec.model_source},
+                    {"accumulation_rounding", spec.model.truncates ? "toward zero" : "nearest"},
+                    {"data", data_name},
+                    {"m", m},
+                    {"n", n},
+                    {"k", k},
+                    {"throughput", throughput},
+                    {"peak_precision", std::string(theory::precision_name(spec.peak))},
+                    {"peak_flop_per_s", ctx.gpu->peak_flop_per_s(spec.peak)}};
+        return d;
+      },
+      [spec, data, m, n, k, throughput](const CaseContext& ctx,
+                                        Declared& d) -> std::unique_ptr<Instance> {
         const GpuDevice& gpu = *ctx.gpu;
         // Before the inputs are made (8192² values take seconds): a mode this device lacks.
         if (auto why = kernels::gemm_device_unsupported(spec.mode, gpu.cc_major, gpu.cc_minor, k))
@@ -173,29 +194,11 @@ Case cuda_case(const GemmModeSpec& spec, reference::GemmData data, int m, int n,
         auto instance = std::make_unique<GemmCuda>(
             spec, data, m, n, k, throughput ? kSampledRows : static_cast<std::size_t>(m),
             throughput ? kSampledCols : static_cast<std::size_t>(n));
-        Prepared p;
-        // C = A·B: m·n·k multiply-adds; A and B read and C written at least once.
-        p.work.flop = 2 * dm * dn * dk;
-        p.work.bytes_read = (dm * dk + dk * dn) * in_bytes;
-        p.work.bytes_written = dm * dn * out_bytes;
-        p.work.elements = dm * dn;
-        p.work.precision = spec.peak;
-        p.params = {{"gemm_mode", spec.name},
-                    {"library", spec.library},
-                    {"model", spec.model_source},
-                    {"accumulation_rounding", spec.model.truncates ? "toward zero" : "nearest"},
-                    {"data", data_name},
-                    {"m", m},
-                    {"n", n},
-                    {"k", k},
-                    {"throughput", throughput},
-                    {"checked_entries", instance->checked_entries()},
-                    {"a_scale", instance->a_scale()},
-                    {"b_scale", instance->b_scale()},
-                    {"peak_precision", std::string(theory::precision_name(spec.peak))},
-                    {"peak_flop_per_s", gpu.peak_flop_per_s(spec.peak)}};
-        p.instance = std::move(instance);
-        return p;
+        // What the instance made: its sampled entries and the inputs' scales.
+        d.params["checked_entries"] = instance->checked_entries();
+        d.params["a_scale"] = instance->a_scale();
+        d.params["b_scale"] = instance->b_scale();
+        return instance;
       },
       nullptr};
   c.sweep_point = !throughput;

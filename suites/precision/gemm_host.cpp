@@ -15,6 +15,7 @@
 #include "kernels/gemm_precision.h"
 #include "reference/gemm.h"
 #include "suites/precision/precision_suite.h"
+#include "theory/gemm.h"
 #include "theory/gemm_error.h"
 
 namespace bb::suites {
@@ -64,17 +65,11 @@ class GemmErrorHost final : public Instance {
 Case host_case(reference::GemmData data, int k, bool in_quick) {
   const std::string data_name = reference::gemm_data_name(data);
   Case c{"gemm/fp32/host/" + data_name + "/k" + std::to_string(k), Backend::host,
-         [data, data_name, k](const CaseContext&) {
-           Prepared p;
-           p.instance = std::make_unique<GemmErrorHost>(data, kHostM, kHostN, k);
-           const double m = kHostM, n = kHostN, kk = k;
-           p.work.flop = 2 * m * n * kk;
-           p.work.bytes_read = 4 * (m * kk + kk * n);
-           p.work.bytes_written = 4 * m * n;
-           p.work.elements = m * n;
-           p.work.precision = theory::Precision::fp32;
-           p.work.memory_level = "hierarchy";
-           p.params = {{"gemm_mode", "fp32"},
+         [data_name, k](const CaseContext&) {
+           Declared d;
+           d.work = work_of(theory::gemm_work(kHostM, kHostN, k, 4, 4), theory::Precision::fp32,
+                            "hierarchy");
+           d.params = {{"gemm_mode", "fp32"},
                        {"library", "gemm_fp32_host: fp32 products and sums, k order"},
                        {"model", "gamma_K(2^-24)|A||B| (Higham 3.13)"},
                        {"accumulation_rounding", "nearest"},
@@ -83,7 +78,10 @@ Case host_case(reference::GemmData data, int k, bool in_quick) {
                        {"n", kHostN},
                        {"k", k},
                        {"threads", openmp_threads()}};
-           return p;
+           return d;
+         },
+         [data, k](const CaseContext&, Declared&) -> std::unique_ptr<Instance> {
+           return std::make_unique<GemmErrorHost>(data, kHostM, kHostN, k);
          },
          nullptr};
   c.sweep_point = true;

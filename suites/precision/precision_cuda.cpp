@@ -9,6 +9,7 @@
 #include "harness/gpu.h"
 #include "kernels/convert.h"
 #include "suites/precision/precision_suite.h"
+#include "theory/formats.h"
 
 namespace bb::suites {
 namespace {
@@ -63,12 +64,14 @@ class ConvertSweep final : public Instance {
 
 Case sweep_case(kernels::DeviceConversion c, const char* name) {
   return {std::string("convert-all/") + name + "/cuda", Backend::cuda,
-          [c, name](const CaseContext& ctx) {
-            Prepared p;
-            p.instance = std::make_unique<ConvertSweep>(*ctx.gpu, c);
-            p.work.elements = static_cast<double>(kAllPatterns);
-            p.params = {{"conversion", name}, {"inputs", kAllPatterns}, {"from", "fp32"}};
-            return p;
+          [name](const CaseContext&) {
+            Declared d;
+            d.work = work_of(theory::conversion_sweep_work(static_cast<double>(kAllPatterns)));
+            d.params = {{"conversion", name}, {"inputs", kAllPatterns}, {"from", "fp32"}};
+            return d;
+          },
+          [c](const CaseContext& ctx, Declared&) -> std::unique_ptr<Instance> {
+            return std::make_unique<ConvertSweep>(*ctx.gpu, c);
           },
           nullptr};
 }

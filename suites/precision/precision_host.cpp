@@ -14,6 +14,7 @@
 #include "reference/summation.h"
 #include "suites/common/memory_guards.h"
 #include "suites/precision/precision_suite.h"
+#include "theory/formats.h"
 #include "theory/summation.h"
 
 namespace bb::suites {
@@ -122,30 +123,34 @@ Case convert_case() {
             // Input and output together span at least 2x the last-level cache (≥ 2^25 values).
             const std::size_t n = std::max<std::size_t>(std::size_t{1} << 25,
                                                         2 * ctx.host.last_level_cache_bytes() / 6);
-            check_host_memory(ctx.host, n * 6 + n * 16);  // data, output, validation copies
-            Prepared p;
-            p.instance = std::make_unique<ConvertFp16>(n);
-            p.work.bytes_read = 4.0 * static_cast<double>(n);
-            p.work.bytes_written = 2.0 * static_cast<double>(n);
-            p.work.elements = static_cast<double>(n);
-            p.params = {{"from", "fp32"},
+            Declared d;
+            d.work = work_of(theory::conversion_work(static_cast<double>(n), 4, 2));
+            d.params = {{"from", "fp32"},
                         {"to", "fp16"},
                         {"rounding", "nearest_even"},
                         {"elements", n},
                         {"isa", kernels::fp32_to_fp16_host_isa()},
                         {"threads", openmp_threads()}};
-            return p;
+            return d;
+          },
+          [](const CaseContext& ctx, Declared& d) -> std::unique_ptr<Instance> {
+            const auto n = d.params.at("elements").get<std::size_t>();
+            check_host_memory(ctx.host, n * 6 + n * 16);  // data, output, validation copies
+            return std::make_unique<ConvertFp16>(n);
           },
           nullptr};
 }
 
+constexpr int kSummationSeeds = 25;  // data sets per size
+
 Case summation_case(SumAlgorithm a, const char* name, std::size_t n, bool in_quick) {
   Case c{std::string("summation/") + name + "/fp32/host/n" + std::to_string(n), Backend::host,
          [a, name, n](const CaseContext&) {
-           const int seeds = 25;
-           Prepared p = summation_prepared(name, n, seeds, a == SumAlgorithm::kahan ? 4 : 1);
-           p.instance = std::make_unique<Summation>(a, n, seeds);
-           return p;
+           return summation_declared(name, n, kSummationSeeds,
+                                     theory::summation_flop_per_element(a == SumAlgorithm::kahan));
+         },
+         [a, n](const CaseContext&, Declared&) -> std::unique_ptr<Instance> {
+           return std::make_unique<Summation>(a, n, kSummationSeeds);
          },
          nullptr};
   c.sweep_point = true;
@@ -155,20 +160,18 @@ Case summation_case(SumAlgorithm a, const char* name, std::size_t n, bool in_qui
 
 }  // namespace
 
-Prepared summation_prepared(const char* algorithm, std::size_t n, int seeds,
+Declared summation_declared(const char* algorithm, std::size_t n, int seeds,
                             double flop_per_element) {
-  Prepared p;
-  p.work.bytes_read = 4.0 * static_cast<double>(n);
-  p.work.flop = flop_per_element * static_cast<double>(n);
-  p.work.elements = static_cast<double>(n);
-  p.work.memory_level = "hierarchy";
-  p.params = {{"algorithm", algorithm},
+  Declared d;
+  d.work = work_of(theory::summation_work(static_cast<double>(n), 4, flop_per_element),
+                   theory::Precision::fp32, "hierarchy");
+  d.params = {{"algorithm", algorithm},
               {"dtype", "fp32"},
               {"n", n},
               {"seeds", seeds},
               {"unit_roundoff", kFp32U},
               {"data", "random signs, magnitudes in [0.5, 2)"}};
-  return p;
+  return d;
 }
 
 std::vector<float> summation_data(int seed, std::size_t n) {

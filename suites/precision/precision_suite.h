@@ -28,8 +28,8 @@ struct QuantSetup {
 // "quantize/int8/<granularity>/<scheme>[/stochastic]/<backend>"
 std::string quant_case_name(const QuantSetup& s, Backend backend);
 // The declared work over `elements` floats (a range pass and a quantize pass read them, one byte
-// each is written) and the setup as params; the caller adds the instance.
-Prepared quant_prepared(const QuantSetup& s, std::size_t elements);
+// each is written) and the setup as params.
+Declared quant_declared(const QuantSetup& s, std::size_t elements);
 // Block-scaled float quantization (fp8 per tensor, MXFP8/MXFP4, NVFP4): one setup each, the same
 // for the host and the CUDA cases, and what both share (block_quant_host.cpp).
 struct BlockQuantSetup {
@@ -49,18 +49,19 @@ nlohmann::json block_quant_laws(const BlockQuantSetup& s, std::span<const float>
                                 const reference::BlockQuantized& ref, std::span<const float> xr);
 // "quantize/<setup>/<backend>", with the laws' checks (error bound, SQNR, no clipping) made from
 // the instance's observations.
-Case block_quant_case(const BlockQuantSetup& s, Backend backend,
-                      std::function<Prepared(const CaseContext&)> prepare);
+Case block_quant_case(
+    const BlockQuantSetup& s, Backend backend, std::function<Declared(const CaseContext&)> declare,
+    std::function<std::unique_ptr<Instance>(const CaseContext&, Declared&)> prepare);
 // Declared work (an amax pass where there is a tensor scale, the quantize pass) and params.
-Prepared block_quant_prepared(const BlockQuantSetup& s, std::size_t elements);
+Declared block_quant_declared(const BlockQuantSetup& s, std::size_t elements);
 std::vector<Case> block_quant_host_cases();
 std::vector<Case> block_quant_cuda_cases();  // CUDA builds; cuda_absent.cpp otherwise
 std::vector<Case> precision_cuda_cases();    // CUDA builds; cuda_absent.cpp otherwise
 std::vector<Case> quant_cuda_cases();        // the same for int8 quantization on the GPU
 // Data set `seed` of the summation cases: n random-sign values with magnitudes in [0.5, 2).
 std::vector<float> summation_data(int seed, std::size_t n);
-// A summation case's declared work (one read of n floats) and params; the caller adds the instance.
-Prepared summation_prepared(const char* algorithm, std::size_t n, int seeds,
+// A summation case's declared work (one read of n floats) and params.
+Declared summation_declared(const char* algorithm, std::size_t n, int seeds,
                             double flop_per_element);
 std::vector<Case> summation_cuda_cases();  // the GPU's tree and CUB sums, judged the same way
 // One check of the precision suite (suite "precision", PASS or FAIL; precision_checks.cpp): what

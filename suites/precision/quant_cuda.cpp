@@ -81,13 +81,10 @@ class QuantCuda final : public Instance {
 
 Case quant_cuda_case(QuantSetup s, bool in_quick) {
   Case c{quant_case_name(s, Backend::cuda), Backend::cuda,
-         [s](const CaseContext&) {
-           Prepared p = quant_prepared(s, kElements);
-           if (s.symmetric())
-             p.instance = std::make_unique<QuantCuda<std::int8_t>>(s);
-           else
-             p.instance = std::make_unique<QuantCuda<std::uint8_t>>(s);
-           return p;
+         [s](const CaseContext&) { return quant_declared(s, kElements); },
+         [s](const CaseContext&, Declared&) -> std::unique_ptr<Instance> {
+           if (s.symmetric()) return std::make_unique<QuantCuda<std::int8_t>>(s);
+           return std::make_unique<QuantCuda<std::uint8_t>>(s);
          },
          nullptr};
   c.in_quick = in_quick;

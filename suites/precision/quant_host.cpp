@@ -15,6 +15,7 @@
 #include "reference/random.h"
 #include "suites/common/memory_guards.h"
 #include "suites/precision/precision_suite.h"
+#include "theory/quant.h"
 
 namespace bb::suites {
 namespace {
@@ -106,16 +107,16 @@ class QuantHost final : public Instance {
 Case quant_case(QuantSetup s, bool in_quick) {
   const std::string name = quant_case_name(s, Backend::host);
   Case c{name, Backend::host,
-         [s](const CaseContext& ctx) {
+         [s](const CaseContext&) {
+           Declared d = quant_declared(s, kElements);
+           d.params["data"] = "uniform in [-1.5, 2.5)";
+           d.params["threads"] = openmp_threads();
+           return d;
+         },
+         [s](const CaseContext& ctx, Declared&) -> std::unique_ptr<Instance> {
            check_host_memory(ctx.host, kElements * 10);
-           Prepared p = quant_prepared(s, kElements);
-           if (s.symmetric())
-             p.instance = std::make_unique<QuantHost<std::int8_t>>(s);
-           else
-             p.instance = std::make_unique<QuantHost<std::uint8_t>>(s);
-           p.params["data"] = "uniform in [-1.5, 2.5)";
-           p.params["threads"] = openmp_threads();
-           return p;
+           if (s.symmetric()) return std::make_unique<QuantHost<std::int8_t>>(s);
+           return std::make_unique<QuantHost<std::uint8_t>>(s);
          },
          [name, s](const Prepared& p, const Measurement&) {
            const nlohmann::json o = p.instance->observations();
@@ -154,20 +155,17 @@ std::string quant_case_name(const QuantSetup& s, Backend backend) {
          backend_name(backend);
 }
 
-Prepared quant_prepared(const QuantSetup& s, std::size_t elements) {
-  Prepared p;
+Declared quant_declared(const QuantSetup& s, std::size_t elements) {
+  Declared d;
   const double n = static_cast<double>(elements);
-  p.work.bytes_read = 2 * 4 * n;  // the range pass and the quantize pass
-  p.work.bytes_written = n;
-  p.work.elements = n;
-  p.work.memory_level = "dram";
-  p.params = {{"granularity", s.granularity},
+  d.work = work_of(theory::int_quant_work(n, 8));  // the range pass and the quantize pass
+  d.params = {{"granularity", s.granularity},
               {"group_elements", s.group},
               {"scheme", s.symmetric() ? "symmetric" : "asymmetric"},
               {"rounding", s.stochastic ? "stochastic" : "nearest"},
               {"bits", 8},
               {"elements", elements}};
-  return p;
+  return d;
 }
 
 std::vector<Case> quant_host_cases() {

@@ -83,16 +83,21 @@ class SummationCuda final : public Instance {
   double worst_ratio_ = 0, median_relative_ = 0;
 };
 
+// Data sets per size: 25, 5 above 2^20 values.
+int summation_seeds(std::size_t n) { return n <= (std::size_t{1} << 20) ? 25 : 5; }
+
 Case summation_cuda_case(bool cub, std::size_t n) {
   const char* alg = cub ? "cub" : "tree";
   Case c{std::string("summation/") + alg + "/fp32/cuda/n" + std::to_string(n), Backend::cuda,
          [cub, alg, n](const CaseContext&) {
-           const int seeds = n <= (std::size_t{1} << 20) ? 25 : 5;
-           Prepared p = summation_prepared(alg, n, seeds, 1);
+           Declared d = summation_declared(alg, n, summation_seeds(n),
+                                           theory::summation_flop_per_element(false));
            // The suite fits the tree's growth only where it is one (kernels/reduce.h).
-           p.params["growth_fit"] = cub || kernels::reduce_is_tree(n);
-           p.instance = std::make_unique<SummationCuda>(cub, n, seeds);
-           return p;
+           d.params["growth_fit"] = cub || kernels::reduce_is_tree(n);
+           return d;
+         },
+         [cub, n](const CaseContext&, Declared&) -> std::unique_ptr<Instance> {
+           return std::make_unique<SummationCuda>(cub, n, summation_seeds(n));
          },
          nullptr};
   c.sweep_point = true;

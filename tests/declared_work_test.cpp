@@ -1,0 +1,315 @@
+// Every case boundbench lists declares the work that theory/ gives for its params. Each case is
+// declared (no allocation, no device call) for a nominal host and a nominal H200-like GPU, and its
+// Work is recomputed from the params alone with the family's theory function: a case whose params
+// and Work disagree (e.g. fp32 STREAM bytes counted with sizeof(double)) fails here. CUDA builds
+// cover the CUDA cases too, with or without a GPU.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "harness/case.h"
+#include "harness/gpu.h"
+#include "harness/host_info.h"
+#include "kernels/attention.h"
+#include "kernels/gemm_precision.h"
+#include "kernels/occupancy.h"
+#include "suites/occupancy/occupancy_suite.h"
+#include "suites/suites.h"
+#include "theory/attention.h"
+#include "theory/block_quant.h"
+#include "theory/formats.h"
+#include "theory/gemm.h"
+#include "theory/hierarchy.h"
+#include "theory/intensity.h"
+#include "theory/occupancy.h"
+#include "theory/peaks.h"
+#include "theory/quant.h"
+#include "theory/stream.h"
+#include "theory/summation.h"
+#include "theory/work.h"
+
+namespace bb {
+namespace {
+
+using nlohmann::json;
+using theory::Precision;
+using theory::WorkCount;
+
+// A 32-core host with a 32 MiB last-level cache (the size `list` assumes without hardware).
+HostInfo nominal_host() {
+  HostInfo h;
+  h.cpu_model = "nominal";
+  h.logical_cpus = 64;
+  h.physical_cores = 32;
+  h.caches = {{1, "Data", std::uint64_t{48} << 10, 2},
+              {2, "Unified", std::uint64_t{2} << 20, 2},
+              {3, "Unified", std::uint64_t{32} << 20, 64}};
+  h.isa = {"avx2", "fma"};
+  h.memory_bytes = std::uint64_t{256} << 30;
+  h.cpu_clock_hz = 3e9;
+  return h;
+}
+
+// An H200 as the CUDA runtime describes it: sm_90, 132 SMs, 50 MiB of L2, 141 GB of HBM3e.
+GpuDevice nominal_gpu() {
+  GpuDevice g;
+  g.name = "nominal H200";
+  g.cc_major = 9;
+  g.cc_minor = 0;
+  g.sm_count = 132;
+  g.sm_clock_hz = 1.98e9;
+  g.memory_clock_hz = 3.2e9;
+  g.bus_width_bits = 6144;
+  g.memory_bytes = std::uint64_t{141} * 1000 * 1000 * 1000;
+  g.l2_bytes = std::uint64_t{50} << 20;
+  g.shared_memory_per_sm_bytes = 228 << 10;
+  g.registers_per_sm = 65536;
+  g.max_threads_per_sm = 2048;
+  g.max_blocks_per_sm = 32;
+  fill_gpu_peaks(g);
+  return g;
+}
+
+// What a case should declare, from its params: the counts, and the precision where the params
+// name the data type.
+struct Expected {
+  WorkCount count;
+  std::optional<Precision> precision;
+};
+
+double number(const json& params, const char* key) { return params.at(key).get<double>(); }
+std::string text(const json& params, const char* key) { return params.at(key).get<std::string>(); }
+
+// Bytes per element of a format named in the params ("fp64", "bf16", …).
+double element_bytes(const std::string& format) {
+  const auto f = theory::format_from_name(format);
+  if (!f) throw std::invalid_argument("unknown format " + format);
+  return theory::format_spec(*f).bits / 8;
+}
+
+Precision precision_of(const std::string& dtype) {
+  const auto p = theory::precision_from_name(dtype);
+  if (!p) throw std::invalid_argument("unknown precision " + dtype);
+  return *p;
+}
+
+// The name's field `i` ("strided/fp64/host/s8": 1 is "fp64").
+std::string field(const std::string& name, std::size_t i) {
+  std::size_t begin = 0;
+  for (std::size_t k = 0; k < i; ++k) begin = name.find('/', begin) + 1;
+  return name.substr(begin, name.find('/', begin) - begin);
+}
+
+bool starts(const std::string& name, std::string_view prefix) { return name.starts_with(prefix); }
+
+Expected stream(const json& p) {
+  const auto k = theory::find_stream_kernel(text(p, "kernel"));
+  if (!k) throw std::invalid_argument("unknown STREAM kernel");
+  return {theory::stream_work(*k, number(p, "elements"), element_bytes(text(p, "dtype"))),
+          precision_of(text(p, "dtype"))};
+}
+
+Expected attention(const Case& c, const json& p) {
+  const std::string kernel = text(p, "kernel");
+  const theory::AttentionShape s{number(p, "batch"),
+                                 number(p, "heads"),
+                                 number(p, "kv_heads"),
+                                 number(p, "n"),
+                                 number(p, "d"),
+                                 p.at("causal").get<bool>(),
+                                 element_bytes(text(p, "dtype"))};
+  const Precision precision = precision_of(text(p, "dtype"));
+  const bool host = c.backend == Backend::host;
+  // The device memory the GPU cases predict (and check), from the same functions.
+  if (!host) {
+    const theory::NaiveAttentionLayout& l = kernels::kCudaNaiveLayout;
+    EXPECT_DOUBLE_EQ(number(p, "predicted_extra_bytes"),
+                     kernel == "naive" ? theory::naive_extra_bytes(s, l) : 0)
+        << c.name;
+    EXPECT_DOUBLE_EQ(number(p, "predicted_io_bytes"),
+                     theory::attention_io_bytes(s, kernel == "decode" ? 1 : s.n, 4))
+        << c.name;
+  } else {
+    EXPECT_DOUBLE_EQ(
+        number(p, "extra_bytes"),
+        kernel == "naive" ? theory::naive_extra_bytes(s, kernels::kHostNaiveLayout) : 0)
+        << c.name;
+  }
+  if (kernel == "naive")
+    return {theory::naive_attention_work(
+                s, host ? kernels::kHostNaiveLayout : kernels::kCudaNaiveLayout),
+            precision};
+  if (kernel == "tiled" || kernel == "fused")
+    return {
+        theory::tiled_attention_work(
+            s, static_cast<double>(host ? kernels::kHostBlockRows : kernels::kFusedBlockRows), 4),
+        precision};
+  if (kernel == "decode") return {theory::decode_work(s, 4), precision};
+  throw std::invalid_argument("unknown attention kernel " + kernel);
+}
+
+// Block quantization, from the params: the element format sets the code storage (E2M1 packs two
+// codes per byte, every other element one per byte, FP6 included), the scheme whether there is a
+// tensor amax pass (fp8 per tensor, NVFP4), and a per-tensor scheme has no block scales.
+Expected block_quant(const json& p) {
+  const std::string scheme = text(p, "scheme");
+  const bool per_tensor = scheme.find("per-tensor") != std::string::npos;
+  const bool tensor_pass = per_tensor || starts(scheme, "nvfp4");
+  const int code_bits =
+      theory::format_spec(*theory::format_from_name(text(p, "format"))).bits == 4 ? 4 : 8;
+  return {theory::block_quant_work(number(p, "elements"), code_bits,
+                                   per_tensor ? 0 : number(p, "block_elements"), tensor_pass),
+          Precision::fp32};
+}
+
+// The GEMM precision cases: the mode names its input storage and output (kernels/gemm_precision.h).
+Expected gemm_mode(const json& p) {
+  for (const kernels::GemmModeSpec& m : kernels::kGemmModes)
+    if (text(p, "gemm_mode") == m.name)
+      return {theory::gemm_work(number(p, "m"), number(p, "n"), number(p, "k"),
+                                static_cast<double>(reference::gemm_storage_bytes(m.input)),
+                                m.fp64_output ? 8 : 4),
+              std::nullopt};
+  throw std::invalid_argument("unknown GEMM mode " + text(p, "gemm_mode"));
+}
+
+Expected no_work() { return {WorkCount{}, std::nullopt}; }
+
+// The theory of each family, by suite and case name. No rule: the test fails for that case.
+std::optional<Expected> expected_work(const std::string& suite, const Case& c, const json& p) {
+  const std::string& name = c.name;
+  if (suite == "bandwidth") {
+    if (theory::find_stream_kernel(field(name, 0))) return stream(p);
+    if (starts(name, "read-sweep/"))  // host: fp64 elements; CUDA: floats
+      return Expected{theory::read_work(number(p, "working_set_bytes"),
+                                        c.backend == Backend::host ? 8 : 4, number(p, "passes")),
+                      c.backend == Backend::host ? Precision::fp64 : Precision::fp32};
+    if (starts(name, "latency-sweep/")) return no_work();
+    if (starts(name, "strided/")) {
+      const double bytes = element_bytes(field(name, 1));
+      EXPECT_DOUBLE_EQ(number(p, "accesses"),
+                       std::floor(number(p, "array_bytes") / bytes / number(p, "stride_elements")))
+          << name;
+      return Expected{theory::strided_read_work(p.at("accesses").get<std::uint64_t>(),
+                                                p.at("stride_elements").get<std::uint64_t>(),
+                                                static_cast<std::uint64_t>(bytes),
+                                                p.at("sector_bytes").get<std::uint64_t>()),
+                      precision_of(field(name, 1))};
+    }
+    if (starts(name, "intensity/"))
+      return Expected{theory::fma_chain_work(number(p, "elements"), element_bytes(text(p, "dtype")),
+                                             number(p, "fma_per_element")),
+                      precision_of(text(p, "dtype"))};
+    if (starts(name, "gemm/"))
+      return Expected{theory::gemm_work(number(p, "n"), number(p, "n"), number(p, "n"),
+                                        number(p, "input_bytes"), number(p, "output_bytes")),
+                      precision_of(text(p, "precision"))};
+    if (starts(name, "copy-"))  // the pattern is floats
+      return Expected{theory::link_copy_work(number(p, "bytes"), 4), std::nullopt};
+  }
+  if (suite == "precision") {
+    if (starts(name, "convert/"))
+      return Expected{theory::conversion_work(number(p, "elements"), element_bytes(text(p, "from")),
+                                              element_bytes(text(p, "to"))),
+                      std::nullopt};
+    if (starts(name, "convert-all/"))
+      return Expected{theory::conversion_sweep_work(number(p, "inputs")), std::nullopt};
+    if (starts(name, "summation/"))
+      return Expected{theory::summation_work(
+                          number(p, "n"), element_bytes(text(p, "dtype")),
+                          theory::summation_flop_per_element(text(p, "algorithm") == "kahan")),
+                      precision_of(text(p, "dtype"))};
+    if (starts(name, "quantize/int8/"))
+      return Expected{theory::int_quant_work(number(p, "elements"), p.at("bits").get<int>()),
+                      std::nullopt};
+    if (starts(name, "quantize/")) return block_quant(p);
+    if (starts(name, "gemm/")) return gemm_mode(p);
+  }
+  if (suite == "occupancy") {
+    for (const char* none : {"residency/", "waves/", "latency/dram", "host/latency"})
+      if (starts(name, none)) return no_work();
+    const auto threads = [&] { return number(p, "blocks") * number(p, "threads_per_block"); };
+    if (starts(name, "divergence/"))
+      return Expected{theory::divergence_work(threads(), number(p, "iters")), Precision::fp32};
+    if (starts(name, "bank_conflicts/"))
+      return Expected{theory::bank_conflict_work(threads(), number(p, "iters")), Precision::fp32};
+    if (starts(name, "spills/"))  // the kernel's block size is fixed (its __launch_bounds__)
+      return Expected{
+          theory::spill_work(number(p, "blocks") * kernels::kSpillThreads, number(p, "rounds")),
+          Precision::fp32};
+    if (starts(name, "latency_hiding/"))  // one wave of 16-byte loads over 1 GiB
+      return Expected{theory::read_work(static_cast<double>(suites::kLatencyN16) * 16, 16, 1),
+                      Precision::fp32};
+    if (starts(name, "host/read"))
+      return Expected{theory::read_work(number(p, "elements") * 8, 8, 1), Precision::fp64};
+  }
+  if (suite == "attention") return attention(c, p);
+  if (suite == "harness" && name == "overhead/host") return stream(p);
+  return std::nullopt;
+}
+
+void expect_declared(const std::string& suite, const Case& c, const HostInfo& host,
+                     const GpuDevice& gpu) {
+  const std::string where = suite + "/" + c.name;
+  ASSERT_TRUE(c.declare) << where << ": no declaration";
+  ASSERT_TRUE(c.prepare) << where << ": no preparation";
+  const CaseContext ctx{host, c.backend == Backend::cuda ? &gpu : nullptr, false};
+  const Declared d = c.declare(ctx);
+  const std::optional<Expected> want = expected_work(suite, c, d.params);
+  ASSERT_TRUE(want) << where << ": no theory for this case in declared_work_test.cpp";
+  const WorkCount got = count_of(d.work);
+  EXPECT_DOUBLE_EQ(got.bytes_read, want->count.bytes_read) << where << " " << d.params.dump();
+  EXPECT_DOUBLE_EQ(got.bytes_written, want->count.bytes_written) << where << " " << d.params.dump();
+  EXPECT_DOUBLE_EQ(got.flop, want->count.flop) << where << " " << d.params.dump();
+  EXPECT_DOUBLE_EQ(got.elements, want->count.elements) << where << " " << d.params.dump();
+  if (want->precision) {
+    EXPECT_EQ(theory::precision_name(d.work.precision), theory::precision_name(*want->precision))
+        << where;
+  }
+}
+
+TEST(DeclaredWork, EveryCaseDeclaresTheTheoryOfItsParams) {
+  const HostInfo host = nominal_host();
+  const GpuDevice gpu = nominal_gpu();
+  std::size_t host_cases = 0, cuda_cases = 0;
+  for (const Suite& s : suites::all_suites({&host, &gpu, false}))
+    for (const Case& c : s.cases) {
+      expect_declared(s.name, c, host, gpu);
+      ++(c.backend == Backend::cuda ? cuda_cases : host_cases);
+    }
+  EXPECT_GT(host_cases, 100u);
+  RecordProperty("host_cases", static_cast<int>(host_cases));
+  RecordProperty("cuda_cases", static_cast<int>(cuda_cases));
+  std::printf("declarations checked: %zu host cases, %zu CUDA cases\n", host_cases, cuda_cases);
+}
+
+// The declaration is what the runner uses: prepare_case hands on the declared work and params.
+TEST(DeclaredWork, PreparedCasesCarryTheirDeclaration) {
+  const HostInfo host = nominal_host();
+  Case c{"c", Backend::host,
+         [](const CaseContext&) {
+           Declared d;
+           d.work = work_of(theory::stream_work(*theory::find_stream_kernel("copy"), 10, 8),
+                            Precision::fp64);
+           d.params = {{"elements", 10}};
+           return d;
+         },
+         [](const CaseContext&, Declared& d) -> std::unique_ptr<Instance> {
+           d.params["device_only"] = 1;
+           return nullptr;
+         },
+         nullptr};
+  const Prepared p = prepare_case(c, {host, nullptr, false});
+  EXPECT_DOUBLE_EQ(p.work.bytes(), 160);
+  EXPECT_EQ(p.params, (json{{"elements", 10}, {"device_only", 1}}));
+}
+
+}  // namespace
+}  // namespace bb
