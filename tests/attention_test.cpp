@@ -79,7 +79,7 @@ TEST(AttentionTheory, WorkSplitsTheBytesIntoReadAndWritten) {
 // beside it, O fp32), by hand for H = 8, n = 1000, d = 64; decode as decode_work.
 TEST(AttentionTheory, AttentionBytesFormula) {
   const app::Formula f = app::find_formula("attention-bytes");
-  const auto value = [](const std::vector<theory::FormulaOutput>& outs, const std::string& name) {
+  const auto value = [](const std::vector<app::FormulaOutput>& outs, const std::string& name) {
     for (const auto& o : outs)
       if (o.name == name) return o.value;
     ADD_FAILURE() << "no output " << name;
