@@ -15,8 +15,9 @@ namespace bb::suites {
 
 std::vector<Case> attention_host_cases();
 
-// What host and CUDA cases share: the name "<kernel>/<dtype>/<backend>/[causal-]gqaHxK/]d<d>/n<n>"
-// (the gqa part on the cases outside the sweep), the shape for the formulas, and the params.
+// What host and CUDA cases share (attention_case.cpp): the name
+// "<kernel>/<dtype>/<backend>/[causal-]gqaHxK/]d<d>/n<n>" (the gqa part on the cases outside the
+// sweep), the shape for the formulas, and the params.
 std::string attention_case_name(const std::string& kernel, const std::string& dtype,
                                 Backend backend, const reference::AttentionDims& s, bool sweep);
 theory::AttentionShape attention_shape(const reference::AttentionDims& s, double bytes_per_element);

@@ -10,19 +10,13 @@
 
 #include "harness/case.h"
 #include "suites/common/memory_guards.h"
-#include "suites/common/stream_sizes.h"
+#include "suites/common/stream.h"
 #include "suites/suites.h"
 #include "theory/stream.h"
 
 namespace bb::suites {
 
 using theory::StreamOp;
-
-template <class T>
-Work stream_work(const theory::StreamKernel& k, std::size_t n) {
-  return work_of(theory::stream_work(k, static_cast<double>(n), sizeof(T)),
-                 sizeof(T) == 8 ? theory::Precision::fp64 : theory::Precision::fp32);
-}
 
 // Working-set sizes of the sweeps: 4 KiB · 2^(i / per_octave) for i = 0, 1, … up to the first size
 // ≥ max_bytes, each rounded to a multiple of 512 bytes (eight 64-byte lines).

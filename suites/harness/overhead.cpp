@@ -8,7 +8,7 @@
 #include "kernels/stream.h"
 #include "reference/random.h"
 #include "reference/stream.h"
-#include "suites/bandwidth/bandwidth_suite.h"
+#include "suites/common/stream.h"
 #include "suites/suites.h"
 
 namespace bb::suites {
@@ -33,7 +33,7 @@ class SmallTriad final : public Instance {
     return compare<double, double>(a_, ref, {0.0, reference::triad_rtol<double>()});
   }
   void run(gpu_stream) override {
-    kernels::stream_host(StreamOp::triad, a_.data(), b_.data(), c_.data(), 0.4, kElements);
+    kernels::stream_host(theory::StreamOp::triad, a_.data(), b_.data(), c_.data(), 0.4, kElements);
   }
 
  private:

@@ -12,7 +12,7 @@
 #include "kernels/stream.h"
 #include "reference/chase.h"
 #include "suites/common/memory_guards.h"
-#include "suites/common/stream_sizes.h"
+#include "suites/common/stream.h"
 #include "suites/occupancy/occupancy_suite.h"
 #include "suites/suites.h"
 #include "theory/hierarchy.h"

@@ -31,7 +31,7 @@ std::string quant_case_name(const QuantSetup& s, Backend backend);
 // each is written) and the setup as params.
 Declared quant_declared(const QuantSetup& s, std::size_t elements);
 // Block-scaled float quantization (fp8 per tensor, MXFP8/MXFP4, NVFP4): one setup each, the same
-// for the host and the CUDA cases, and what both share (block_quant_host.cpp).
+// for the host and the CUDA cases, and what both share (block_quant_case.cpp).
 struct BlockQuantSetup {
   const char* name;  // "mxfp8-e4m3/block32/ocp-floor"
   kernels::BlockQuantSpec spec;

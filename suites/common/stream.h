@@ -1,10 +1,14 @@
-// STREAM array sizes, shared by the bandwidth suite and the cases that stream like it (Little's law
-// on the host, the harness's overhead case): arrays past the caches, as BabelStream sizes them.
+// STREAM array sizes and work, shared by the bandwidth suite and the cases that stream like it
+// (Little's law on the host, the harness's overhead case): arrays past the caches, as BabelStream
+// sizes them, and the work theory/stream.h counts.
 #pragma once
 
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+
+#include "harness/case.h"
+#include "theory/stream.h"
 
 namespace bb::suites {
 
@@ -22,6 +26,13 @@ inline std::size_t stream_elements(std::uint64_t cache_bytes, int multiple,
       static_cast<std::uint64_t>(multiple) * cache_bytes / (3 * element_bytes);
   const std::size_t mib = std::size_t{1} << 20;
   return std::max<std::size_t>(min_elements, (need + mib - 1) / mib * mib);
+}
+
+// One sample of a STREAM kernel over n elements of T.
+template <class T>
+Work stream_work(const theory::StreamKernel& k, std::size_t n) {
+  return work_of(theory::stream_work(k, static_cast<double>(n), sizeof(T)),
+                 sizeof(T) == 8 ? theory::Precision::fp64 : theory::Precision::fp32);
 }
 
 }  // namespace bb::suites
