@@ -91,6 +91,7 @@ struct Measurement {
   StopReason stop = StopReason::none;
   double harness_overhead_s = 0;  // per sample: (wall time − sum of samples) / samples
   double clock_start_hz = 0, clock_end_hz = 0;  // GPU SM clock around the case; 0 on the host
+  std::vector<double> samples_s;                // every sample, in the order taken
 };
 
 struct Case {
@@ -115,6 +116,7 @@ struct CaseResult {
   nlohmann::json observations;
   Work work;
   Summary summary;
+  std::vector<double> samples_s;  // as the results file keeps them: kept_samples (sorted, ≤ 1000)
 };
 
 struct Suite {

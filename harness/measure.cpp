@@ -27,6 +27,7 @@ Measurement sample_until_stable(const StoppingRule& rule, SampleFn&& sample_s) {
   } while (m.stop == StopReason::none);
   const double wall_s = seconds_since(t0);
   m.summary = sampler.summary();
+  m.samples_s.assign(sampler.samples().begin(), sampler.samples().end());
   m.harness_overhead_s = (wall_s - m.summary.total_s) / static_cast<double>(m.summary.samples);
   return m;
 }

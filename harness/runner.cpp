@@ -166,6 +166,12 @@ json benchmark_entry(const benchmark::BenchmarkReporter::Run& run, const Selecte
   e["mean_s"] = s.mean_s;
   e["max_s"] = s.max_s;
   e["rel_noise"] = s.rel_noise;
+  e["mad_s"] = s.mad_s;
+  e["rel_mad"] = s.rel_mad;
+  e["median_ci_low_s"] = s.median_ci_low_s;
+  e["median_ci_high_s"] = s.median_ci_high_s;
+  e["median_ci_coverage"] = s.median_ci_coverage;
+  e["samples_s"] = kept_samples(rec->m.samples_s);
   e["stop_reason"] = stop_reason_name(rec->m.stop);
   e["harness_overhead_s"] = rec->m.harness_overhead_s;
   e["bytes_per_s"] = rec->work.bytes() / s.median_s;
@@ -230,7 +236,8 @@ class Reporter : public benchmark::BenchmarkReporter {
       if (!rec->error.empty() && !rec->skipped) ++rs_.outcome.case_errors;
       if (rec->error.empty() && !run.error_occurred)
         rs_.results[sel.suite].push_back({sel.item->name, sel.item->backend, rec->params,
-                                          rec->observations, rec->work, rec->m.summary});
+                                          rec->observations, rec->work, rec->m.summary,
+                                          kept_samples(rec->m.samples_s)});
       for (const auto& c : rec->checks) checks.push_back(c);
       rs_.rows.push_back(summary_row(entries.back(), rec->checks));
       print_case_line(rs_.rows.back());
