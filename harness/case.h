@@ -14,6 +14,7 @@
 #include "harness/compare.h"
 #include "harness/gpu.h"
 #include "harness/host_info.h"
+#include "harness/interval.h"
 #include "harness/stats.h"
 #include "theory/peaks.h"
 
@@ -39,8 +40,17 @@ struct Work {
   double bytes() const { return bytes_read + bytes_written; }
 };
 
-enum class Verdict { pass, fail, skip };
+// PASS: inside the band; FAIL: a law violated (or an error); SKIP: not testable here, with the
+// reason; INCONCLUSIVE: the measured interval straddles the band, too noisy to judge;
+// BELOW-EXPECTATION: an expectation missed, a finding rather than a failure. harness/checks.h
+// derives them from the numbers.
+enum class Verdict { pass, fail, skip, inconclusive, below_expectation };
 std::string verdict_name(Verdict v);
+
+// law: maths or physics (the roofline, a rounding bound, exactness): a violation FAILs.
+// expectation: what a well-tuned library or machine reaches: a miss is BELOW-EXPECTATION.
+enum class CheckKind { law, expectation };
+std::string check_kind_name(CheckKind k);
 
 struct Check {
   std::string suite;
@@ -51,6 +61,11 @@ struct Check {
   double tolerance = std::numeric_limits<double>::quiet_NaN();
   Verdict verdict = Verdict::skip;
   std::string reason;
+  CheckKind kind = CheckKind::law;
+  // What the builders of harness/checks.h judged: the measured interval (equal ends for a point
+  // measurement) and the band allowed. NaN where a check was made without them.
+  Interval interval;
+  Band band = {std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()};
 };
 
 // Thrown by `prepare` when the case cannot run here for a reason that is not a fault (e.g. its size

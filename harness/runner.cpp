@@ -9,6 +9,7 @@
 #include <regex>
 #include <stdexcept>
 
+#include "harness/checks.h"
 #include "harness/host_threads.h"
 #include "harness/measure.h"
 #include "harness/results.h"
@@ -101,13 +102,9 @@ void run_one(benchmark::State& st, RunState& rs, const SelectedCase& sel) {
     // CaseSkipped (the case does not fit this machine) is a SKIP; anything else a FAIL.
     rec.skipped = dynamic_cast<const CaseSkipped*>(&e) != nullptr;
     rec.error = (rec.skipped ? "skipped: " : "") + std::string(e.what());
-    Check k;
-    k.suite = suite;
-    k.name = name + "/run";
-    k.law = "the case prepares, validates and runs without error";
-    k.verdict = rec.skipped ? Verdict::skip : Verdict::fail;
-    k.reason = e.what();
-    rec.checks.push_back(k);
+    const CheckHead head{suite, name + "/run",
+                         "the case prepares, validates and runs without error"};
+    rec.checks.push_back(rec.skipped ? skipped(head, e.what()) : fault(head, e.what()));
     if (!st.error_occurred()) st.SkipWithError(rec.error.c_str());
   }
   rs.pending[sel.full_name].push_back(std::move(rec));
@@ -295,16 +292,11 @@ Selection select_cases(const std::vector<Suite>& suites, const RunOptions& opts,
     }
   }
   const bool cuda_wanted = !opts.backend || *opts.backend == Backend::cuda;
-  if (cuda_wanted && !env.gpus.usable) {
-    Check k;
-    k.suite = "harness";
-    k.name = "backend/cuda";
-    k.law = "a usable CUDA device runs the CUDA cases";
-    k.verdict = Verdict::skip;
-    k.reason = "no usable GPU: " + env.gpus.reason + " (" + std::to_string(cuda_left_out) +
-               " CUDA cases skipped)";
-    sel.skipped.push_back(k);
-  }
+  if (cuda_wanted && !env.gpus.usable)
+    sel.skipped.push_back(
+        skipped({"harness", "backend/cuda", "a usable CUDA device runs the CUDA cases"},
+                "no usable GPU: " + env.gpus.reason + " (" + std::to_string(cuda_left_out) +
+                    " CUDA cases skipped)"));
   return sel;
 }
 
@@ -350,13 +342,9 @@ RunOutcome run_cases(const Selection& selection, const RunOptions& opts, const E
       if (suite->suite_checks) checks = suite->suite_checks(results);
       if (suite->suite_figures) file.add_figures(suite->name, suite->suite_figures(results));
     } catch (const std::exception& e) {
-      Check k;
-      k.suite = suite->name;
-      k.name = "suite_checks";
-      k.law = "the suite's checks over its measured cases run without error";
-      k.verdict = Verdict::fail;
-      k.reason = e.what();
-      checks.push_back(k);
+      checks.push_back(fault({suite->name, "suite_checks",
+                              "the suite's checks over its measured cases run without error"},
+                             e.what()));
     }
     for (const auto& c : checks) rs.checks.push_back(c);
     file.add({}, checks);
