@@ -354,6 +354,8 @@ RunOutcome run_cases(const Selection& selection, const RunOptions& opts, const E
     rs.outcome.checks_pass += c.verdict == Verdict::pass;
     rs.outcome.checks_fail += c.verdict == Verdict::fail;
     rs.outcome.checks_skip += c.verdict == Verdict::skip;
+    rs.outcome.checks_inconclusive += c.verdict == Verdict::inconclusive;
+    rs.outcome.checks_below_expectation += c.verdict == Verdict::below_expectation;
   }
   file.finish();
   print_summary(rs.rows, rs.checks, elapsed_s(rs));

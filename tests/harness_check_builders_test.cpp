@@ -10,6 +10,8 @@
 
 #include "harness/fit.h"
 #include "harness/results.h"
+#include "harness/runner.h"
+#include "harness/summary.h"
 
 namespace bb {
 namespace {
@@ -157,6 +159,52 @@ TEST(CheckJson, KindIntervalAndBand) {
   EXPECT_EQ(plain["kind"], "law");
   EXPECT_FALSE(plain.contains("measured_low"));
   EXPECT_FALSE(plain.contains("band_low"));
+}
+
+TEST(RunOutcome, StrictFailsOnInconclusiveAndFindings) {
+  RunOutcome o;
+  o.checks_pass = 3;
+  EXPECT_FALSE(o.failed());
+  EXPECT_FALSE(o.failed(true));
+  o.checks_inconclusive = 1;
+  EXPECT_FALSE(o.failed());
+  EXPECT_TRUE(o.failed(true));
+  o.checks_inconclusive = 0;
+  o.checks_below_expectation = 1;
+  EXPECT_FALSE(o.failed());
+  EXPECT_TRUE(o.failed(true));
+  o.checks_fail = 1;
+  EXPECT_TRUE(o.failed());
+}
+
+TEST(Summary, FindingsListedOnTheirOwn) {
+  const std::vector<Check> checks = {at_least(kExpectation, 80, ci(70, 65, 75)),
+                                     within(kLaw, 2, Band::plus_minus(2, 0.2), ci(1.75, 1.5, 2.1)),
+                                     exact_count(kLaw, 0, 0), skipped(kLaw, "no GPU")};
+  const VerdictCounts n = count_verdicts(checks);
+  EXPECT_EQ(n.pass, 1);
+  EXPECT_EQ(n.fail, 0);
+  EXPECT_EQ(n.inconclusive, 1);
+  EXPECT_EQ(n.below_expectation, 1);
+  EXPECT_EQ(n.skip, 1);
+  const std::string f = findings_text(checks);
+  EXPECT_TRUE(contains(f, "FINDINGS")) << f;
+  EXPECT_TRUE(contains(f, "s/c/speed: bandwidth 70")) << f;
+  EXPECT_FALSE(contains(f, "exponent")) << f;
+  EXPECT_EQ(findings_text({exact_count(kLaw, 0, 0)}), "");
+
+  nlohmann::json results = {{"context",
+                             {{"boundbench",
+                               {{"git_commit", "abc"},
+                                {"date", "2026-01-01T00:00:00Z"},
+                                {"host", {{"cpu_model", "cpu"}}},
+                                {"gpus", {{"usable", false}, {"reason", "none"}}}}}}}};
+  const std::string md = markdown_summary({}, checks, results);
+  EXPECT_TRUE(contains(md, "### Findings")) << md;
+  EXPECT_TRUE(contains(md, "1 PASS, 0 FAIL, 1 INCONCLUSIVE, 1 BELOW-EXPECTATION, 1 SKIP")) << md;
+  EXPECT_TRUE(contains(md, "| BELOW-EXPECTATION | expectation | s/c/speed |")) << md;
+  EXPECT_TRUE(contains(md, "| INCONCLUSIVE | law | s/c/exponent |")) << md;
+  EXPECT_LT(md.find("| BELOW-EXPECTATION | expectation"), md.find("| INCONCLUSIVE | law"));
 }
 
 }  // namespace
