@@ -139,7 +139,8 @@ StopReason Sampler::should_stop(double wall_s) const {
     const double stddev = std::sqrt(m2_ / static_cast<double>(n - 1));
     if (mean_ > 0 && stddev / mean_ <= rule_.max_rel_noise) return StopReason::converged;
   }
-  if (wall_s >= rule_.timeout_s && n >= 2) return StopReason::timeout;
+  const bool timed_out = wall_s >= rule_.timeout_s && n >= rule_.min_samples;
+  if (n >= 2 && (timed_out || wall_s >= rule_.hard_timeout_s())) return StopReason::timeout;
   return StopReason::none;
 }
 

@@ -227,7 +227,8 @@ nlohmann::json make_context(const RunOptions& opts, const Environment& env) {
                 {"min_samples", opts.rule.min_samples},
                 {"min_time_s", opts.rule.min_time_s},
                 {"max_rel_noise", opts.rule.max_rel_noise},
-                {"timeout_s", opts.rule.timeout_s}}},
+                {"timeout_s", opts.rule.timeout_s},
+                {"hard_timeout_s", opts.rule.hard_timeout_s()}}},
               {"strict", opts.strict}}},
             {"host", to_json(env.host)},
             {"gpus", to_json(env.gpus)}}}};

@@ -249,14 +249,39 @@ TEST(Sampler, NoisyStreamOnlyTimesOut) {
   EXPECT_EQ(sampler.should_stop(100.0), StopReason::timeout);
 }
 
-TEST(Sampler, TimeoutNeedsTwoSamples) {
+TEST(Sampler, TimeoutWaitsForMinSamplesUntilTheHardCap) {
+  // Default rule: timeout 15 s, min_samples 10, hard cap 150 s.
   Sampler sampler(StoppingRule{});
-  EXPECT_EQ(sampler.should_stop(100.0), StopReason::none);
+  EXPECT_EQ(StoppingRule{}.hard_timeout_s(), 150.0);
+  EXPECT_EQ(sampler.should_stop(1000.0), StopReason::none);  // no sample yet
   sampler.add(1.0);
-  EXPECT_EQ(sampler.should_stop(100.0), StopReason::none);
+  EXPECT_EQ(sampler.should_stop(1000.0), StopReason::none);  // the cap needs 2 samples
   sampler.add(1.2);
-  EXPECT_EQ(sampler.should_stop(100.0), StopReason::timeout);
-  EXPECT_EQ(sampler.should_stop(1.0), StopReason::none);
+  EXPECT_EQ(sampler.should_stop(100.0), StopReason::none);     // past the timeout, 2 < 10 samples
+  EXPECT_EQ(sampler.should_stop(150.0), StopReason::timeout);  // the hard cap
+  for (int i = 0; i < 8; ++i) sampler.add(i % 2 ? 1.0 : 1.2);
+  EXPECT_EQ(sampler.should_stop(14.9), StopReason::none);
+  EXPECT_EQ(sampler.should_stop(15.0), StopReason::timeout);  // 10 samples: the timeout stops it
+}
+
+TEST(Sampler, QuickSweepPointKeepsItsFiveSamples) {
+  // --quick on a sweep point: timeout 0.1 s, hard cap 1 s, 5 samples at least.
+  const StoppingRule rule = StoppingRule::quick().for_sweep_point();
+  EXPECT_EQ(rule.min_samples, 5u);
+  EXPECT_DOUBLE_EQ(rule.hard_timeout_s(), 1.0);
+  Sampler sampler(rule);
+  const auto noisy = [](std::size_t i) { return i % 2 ? 0.08 : 0.05; };  // 0.08 s, 0.05 s, …
+  StopReason reason = StopReason::none;
+  // Wall time as it would pass: the sum of the samples (past the 0.1 s timeout after 2).
+  double wall = 0;
+  std::size_t n = 0;
+  while (reason == StopReason::none && n < 100) {
+    sampler.add(noisy(n));
+    wall += noisy(n++);
+    reason = sampler.should_stop(wall);
+  }
+  EXPECT_EQ(n, 5u);
+  EXPECT_EQ(reason, StopReason::timeout);
 }
 
 TEST(StoppingRule, QuickIsLooserThanDefault) {
