@@ -32,8 +32,13 @@ std::string human_time(double s) {
 
 // "[1.21, 1.32] (97.9%)": the median's interval and its coverage.
 std::string median_interval_text(const SummaryRow& r) {
-  return "[" + human_time(r.median_ci_low_s) + ", " + human_time(r.median_ci_high_s) + "] (" +
-         fmt("%.1f%%", 100 * r.median_ci_coverage) + ")";
+  std::string s = "[";  // appended: GCC 12 -O3 warns falsely on "[" + string (-Wrestrict)
+  return s.append(human_time(r.median_ci_low_s))
+      .append(", ")
+      .append(human_time(r.median_ci_high_s))
+      .append("] (")
+      .append(fmt("%.1f%%", 100 * r.median_ci_coverage))
+      .append(")");
 }
 
 std::string iso_date_utc() {
