@@ -112,6 +112,7 @@ StoppingRule StoppingRule::for_sweep_point() const {
   r.min_samples = std::min<std::size_t>(min_samples, 5);
   r.min_time_s = min_time_s / 50;
   r.timeout_s = std::max(timeout_s / 30, 0.1);
+  r.hard_timeout_factor = hard_timeout_s() / r.timeout_s;
   r.max_rel_noise = std::max(max_rel_noise, 0.05);
   return r;
 }

@@ -53,21 +53,22 @@ std::vector<double> kept_samples(std::span<const double> samples_s, std::size_t 
 // nvbench's rule: sample until the relative noise is at most `max_rel_noise`, once at least
 // `min_samples` samples and `min_time_s` of measured time are in; stop when `timeout_s` of wall
 // time has passed and `min_samples` are in, so that every case has its minimum (the median's
-// interval needs 6 samples for 95%). Only the hard cap, `hard_timeout_s()` = 10 × timeout_s, stops
-// a case with fewer (at least 2, so that the noise is defined): samples that take seconds each.
+// interval needs 6 samples for 95%). Only the hard cap, `hard_timeout_s()` = 10 × timeout_s (of the
+// run's rule: a sweep point's shorter timeout keeps it), stops a case with fewer (at least 2, so
+// that the noise is defined): samples that take seconds each.
 struct StoppingRule {
   std::size_t warmup_samples = 1;
   std::size_t min_samples = 10;
   double min_time_s = 0.5;
   double max_rel_noise = 0.005;
   double timeout_s = 15.0;
+  double hard_timeout_factor = 10;  // hard cap / timeout_s
 
-  static constexpr double kHardTimeoutFactor = 10;
-  double hard_timeout_s() const { return kHardTimeoutFactor * timeout_s; }
+  double hard_timeout_s() const { return hard_timeout_factor * timeout_s; }
 
   static StoppingRule quick();
   // For one point of a sweep (dozens of sizes, each judged by its median): at most 5 samples,
-  // 1/50 of the time, 1/30 of the timeout (≥ 0.1 s), noise target at least 5%.
+  // 1/50 of the time, 1/30 of the timeout (≥ 0.1 s), noise target at least 5%; the same hard cap.
   StoppingRule for_sweep_point() const;
 };
 

@@ -265,14 +265,17 @@ TEST(Sampler, TimeoutWaitsForMinSamplesUntilTheHardCap) {
 }
 
 TEST(Sampler, QuickSweepPointKeepsItsFiveSamples) {
-  // --quick on a sweep point: timeout 0.1 s, hard cap 1 s, 5 samples at least.
+  // --quick on a sweep point: timeout 0.1 s, 5 samples at least, the run's hard cap of 10 s.
   const StoppingRule rule = StoppingRule::quick().for_sweep_point();
   EXPECT_EQ(rule.min_samples, 5u);
-  EXPECT_DOUBLE_EQ(rule.hard_timeout_s(), 1.0);
+  EXPECT_DOUBLE_EQ(rule.timeout_s, 0.1);
+  EXPECT_DOUBLE_EQ(rule.hard_timeout_s(), 10.0);
+  EXPECT_DOUBLE_EQ(StoppingRule{}.for_sweep_point().hard_timeout_s(), 150.0);
   Sampler sampler(rule);
-  const auto noisy = [](std::size_t i) { return i % 2 ? 0.08 : 0.05; };  // 0.08 s, 0.05 s, …
+  const auto noisy = [](std::size_t i) { return i % 2 ? 1.8 : 1.5; };  // seconds each, noisy
   StopReason reason = StopReason::none;
-  // Wall time as it would pass: the sum of the samples (past the 0.1 s timeout after 2).
+  // Wall time as it would pass: the sum of the samples (past the 0.1 s timeout at once, the 5th
+  // sample ends at 8.1 s, inside the hard cap).
   double wall = 0;
   std::size_t n = 0;
   while (reason == StopReason::none && n < 100) {
@@ -282,6 +285,11 @@ TEST(Sampler, QuickSweepPointKeepsItsFiveSamples) {
   }
   EXPECT_EQ(n, 5u);
   EXPECT_EQ(reason, StopReason::timeout);
+  // Samples of 4 s: the hard cap stops it at 12 s, with 3.
+  Sampler slow(rule);
+  for (int i = 1; i <= 3; ++i) slow.add(4.0);
+  EXPECT_EQ(slow.should_stop(8.0), StopReason::none);
+  EXPECT_EQ(slow.should_stop(12.0), StopReason::timeout);
 }
 
 TEST(StoppingRule, QuickIsLooserThanDefault) {
