@@ -273,6 +273,8 @@ int cli_main(int argc, char** argv) {
       ->default_val("boundbench-results.json");
   run->add_option("--summary", opts.summary_path, "markdown summary (default: OUT with .md)");
   run->add_flag("--no-fail", no_fail, "exit 0 even when a check fails");
+  run->add_flag("--strict", opts.strict,
+                "exit 1 on INCONCLUSIVE or BELOW-EXPECTATION checks too, not only on FAIL");
   run->add_option("--repetitions", opts.repetitions, "repetitions per case")
       ->check(CLI::Range(1, 1000));
   run->add_option("--host-peak-bw", host_peak_bw,
@@ -393,7 +395,7 @@ int cli_main(int argc, char** argv) {
     if (selection.matched == 0) return usage_error("no case matches the selection", "run");
     const RunOutcome out = run_cases(selection, opts, env);
     std::printf("results: %s\nsummary: %s\n", opts.out_path.c_str(), opts.summary_path.c_str());
-    return out.failed() && !no_fail ? kExitCheckFailed : kExitOk;
+    return out.failed(opts.strict) && !no_fail ? kExitCheckFailed : kExitOk;
   } catch (const std::invalid_argument& e) {
     std::string sub = *th ? "theory" : *run ? "run" : *cmp ? "compare" : "";
     for (const auto& c : commands)

@@ -47,9 +47,9 @@ def load(path):
     if not isinstance(doc, dict) or "boundbench" not in doc.get("context", {}) or \
             not isinstance(doc.get("benchmarks"), list):
         fail(f"{path}: not a boundbench results file (no context.boundbench)")
-    if doc["context"]["boundbench"].get("schema_version") != 1:
+    if doc["context"]["boundbench"].get("schema_version") not in (1, 2):
         fail(f"{path}: schema version {doc['context']['boundbench'].get('schema_version')}, "
-             "this report reads 1")
+             "this report reads 1 to 2")
     measured = [b for b in doc["benchmarks"]
                 if b.get("run_type") == "iteration" and not b.get("error_occurred")]
     if not measured:
@@ -414,7 +414,8 @@ def headline_rows(runs):
     rows = []
     for doc, measured, label in runs:
         checks = doc.get("checks", [])
-        counts = {v: sum(1 for c in checks if c.get("verdict") == v) for v in ("PASS", "FAIL", "SKIP")}
+        counts = {v: sum(1 for c in checks if c.get("verdict") == v)
+                  for v in ("PASS", "FAIL", "SKIP", "INCONCLUSIVE", "BELOW-EXPECTATION")}
         dram = [b for b in measured if b.get("bytes", 0) > 0 and "pct_of_peak_bandwidth" in b
                 and b.get("suite") != "collectives"]
         # Memory bandwidth: a collective's bytes_per_s is its algbw (at one rank, of a no-op).
@@ -433,7 +434,8 @@ def headline_rows(runs):
                      "; ".join(f"{p}: {v / 1e12:.3g} TFLOP/s ({n})"
                                for p, (v, n) in sorted(per_precision.items())) or "-",
                      collectives_text(doc), attention_text(measured), quantize_text(measured),
-                     f"{counts['PASS']} / {counts['FAIL']} / {counts['SKIP']}",
+                     f"{counts['PASS']} / {counts['FAIL']} / {counts['INCONCLUSIVE']} / "
+                     f"{counts['BELOW-EXPECTATION']} / {counts['SKIP']}",
                      ", ".join(fails) or "-"])
     return rows
 
@@ -465,7 +467,7 @@ def main(argv):
     head = ["run", "best bandwidth", "caches (detected / reported) and latency",
             "best FLOP/s per precision", "collectives: all_reduce alpha, link (most ranks)",
             "attention: best TFLOP/s per kernel", "quantize: bandwidth vs copy",
-            "checks pass / fail / skip", "failed checks"]
+            "checks pass / fail / inconclusive / below expectation / skip", "failed checks"]
     table = "<table><tr>" + "".join(f"<th>{html.escape(h)}</th>" for h in head) + "</tr>"
     for row in headline_rows(runs):
         table += "<tr>" + "".join(f"<td>{html.escape(str(c))}</td>" for c in row) + "</tr>"

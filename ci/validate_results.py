@@ -3,6 +3,7 @@
 express (see results/README.md).
 
     python3 ci/validate_results.py FILE.json [--require-complete] [--min-benchmarks N] [--no-fail-checks]
+                                   [--strict]
 
 Prints one line per problem, then `validate_results: N passed, M failed` (N assertions held, M
 problems). Exit status: 0 valid, 1 invalid, 2 usage error or unreadable file/schema.
@@ -16,8 +17,10 @@ import os
 import sys
 
 SCHEMA_PATH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "results", "schema.json")
-SCHEMA_VERSION = 1
+SCHEMA_VERSIONS = (1, 2)  # a version-1 file is a valid version-2 file
 REL_TOL = 1e-9
+VERDICTS = ("PASS", "FAIL", "SKIP", "INCONCLUSIVE", "BELOW-EXPECTATION")
+KEPT_SAMPLES = 1000
 TIME_UNIT_PER_S = {"ns": 1e9, "us": 1e6, "ms": 1e3, "s": 1.0}
 
 
@@ -110,6 +113,55 @@ def validate_benchmark(i, b, t):
     samples, iters = b.get("samples"), b.get("iterations")
     if isinstance(samples, int) and isinstance(iters, int):
         t.check(samples == iters, where, f"iterations {iters} != samples {samples}")
+    lo, hi = b.get("median_ci_low_s"), b.get("median_ci_high_s")
+    if all(is_num(v) for v in (mn, lo, med, hi, mx)):
+        t.check(mn <= lo <= med <= hi <= mx, where,
+                f"min_s {mn!r} <= median_ci_low_s {lo!r} <= median_s {med!r} <= median_ci_high_s "
+                f"{hi!r} <= max_s {mx!r} does not hold")
+    kept = b.get("samples_s")
+    if isinstance(kept, list) and kept and all(is_num(v) for v in kept):
+        t.check(all(a <= b2 for a, b2 in zip(kept, kept[1:])), where, "samples_s is not sorted")
+        if isinstance(samples, int):
+            t.check(len(kept) == min(samples, KEPT_SAMPLES), where,
+                    f"samples_s holds {len(kept)} samples, not min(samples {samples}, {KEPT_SAMPLES})")
+        if is_num(mn) and is_num(mx):
+            t.check(kept[0] == mn and kept[-1] == mx, where,
+                    f"samples_s runs from {kept[0]!r} to {kept[-1]!r}, not min_s {mn!r} to max_s {mx!r}")
+
+
+def judge(kind, band_low, band_high, low, high):
+    """The verdict rule of harness/checks.h: inside the band PASS, entirely outside FAIL (law) or
+    BELOW-EXPECTATION (expectation), straddling INCONCLUSIVE; a null band end is unbounded."""
+    inf = float("inf")
+    a = -inf if band_low is None else band_low
+    b = inf if band_high is None else band_high
+    if a <= low and high <= b:
+        return "PASS"
+    if high < a or low > b:
+        return "FAIL" if kind == "law" else "BELOW-EXPECTATION"
+    return "INCONCLUSIVE"
+
+
+def validate_check(where, c, version, t):
+    """kind present (version 2), the interval around `measured`, and the verdict the rule gives."""
+    kind = c.get("kind")
+    if version >= 2:
+        t.check(kind in ("law", "expectation"), where, f"kind {kind!r} is not law or expectation")
+    low, high, measured = c.get("measured_low"), c.get("measured_high"), c.get("measured")
+    if is_num(low) and is_num(high) and is_num(measured):
+        t.check(low <= measured <= high, where,
+                f"measured {measured!r} outside its interval [{low!r}, {high!r}]")
+    if "band_low" not in c or not (is_num(low) and is_num(high)) or kind not in ("law", "expectation"):
+        return
+    bl, bh = c.get("band_low"), c.get("band_high")
+    if not all(v is None or is_num(v) for v in (bl, bh)):
+        return
+    expected = judge(kind, bl, bh, low, high)
+    v = c.get("verdict")
+    # A PASS that proves little (a partial bound met) is recorded as SKIP; an error is a FAIL.
+    t.check(v == expected or (v == "SKIP" and expected == "PASS"), where,
+            f"verdict {v!r} but the interval [{low!r}, {high!r}] against the band [{bl!r}, {bh!r}] "
+            f"gives {expected} ({kind})")
 
 
 def validate_document(doc, args, t):
@@ -133,20 +185,24 @@ def validate_document(doc, args, t):
             seen[key] = i
     t.passed += 1  # uniqueness, counted once; duplicates were counted as problems above
 
-    counts = {"PASS": 0, "FAIL": 0, "SKIP": 0}
+    version = bb.get("schema_version") if isinstance(bb.get("schema_version"), int) else 0
+    counts = {v: 0 for v in VERDICTS}
     for i, c in enumerate(checks):
         if not isinstance(c, dict):
             continue
         where = f"checks[{i}]"
         v = c.get("verdict")
-        if t.check(v in counts, where, f"verdict {v!r} is not PASS, FAIL or SKIP"):
+        if t.check(v in counts, where, f"verdict {v!r} is not one of {', '.join(VERDICTS)}"):
             counts[v] += 1
+        validate_check(where, c, version, t)
         for k in ("suite", "name"):
             s = c.get(k)
             t.check(isinstance(s, str) and s.strip() != "", where, f"{k} is empty or missing")
         if args.no_fail_checks and v == "FAIL":
             t.problem(f"{where} ({c.get('suite')}/{c.get('name')})",
                       f"check FAILED (--no-fail-checks): {c.get('reason', '')}")
+        if args.strict and v in ("INCONCLUSIVE", "BELOW-EXPECTATION"):
+            t.problem(f"{where} ({c.get('suite')}/{c.get('name')})", f"check {v} (--strict): {c.get('reason', '')}")
 
     complete = bb.get("complete")
     if args.require_complete:
@@ -159,18 +215,21 @@ def validate_document(doc, args, t):
     n_agg = sum(1 for b in benchmarks if isinstance(b, dict) and b.get("run_type") == "aggregate")
     n_err = sum(1 for b in benchmarks if isinstance(b, dict) and b.get("error_occurred") is True)
     print(f"{t.path}: {len(benchmarks)} benchmark entries ({n_measured} measured, {n_agg} aggregate, "
-          f"{n_err} error); checks {counts['PASS']} PASS, {counts['FAIL']} FAIL, {counts['SKIP']} SKIP; "
-          f"complete {str(complete).lower()}")
+          f"{n_err} error); checks {counts['PASS']} PASS, {counts['FAIL']} FAIL, "
+          f"{counts['INCONCLUSIVE']} INCONCLUSIVE, {counts['BELOW-EXPECTATION']} BELOW-EXPECTATION, "
+          f"{counts['SKIP']} SKIP; complete {str(complete).lower()}")
 
 
 def main(argv):
-    ap = argparse.ArgumentParser(description="Validate a boundbench results JSON file (schema_version 1).")
+    ap = argparse.ArgumentParser(description="Validate a boundbench results JSON file (schema_version 1 or 2).")
     ap.add_argument("file", metavar="FILE.json")
     ap.add_argument("--require-complete", action="store_true",
                     help="fail unless context.boundbench.complete is true")
     ap.add_argument("--min-benchmarks", type=int, metavar="N",
                     help="fail unless at least N measured iteration entries (not aggregates or errors)")
     ap.add_argument("--no-fail-checks", action="store_true", help="fail if any check has verdict FAIL")
+    ap.add_argument("--strict", action="store_true",
+                    help="fail if any check is INCONCLUSIVE or BELOW-EXPECTATION (as run --strict)")
     ap.add_argument("--schema-optional", action="store_true",
                     help="without the jsonschema package, skip the schema and run the other rules "
                          "(for machines with no package registry, e.g. a GPU runner)")

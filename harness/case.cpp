@@ -39,8 +39,12 @@ std::string verdict_name(Verdict v) {
     case Verdict::pass: return "PASS";
     case Verdict::fail: return "FAIL";
     case Verdict::skip: return "SKIP";
+    case Verdict::inconclusive: return "INCONCLUSIVE";
+    case Verdict::below_expectation: return "BELOW-EXPECTATION";
   }
   return "SKIP";
 }
+
+std::string check_kind_name(CheckKind k) { return k == CheckKind::law ? "law" : "expectation"; }
 
 }  // namespace bb

@@ -14,6 +14,7 @@
 #include "harness/compare.h"
 #include "harness/gpu.h"
 #include "harness/host_info.h"
+#include "harness/interval.h"
 #include "harness/stats.h"
 #include "theory/peaks.h"
 #include "theory/work.h"
@@ -47,8 +48,17 @@ Work work_of(const theory::WorkCount& count, theory::Precision precision = theor
 // The counts of a declared work, to hold against theory/'s.
 theory::WorkCount count_of(const Work& w);
 
-enum class Verdict { pass, fail, skip };
+// PASS: inside the band; FAIL: a law violated (or an error); SKIP: not testable here, with the
+// reason; INCONCLUSIVE: the measured interval straddles the band, too noisy to judge;
+// BELOW-EXPECTATION: an expectation missed, a finding rather than a failure. harness/checks.h
+// derives them from the numbers.
+enum class Verdict { pass, fail, skip, inconclusive, below_expectation };
 std::string verdict_name(Verdict v);
+
+// law: maths or physics (the roofline, a rounding bound, exactness): a violation FAILs.
+// expectation: what a well-tuned library or machine reaches: a miss is BELOW-EXPECTATION.
+enum class CheckKind { law, expectation };
+std::string check_kind_name(CheckKind k);
 
 struct Check {
   std::string suite;
@@ -59,6 +69,11 @@ struct Check {
   double tolerance = std::numeric_limits<double>::quiet_NaN();
   Verdict verdict = Verdict::skip;
   std::string reason;
+  CheckKind kind = CheckKind::law;
+  // What the builders of harness/checks.h judged: the measured interval (equal ends for a point
+  // measurement) and the band allowed. NaN where a check was made without them.
+  Interval interval;
+  Band band = {std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()};
 };
 
 // Thrown by `prepare` when the case cannot run here for a reason that is not a fault (e.g. its size
@@ -108,6 +123,7 @@ struct Measurement {
   StopReason stop = StopReason::none;
   double harness_overhead_s = 0;  // per sample: (wall time − sum of samples) / samples
   double clock_start_hz = 0, clock_end_hz = 0;  // GPU SM clock around the case; 0 on the host
+  std::vector<double> samples_s;                // every sample, in the order taken
 };
 
 struct Case {
@@ -139,6 +155,7 @@ struct CaseResult {
   nlohmann::json observations;
   Work work;
   Summary summary;
+  std::vector<double> samples_s;  // as the results file keeps them: kept_samples (sorted, ≤ 1000)
 };
 
 struct Suite {

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "harness/checks.h"
 #include "theory/roofline.h"
 
 namespace bb {
@@ -28,6 +29,7 @@ Measurement sample_until_stable(const StoppingRule& rule, SampleFn&& sample_s) {
   } while (m.stop == StopReason::none);
   const double wall_s = seconds_since(t0);
   m.summary = sampler.summary();
+  m.samples_s.assign(sampler.samples().begin(), sampler.samples().end());
   m.harness_overhead_s = (wall_s - m.summary.total_s) / static_cast<double>(m.summary.samples);
   return m;
 }
@@ -85,14 +87,14 @@ Bounds bounds_for(Backend backend, const Work& work, const GpuDevice* gpu, const
 }
 
 Check validation_check(const std::string& suite, const std::string& name, const Comparison& c) {
-  Check k;
-  k.suite = suite;
-  k.name = name + "/validate";
-  k.law = "|out - ref| <= atol + rtol*|ref| for every element (NaN never matches)";
+  const CheckHead head{suite, name + "/validate",
+                       "|out - ref| <= atol + rtol*|ref| for every element (NaN never matches)"};
+  // Nothing compared, or a trivial reference: the test itself is broken, whatever the count.
+  Check k =
+      c.checked > 0 && !c.reference_trivial ? exact_count(head, 0, c.mismatches) : fault(head, "");
   k.predicted = 0;
   k.measured = static_cast<double>(c.mismatches);
   k.tolerance = c.tolerance.rtol;
-  k.verdict = c.ok() ? Verdict::pass : Verdict::fail;
   k.reason =
       fmt::format("atol {:.3g}, rtol {:.3g}: ", c.tolerance.atol, c.tolerance.rtol) + c.describe();
   return k;
@@ -100,32 +102,33 @@ Check validation_check(const std::string& suite, const std::string& name, const 
 
 Check roofline_check(const std::string& suite, const std::string& name, const Work& work,
                      const Bounds& bounds, const Summary& s, double tolerance) {
-  Check k;
-  k.suite = suite;
-  k.name = name + "/roofline";
-  k.law = "t_min >= max(flop/peak, bytes/BW) * (1 - tolerance)";
-  k.tolerance = tolerance;
-  k.measured = s.min_s;
+  const CheckHead head{suite, name + "/roofline",
+                       "t_min >= max(flop/peak, bytes/BW) * (1 - tolerance)", CheckKind::law,
+                       "t_min"};
   const bool need_bw = work.bytes() > 0, need_peak = work.flop > 0;
   const bool have_bw = bounds.bandwidth_bytes_per_s > 0, have_peak = bounds.peak_flop_per_s > 0;
   const double bytes = have_bw ? work.bytes() : 0, flop = have_peak ? work.flop : 0;
   if (bytes == 0 && flop == 0) {
-    k.verdict = Verdict::skip;
-    k.reason = !need_bw && !need_peak ? "the case declares no bytes and no flop"
-               : work.memory_level != "dram"
-                   ? "no bandwidth bound for memory level '" + work.memory_level + "'"
-                   : "peak bandwidth unknown on this backend (host: pass --host-peak-bw "
-                     "BYTES_PER_S, from the memory's datasheet: channels x MT/s x 8)";
+    Check k = skipped(head, !need_bw && !need_peak ? "the case declares no bytes and no flop"
+                            : work.memory_level != "dram"
+                                ? "no bandwidth bound for memory level '" + work.memory_level + "'"
+                                : "peak bandwidth unknown on this backend (host: pass "
+                                  "--host-peak-bw BYTES_PER_S, from the memory's datasheet: "
+                                  "channels x MT/s x 8)");
+    k.tolerance = tolerance;
+    k.measured = s.min_s;
     return k;
   }
   const theory::RooflineTime t =
       theory::roofline_time(flop, bytes, bounds.peak_flop_per_s, bounds.bandwidth_bytes_per_s);
+  // The fastest sample is judged as it is (a point): no sample may beat physics.
+  Check k = at_least(head, t.bound_s * (1 - tolerance), Interval::point(s.min_s));
   k.predicted = t.bound_s;
-  const bool ok = s.min_s >= t.bound_s * (1 - tolerance);
+  k.tolerance = tolerance;
+  const bool ok = k.verdict != Verdict::fail;
   // With one side of the bound unknown, what is known is still a bound: beating it is a FAIL, but
   // meeting it proves little, so the check is then a SKIP that says what was left out.
   const bool partial = (need_bw && !have_bw) || (need_peak && !have_peak);
-  k.verdict = !ok ? Verdict::fail : partial ? Verdict::skip : Verdict::pass;
   k.reason =
       fmt::format("bound {:.4g} s, fastest sample {:.4g} s ({:.1f}% of bound speed)", t.bound_s,
                   s.min_s, 100 * t.bound_s / s.min_s) +
@@ -138,18 +141,16 @@ Check roofline_check(const std::string& suite, const std::string& name, const Wo
            : "") +
       (need_peak && !have_peak ? "; partial bound: peak FLOP/s unknown" : "") +
       (ok ? "" : "; faster than physically possible: bytes or flop miscounted");
-  return k;
+  return partial ? pass_proves_little(std::move(k), "a partial bound met proves little") : k;
 }
 
 Check clock_check(const std::string& suite, const std::string& name, const Measurement& m) {
-  Check k;
-  k.suite = suite;
-  k.name = name + "/clock";
-  k.law = "f_sm_end >= 0.9 * f_sm_start (no throttling during the case)";
+  const CheckHead head{suite, name + "/clock",
+                       "f_sm_end >= 0.9 * f_sm_start (no throttling during the case)",
+                       CheckKind::law, "f_sm_end"};
+  Check k = at_least(head, 0.9 * m.clock_start_hz, Interval::point(m.clock_end_hz));
   k.predicted = m.clock_start_hz;
-  k.measured = m.clock_end_hz;
   k.tolerance = 0.1;
-  k.verdict = m.clock_end_hz >= 0.9 * m.clock_start_hz ? Verdict::pass : Verdict::fail;
   k.reason = fmt::format("SM clock {:.0f} MHz before, {:.0f} MHz after", m.clock_start_hz / 1e6,
                          m.clock_end_hz / 1e6);
   return k;

@@ -98,9 +98,11 @@ json load_results(const std::string& path) {
       !doc["benchmarks"].is_array())
     throw std::invalid_argument(path + ": not a boundbench results file (no context.boundbench)");
   const int version = doc["context"]["boundbench"].value("schema_version", 0);
-  if (version != kResultsSchemaVersion)
+  if (version < kOldestReadableSchemaVersion || version > kResultsSchemaVersion)
     throw std::invalid_argument(path + ": schema version " + std::to_string(version) +
-                                ", this boundbench reads " + std::to_string(kResultsSchemaVersion));
+                                ", this boundbench reads " +
+                                std::to_string(kOldestReadableSchemaVersion) + " to " +
+                                std::to_string(kResultsSchemaVersion));
   std::set<std::pair<std::string, long long>> seen;
   std::size_t measured = 0;
   try {
@@ -176,10 +178,13 @@ RunComparison compare_runs(const json& base, const json& next, const CompareOpti
     const std::string nv = n == next_checks.end() ? "-" : n->second;
     if (bv != nv && !(nv == "-" && bv != "FAIL")) r.check_changes.push_back({name, bv, nv});
   }
-  std::stable_sort(r.check_changes.begin(), r.check_changes.end(),
-                   [](const CheckChange& x, const CheckChange& y) {
-                     return (x.next == "FAIL") > (y.next == "FAIL");
-                   });
+  // Worst first: turned FAIL (a regression), then new findings, then too noisy to judge.
+  const auto rank = [](const std::string& v) {
+    return v == "FAIL" ? 0 : v == "BELOW-EXPECTATION" ? 1 : v == "INCONCLUSIVE" ? 2 : 3;
+  };
+  std::stable_sort(
+      r.check_changes.begin(), r.check_changes.end(),
+      [&](const CheckChange& x, const CheckChange& y) { return rank(x.next) < rank(y.next); });
 
   const auto bc = measured_cases(base), nc = measured_cases(next);
   for (const auto& [name, b] : bc) {

@@ -11,7 +11,8 @@
 namespace bb {
 
 // Reads a boundbench results file; throws std::invalid_argument "FILE: problem" for a missing file,
-// invalid or truncated JSON, another tool's JSON, another schema version, no measured case, or a
+// invalid or truncated JSON, another tool's JSON, a schema version it does not read (it reads 1
+// and 2), no measured case, or a
 // case name that appears twice in one repetition.
 nlohmann::json load_results(const std::string& path);
 
@@ -41,7 +42,9 @@ struct CheckChange {
 
 struct RunComparison {
   std::string base_device, next_device;
-  std::vector<CheckChange> check_changes;  // worse first (→ FAIL), then the rest
+  // Worse first: → FAIL, → BELOW-EXPECTATION, → INCONCLUSIVE, then the rest. Only a check that
+  // turned FAIL is a regression; one too noisy to judge (INCONCLUSIVE) or a finding is not.
+  std::vector<CheckChange> check_changes;
   std::vector<CaseDelta> cases;
   std::vector<std::string> only_in_base, only_in_next;
   bool regressed() const;

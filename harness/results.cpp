@@ -94,14 +94,27 @@ nlohmann::json to_json(const GpuStatus& s) {
 }
 
 nlohmann::json to_json(const Check& c) {
-  return {{"suite", c.suite},
-          {"name", c.name},
-          {"law", c.law},
-          {"predicted", number_or_null(c.predicted)},
-          {"measured", number_or_null(c.measured)},
-          {"tolerance", number_or_null(c.tolerance)},
-          {"verdict", verdict_name(c.verdict)},
-          {"reason", c.reason}};
+  nlohmann::json j = {{"suite", c.suite},
+                      {"name", c.name},
+                      {"law", c.law},
+                      {"kind", check_kind_name(c.kind)},
+                      {"predicted", number_or_null(c.predicted)},
+                      {"measured", number_or_null(c.measured)},
+                      {"tolerance", number_or_null(c.tolerance)},
+                      {"verdict", verdict_name(c.verdict)},
+                      {"reason", c.reason}};
+  // What the verdict was judged on, where a builder of harness/checks.h made it: an infinite end
+  // of the band (one-sided) is null.
+  if (!std::isnan(c.interval.low) || !std::isnan(c.interval.high)) {
+    j["measured_low"] = number_or_null(c.interval.low);
+    j["measured_high"] = number_or_null(c.interval.high);
+    j["measured_coverage"] = number_or_null(c.interval.coverage);
+  }
+  if (!std::isnan(c.band.low) || !std::isnan(c.band.high)) {
+    j["band_low"] = number_or_null(c.band.low);
+    j["band_high"] = number_or_null(c.band.high);
+  }
+  return j;
 }
 
 void write_file_atomically(const std::string& path, const std::string& content) {

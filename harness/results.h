@@ -14,7 +14,10 @@
 
 namespace bb {
 
-inline constexpr int kResultsSchemaVersion = 1;
+// Version 2 added the verdicts INCONCLUSIVE and BELOW-EXPECTATION, check kinds and intervals, kept
+// samples and robust statistics; a version-1 file is a valid version-2 file, so both are read.
+inline constexpr int kResultsSchemaVersion = 2;
+inline constexpr int kOldestReadableSchemaVersion = 1;
 
 nlohmann::json to_json(const HostInfo& h);
 nlohmann::json to_json(const GpuDevice& d);

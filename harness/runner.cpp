@@ -9,6 +9,7 @@
 #include <regex>
 #include <stdexcept>
 
+#include "harness/checks.h"
 #include "harness/host_threads.h"
 #include "harness/measure.h"
 #include "harness/results.h"
@@ -101,13 +102,9 @@ void run_one(benchmark::State& st, RunState& rs, const SelectedCase& sel) {
     // CaseSkipped (the case does not fit this machine) is a SKIP; anything else a FAIL.
     rec.skipped = dynamic_cast<const CaseSkipped*>(&e) != nullptr;
     rec.error = (rec.skipped ? "skipped: " : "") + std::string(e.what());
-    Check k;
-    k.suite = suite;
-    k.name = name + "/run";
-    k.law = "the case prepares, validates and runs without error";
-    k.verdict = rec.skipped ? Verdict::skip : Verdict::fail;
-    k.reason = e.what();
-    rec.checks.push_back(k);
+    const CheckHead head{suite, name + "/run",
+                         "the case prepares, validates and runs without error"};
+    rec.checks.push_back(rec.skipped ? skipped(head, e.what()) : fault(head, e.what()));
     if (!st.error_occurred()) st.SkipWithError(rec.error.c_str());
   }
   rs.pending[sel.full_name].push_back(std::move(rec));
@@ -166,6 +163,12 @@ json benchmark_entry(const benchmark::BenchmarkReporter::Run& run, const Selecte
   e["mean_s"] = s.mean_s;
   e["max_s"] = s.max_s;
   e["rel_noise"] = s.rel_noise;
+  e["mad_s"] = s.mad_s;
+  e["rel_mad"] = s.rel_mad;
+  e["median_ci_low_s"] = s.median_ci_low_s;
+  e["median_ci_high_s"] = s.median_ci_high_s;
+  e["median_ci_coverage"] = s.median_ci_coverage;
+  e["samples_s"] = kept_samples(rec->m.samples_s);
   e["stop_reason"] = stop_reason_name(rec->m.stop);
   e["harness_overhead_s"] = rec->m.harness_overhead_s;
   e["bytes_per_s"] = rec->work.bytes() / s.median_s;
@@ -230,7 +233,8 @@ class Reporter : public benchmark::BenchmarkReporter {
       if (!rec->error.empty() && !rec->skipped) ++rs_.outcome.case_errors;
       if (rec->error.empty() && !run.error_occurred)
         rs_.results[sel.suite].push_back({sel.item->name, sel.item->backend, rec->params,
-                                          rec->observations, rec->work, rec->m.summary});
+                                          rec->observations, rec->work, rec->m.summary,
+                                          kept_samples(rec->m.samples_s)});
       for (const auto& c : rec->checks) checks.push_back(c);
       rs_.rows.push_back(summary_row(entries.back(), rec->checks));
       print_case_line(rs_.rows.back());
@@ -288,16 +292,11 @@ Selection select_cases(const std::vector<Suite>& suites, const RunOptions& opts,
     }
   }
   const bool cuda_wanted = !opts.backend || *opts.backend == Backend::cuda;
-  if (cuda_wanted && !env.gpus.usable) {
-    Check k;
-    k.suite = "harness";
-    k.name = "backend/cuda";
-    k.law = "a usable CUDA device runs the CUDA cases";
-    k.verdict = Verdict::skip;
-    k.reason = "no usable GPU: " + env.gpus.reason + " (" + std::to_string(cuda_left_out) +
-               " CUDA cases skipped)";
-    sel.skipped.push_back(k);
-  }
+  if (cuda_wanted && !env.gpus.usable)
+    sel.skipped.push_back(
+        skipped({"harness", "backend/cuda", "a usable CUDA device runs the CUDA cases"},
+                "no usable GPU: " + env.gpus.reason + " (" + std::to_string(cuda_left_out) +
+                    " CUDA cases skipped)"));
   return sel;
 }
 
@@ -343,13 +342,9 @@ RunOutcome run_cases(const Selection& selection, const RunOptions& opts, const E
       if (suite->suite_checks) checks = suite->suite_checks(results);
       if (suite->suite_figures) file.add_figures(suite->name, suite->suite_figures(results));
     } catch (const std::exception& e) {
-      Check k;
-      k.suite = suite->name;
-      k.name = "suite_checks";
-      k.law = "the suite's checks over its measured cases run without error";
-      k.verdict = Verdict::fail;
-      k.reason = e.what();
-      checks.push_back(k);
+      checks.push_back(fault({suite->name, "suite_checks",
+                              "the suite's checks over its measured cases run without error"},
+                             e.what()));
     }
     for (const auto& c : checks) rs.checks.push_back(c);
     file.add({}, checks);
@@ -359,6 +354,8 @@ RunOutcome run_cases(const Selection& selection, const RunOptions& opts, const E
     rs.outcome.checks_pass += c.verdict == Verdict::pass;
     rs.outcome.checks_fail += c.verdict == Verdict::fail;
     rs.outcome.checks_skip += c.verdict == Verdict::skip;
+    rs.outcome.checks_inconclusive += c.verdict == Verdict::inconclusive;
+    rs.outcome.checks_below_expectation += c.verdict == Verdict::below_expectation;
   }
   file.finish();
   print_summary(rs.rows, rs.checks, elapsed_s(rs));

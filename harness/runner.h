@@ -29,6 +29,7 @@ struct RunOptions {
   int repetitions = 1;
   std::optional<double> host_peak_bytes_per_s;  // host DRAM peak, when the user knows it
   double roofline_tolerance = 0.05;
+  bool strict = false;  // INCONCLUSIVE and BELOW-EXPECTATION fail the run too
   std::string out_path;
   std::string summary_path;  // markdown summary; empty: none
   std::string command_line;
@@ -54,7 +55,12 @@ Selection select_cases(const std::vector<Suite>& suites, const RunOptions& opts,
 struct RunOutcome {
   int cases = 0, case_errors = 0;
   int checks_pass = 0, checks_fail = 0, checks_skip = 0;
-  bool failed() const { return checks_fail > 0 || case_errors > 0; }
+  int checks_inconclusive = 0, checks_below_expectation = 0;
+  // A FAIL or an error fails the run; INCONCLUSIVE and BELOW-EXPECTATION only when `strict`.
+  bool failed(bool strict = false) const {
+    return checks_fail > 0 || case_errors > 0 ||
+           (strict && (checks_inconclusive > 0 || checks_below_expectation > 0));
+  }
 };
 
 // Runs the selection, writing opts.out_path after every case. Throws only for problems that stop

@@ -5,6 +5,68 @@
 #include <numeric>
 
 namespace bb {
+namespace {
+
+double median_of_sorted(const std::vector<double>& sorted) {
+  const std::size_t n = sorted.size();
+  return n % 2 ? sorted[n / 2] : 0.5 * (sorted[n / 2 - 1] + sorted[n / 2]);
+}
+
+// 1 / Φ⁻¹(3/4): scales the MAD to the standard deviation of normal noise.
+constexpr double kMadToSigma = 1.4826;
+
+}  // namespace
+
+double binomial_half_cdf(std::size_t n, std::size_t k) {
+  if (k >= n) return 1.0;
+  if (2 * k >= n) return 1 - binomial_half_cdf(n, n - k - 1);  // symmetry: sum the lower tail
+  // P(B = k) from log-gammas, then down the lower tail with P(j − 1) = P(j)·j / (n − j + 1), which
+  // only falls, until the terms no longer count: ~5·sqrt(n) terms at most.
+  const double dn = static_cast<double>(n), dk = static_cast<double>(k);
+  double term = std::exp(std::lgamma(dn + 1) - std::lgamma(dk + 1) - std::lgamma(dn - dk + 1) -
+                         dn * std::log(2.0));
+  double sum = 0;
+  for (std::size_t j = k;; --j) {
+    sum += term;
+    if (j == 0 || term <= sum * 1e-18) break;  // an underflowed term ends it too
+    term *= static_cast<double>(j) / (dn - static_cast<double>(j) + 1);
+  }
+  return std::min(sum, 1.0);
+}
+
+MedianRanks median_interval_ranks(std::size_t n, double confidence) {
+  MedianRanks r;
+  if (n == 0) return r;
+  const double tail = (1 - confidence) / 2;
+  // The largest low in [1, (n + 1)/2] with P(B ≤ low − 1) ≤ tail (the CDF grows with low).
+  std::size_t lo = 1, hi = (n + 1) / 2;
+  if (binomial_half_cdf(n, 0) > tail) {
+    hi = 1;  // not even [min, max] reaches the confidence: report it with what it covers
+  } else {
+    while (lo < hi) {
+      const std::size_t mid = (lo + hi + 1) / 2;
+      if (binomial_half_cdf(n, mid - 1) <= tail)
+        lo = mid;
+      else
+        hi = mid - 1;
+    }
+  }
+  r.low = lo;
+  r.high = n + 1 - lo;
+  r.coverage = 1 - 2 * binomial_half_cdf(n, lo - 1);
+  return r;
+}
+
+std::vector<double> kept_samples(std::span<const double> samples_s, std::size_t cap) {
+  std::vector<double> sorted(samples_s.begin(), samples_s.end());
+  std::sort(sorted.begin(), sorted.end());
+  cap = std::max<std::size_t>(cap, 2);
+  const std::size_t n = sorted.size();
+  if (n <= cap) return sorted;
+  std::vector<double> kept(cap);
+  for (std::size_t i = 0; i < cap; ++i) kept[i] = sorted[(i * (n - 1) + (cap - 1) / 2) / (cap - 1)];
+  return kept;
+}
 
 Summary summarize(std::span<const double> samples_s) {
   Summary s;
@@ -15,7 +77,7 @@ Summary summarize(std::span<const double> samples_s) {
   const std::size_t n = sorted.size();
   s.min_s = sorted.front();
   s.max_s = sorted.back();
-  s.median_s = n % 2 ? sorted[n / 2] : 0.5 * (sorted[n / 2 - 1] + sorted[n / 2]);
+  s.median_s = median_of_sorted(sorted);
   s.total_s = std::accumulate(sorted.begin(), sorted.end(), 0.0);
   s.mean_s = s.total_s / static_cast<double>(n);
   if (n > 1) {
@@ -24,6 +86,15 @@ Summary summarize(std::span<const double> samples_s) {
     s.stddev_s = std::sqrt(ss / static_cast<double>(n - 1));
   }
   s.rel_noise = s.mean_s > 0 ? s.stddev_s / s.mean_s : 0.0;
+  std::vector<double> deviations(n);
+  for (std::size_t i = 0; i < n; ++i) deviations[i] = std::fabs(sorted[i] - s.median_s);
+  std::sort(deviations.begin(), deviations.end());
+  s.mad_s = median_of_sorted(deviations);
+  s.rel_mad = s.median_s > 0 ? kMadToSigma * s.mad_s / s.median_s : 0.0;
+  const MedianRanks ranks = median_interval_ranks(n);
+  s.median_ci_low_s = sorted[ranks.low - 1];
+  s.median_ci_high_s = sorted[ranks.high - 1];
+  s.median_ci_coverage = ranks.coverage;
   return s;
 }
 
@@ -41,6 +112,7 @@ StoppingRule StoppingRule::for_sweep_point() const {
   r.min_samples = std::min<std::size_t>(min_samples, 5);
   r.min_time_s = min_time_s / 50;
   r.timeout_s = std::max(timeout_s / 30, 0.1);
+  r.hard_timeout_factor = hard_timeout_s() / r.timeout_s;
   r.max_rel_noise = std::max(max_rel_noise, 0.05);
   return r;
 }
@@ -68,7 +140,8 @@ StopReason Sampler::should_stop(double wall_s) const {
     const double stddev = std::sqrt(m2_ / static_cast<double>(n - 1));
     if (mean_ > 0 && stddev / mean_ <= rule_.max_rel_noise) return StopReason::converged;
   }
-  if (wall_s >= rule_.timeout_s && n >= 2) return StopReason::timeout;
+  const bool timed_out = wall_s >= rule_.timeout_s && n >= rule_.min_samples;
+  if (n >= 2 && (timed_out || wall_s >= rule_.hard_timeout_s())) return StopReason::timeout;
   return StopReason::none;
 }
 

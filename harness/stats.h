@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "harness/interval.h"
+
 namespace bb {
 
 struct Summary {
@@ -14,23 +16,59 @@ struct Summary {
   double stddev_s = 0;   // sample standard deviation (n − 1)
   double rel_noise = 0;  // stddev / mean
   double total_s = 0;    // sum of the samples
+  // Robust figures: one slow outlier (a preemption) moves the stddev, not these.
+  double mad_s = 0;    // median absolute deviation from the median (unscaled)
+  double rel_mad = 0;  // 1.4826 · mad / median: ≈ stddev / mean when the noise is normal
+  // Distribution-free interval for the median from order statistics (median_interval_ranks) and
+  // its actual coverage (≥ 0.95 from 6 samples on; below, [min, max] and what it reaches).
+  double median_ci_low_s = 0, median_ci_high_s = 0, median_ci_coverage = 0;
+
+  Interval median_interval() const {
+    return {median_s, median_ci_low_s, median_ci_high_s, median_ci_coverage};
+  }
 };
 
 Summary summarize(std::span<const double> samples_s);
 
+// The 1-based ranks (low, high = n + 1 − low) of the order statistics X_(low) ≤ median ≤ X_(high)
+// with coverage 1 − 2·P(B ≤ low − 1), B ~ Binomial(n, 1/2): the largest `low` whose coverage is at
+// least `confidence` (Conover, Practical Nonparametric Statistics, 3.2). Exact for any continuous
+// distribution. When even [X_(1), X_(n)] falls short (n < 6 at 95%), that widest interval and its
+// coverage 1 − 2^(1−n). n = 0: ranks 0, coverage 0.
+struct MedianRanks {
+  std::size_t low = 0, high = 0;
+  double coverage = 0;
+};
+MedianRanks median_interval_ranks(std::size_t n, double confidence = 0.95);
+
+// P(B ≤ k) for B ~ Binomial(n, 1/2).
+double binomial_half_cdf(std::size_t n, std::size_t k);
+
+// The samples a results file keeps, sorted: all of them up to `cap`, else `cap` evenly spaced
+// order statistics (ranks round(i·(n − 1)/(cap − 1)), so the min and max are kept and the
+// quantiles are preserved to within 1/cap).
+inline constexpr std::size_t kKeptSamples = 1000;
+std::vector<double> kept_samples(std::span<const double> samples_s, std::size_t cap = kKeptSamples);
+
 // nvbench's rule: sample until the relative noise is at most `max_rel_noise`, once at least
-// `min_samples` samples and `min_time_s` of measured time are in; stop regardless when `timeout_s`
-// of wall time has passed (with at least 2 samples, so that the noise is defined).
+// `min_samples` samples and `min_time_s` of measured time are in; stop when `timeout_s` of wall
+// time has passed and `min_samples` are in, so that every case has its minimum (the median's
+// interval needs 6 samples for 95%). Only the hard cap, `hard_timeout_s()` = 10 × timeout_s (of the
+// run's rule: a sweep point's shorter timeout keeps it), stops a case with fewer (at least 2, so
+// that the noise is defined): samples that take seconds each.
 struct StoppingRule {
   std::size_t warmup_samples = 1;
   std::size_t min_samples = 10;
   double min_time_s = 0.5;
   double max_rel_noise = 0.005;
   double timeout_s = 15.0;
+  double hard_timeout_factor = 10;  // hard cap / timeout_s
+
+  double hard_timeout_s() const { return hard_timeout_factor * timeout_s; }
 
   static StoppingRule quick();
   // For one point of a sweep (dozens of sizes, each judged by its median): at most 5 samples,
-  // 1/50 of the time, 1/30 of the timeout (≥ 0.1 s), noise target at least 5%.
+  // 1/50 of the time, 1/30 of the timeout (≥ 0.1 s), noise target at least 5%; the same hard cap.
   StoppingRule for_sweep_point() const;
 };
 

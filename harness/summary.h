@@ -17,6 +17,9 @@ struct SummaryRow {
   std::string name;  // "suite/case"
   std::string error;
   double median_s = 0, bytes_per_s = 0, flop_per_s = 0, rel_noise = 0;
+  double rel_mad = 0;                                // robust noise, 1.4826 MAD / median
+  double median_ci_low_s = 0, median_ci_high_s = 0;  // the median's interval
+  double median_ci_coverage = 0;
   double pct_of_peak_bandwidth = -1, pct_of_bound = -1;  // -1: unknown
   std::size_t samples = 0;
   std::string verdicts;  // "validate PASS, roofline SKIP"
@@ -26,6 +29,12 @@ SummaryRow summary_row(const nlohmann::json& entry, const std::vector<Check>& ch
 void print_case_line(const SummaryRow& row);
 void print_summary(const std::vector<SummaryRow>& rows, const std::vector<Check>& checks,
                    double elapsed_s);
+// Checks by verdict, and the findings (BELOW-EXPECTATION) listed on their own.
+struct VerdictCounts {
+  int pass = 0, fail = 0, skip = 0, inconclusive = 0, below_expectation = 0;
+};
+VerdictCounts count_verdicts(const std::vector<Check>& checks);
+std::string findings_text(const std::vector<Check>& checks);  // empty when there are none
 std::string markdown_summary(const std::vector<SummaryRow>& rows, const std::vector<Check>& checks,
                              const nlohmann::json& results);
 

@@ -328,6 +328,62 @@ class Compare(unittest.TestCase):
             self.assertIn("bad.json: not valid JSON", r.stderr.splitlines()[0])
 
 
+class Verdicts(unittest.TestCase):
+    """The results file carries samples, robust statistics and check kinds; the validator re-judges
+    each verdict from its interval and band; INCONCLUSIVE neither fails a run nor a comparison."""
+
+    def test_strict_run_new_fields_and_rejudged_verdicts(self):
+        validator = os.path.join(SRC, "ci", "validate_results.py")
+        with tempfile.TemporaryDirectory() as d:
+            out = os.path.join(d, "r.json")
+            r = bb("run", "--quick", "--backend", "host", "--filter", "triad/fp32/host",
+                   "--host-peak-bw", "1e15", "--strict", "--out", out)
+            self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+            self.assertIn("0 inconclusive, 0 below expectation", r.stdout)
+            doc = json.load(open(out))
+            self.assertEqual(doc["context"]["boundbench"]["schema_version"], 2)
+            self.assertTrue(doc["context"]["boundbench"]["options"]["strict"])
+            b = doc["benchmarks"][0]
+            self.assertGreaterEqual(b["samples"], 5)
+            self.assertEqual(len(b["samples_s"]), min(b["samples"], 1000))
+            self.assertEqual(b["samples_s"], sorted(b["samples_s"]))
+            self.assertLessEqual(b["median_ci_low_s"], b["median_s"])
+            self.assertGreaterEqual(b["median_ci_high_s"], b["median_s"])
+            self.assertIn("rel_mad", b)
+            roof = [c for c in doc["checks"] if c["name"].endswith("/roofline")][0]
+            self.assertEqual(roof["kind"], "law")
+            # PASS, or SKIP where the peak FLOP/s is unknown (a met partial bound proves little).
+            self.assertIn(roof["verdict"], ("PASS", "SKIP"))
+            self.assertLessEqual(roof["band_low"], roof["measured_low"])
+            self.assertIsNone(roof["band_high"])
+            r = subprocess.run(["/usr/bin/python3", validator, out, "--strict"],
+                               capture_output=True, text=True)
+            self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+
+            # A consistent INCONCLUSIVE check: valid, but not under --strict; compare is no
+            # regression. A verdict its numbers do not give is invalid.
+            noisy = dict(roof, name="noisy", verdict="INCONCLUSIVE", measured=2.0,
+                         measured_low=1.5, measured_high=2.1, measured_coverage=0.95,
+                         band_low=1.8, band_high=2.2)
+            doc["checks"].append(noisy)
+            changed = os.path.join(d, "changed.json")
+            json.dump(doc, open(changed, "w"))
+            r = subprocess.run(["/usr/bin/python3", validator, changed], capture_output=True, text=True)
+            self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+            self.assertIn("1 INCONCLUSIVE", r.stdout)
+            r = subprocess.run(["/usr/bin/python3", validator, changed, "--strict"],
+                               capture_output=True, text=True)
+            self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
+            r = bb("compare", out, changed)
+            self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+            self.assertIn("check bandwidth/noisy: - -> INCONCLUSIVE", r.stdout)
+            doc["checks"][-1]["verdict"] = "PASS"
+            json.dump(doc, open(changed, "w"))
+            r = subprocess.run(["/usr/bin/python3", validator, changed], capture_output=True, text=True)
+            self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
+            self.assertIn("gives INCONCLUSIVE", r.stdout)
+
+
 class GoogleBenchmarkPassthrough(unittest.TestCase):
     def test_benchmark_out_writes_its_own_json(self):
         with tempfile.TemporaryDirectory() as d:

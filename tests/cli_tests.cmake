@@ -21,6 +21,7 @@ set(_cli_tests
   RooflineFailure.test_faster_than_bound_fails_the_run
   Compare.test_same_run_is_no_regression Compare.test_slower_copy_regresses
   Compare.test_bad_input_exit_2 Report.test_html_and_pngs Report.test_bad_input_exit_2
+  Verdicts.test_strict_run_new_fields_and_rejudged_verdicts
   Interrupted.test_sigterm_leaves_valid_file)
 foreach(t IN LISTS _cli_tests)
   add_test(NAME cli.${t}

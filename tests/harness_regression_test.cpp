@@ -94,6 +94,31 @@ TEST(CompareRuns, ChecksThatTurnedFailComeFirst) {
   EXPECT_TRUE(c.regressed());
 }
 
+TEST(CompareRuns, InconclusiveAndFindingsAreNotRegressions) {
+  // A version-1 base against a version-2 run with the new verdicts: listed, worst first, and only a
+  // check that turned FAIL regresses.
+  json base = run("H200", {{"a", 1e-3}}), next = run("H200", {{"a", 1e-3}});
+  next["context"]["boundbench"]["schema_version"] = 2;
+  for (const char* name : {"b/exponent", "c/speed", "d/roofline"})
+    base["checks"].push_back({{"suite", "s"}, {"name", name}, {"verdict", "PASS"}});
+  next["checks"].push_back({{"suite", "s"}, {"name", "b/exponent"}, {"verdict", "INCONCLUSIVE"}});
+  next["checks"].push_back({{"suite", "s"},
+                            {"name", "c/speed"},
+                            {"verdict", "BELOW-EXPECTATION"},
+                            {"kind", "expectation"}});
+  next["checks"].push_back({{"suite", "s"}, {"name", "d/roofline"}, {"verdict", "PASS"}});
+  RunComparison c = compare_runs(base, next, {});
+  ASSERT_EQ(c.check_changes.size(), 2u);
+  EXPECT_EQ(c.check_changes[0].next, "BELOW-EXPECTATION");
+  EXPECT_EQ(c.check_changes[1].next, "INCONCLUSIVE");
+  EXPECT_FALSE(c.regressed());
+  next["checks"][3]["verdict"] = "FAIL";
+  c = compare_runs(base, next, {});
+  ASSERT_EQ(c.check_changes.size(), 3u);
+  EXPECT_EQ(c.check_changes[0].name, "s/d/roofline");
+  EXPECT_TRUE(c.regressed());
+}
+
 TEST(CompareRuns, DevicesMustMatchUnlessCrossDevice) {
   const json h100 = run("H100", {{"a", 2e-3}}), h200 = run("H200", {{"a", 1e-3}});
   EXPECT_THROW(compare_runs(h100, h200, {}), std::invalid_argument);
@@ -138,9 +163,17 @@ TEST_F(BadInput, EachProblemNamedWithItsFile) {
   EXPECT_NE(error_of(write("gb.json", R"({"context": {}, "benchmarks": []})"))
                 .find("not a boundbench results file"),
             std::string::npos);
+  // Versions 1 and 2 are read (a version-1 file is a valid version-2 file); others are refused.
   json v2 = run("H200", {{"a", 1e-3}});
   v2["context"]["boundbench"]["schema_version"] = 2;
-  EXPECT_NE(error_of(write("v2.json", v2.dump())).find("schema version 2"), std::string::npos);
+  EXPECT_EQ(error_of(write("v2.json", v2.dump())), "");
+  json v3 = v2, v0 = v2;
+  v3["context"]["boundbench"]["schema_version"] = 3;
+  EXPECT_NE(
+      error_of(write("v3.json", v3.dump())).find("schema version 3, this boundbench reads 1 to 2"),
+      std::string::npos);
+  v0["context"]["boundbench"]["schema_version"] = 0;
+  EXPECT_NE(error_of(write("v0.json", v0.dump())).find("schema version 0"), std::string::npos);
   json empty = run("H200", {});
   EXPECT_NE(error_of(write("empty.json", empty.dump())).find("no measured case"),
             std::string::npos);

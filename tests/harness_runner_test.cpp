@@ -3,12 +3,16 @@
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <thread>
 #include <vector>
 
+#include "harness/checks.h"
 #include "harness/runner.h"
 
 namespace bb {
@@ -207,6 +211,64 @@ TEST(Runner, SkippedCasesSweepPointsQuickSelectionAndFigures) {
   EXPECT_GE(doc["benchmarks"][1]["samples"].get<int>(), 5);
   EXPECT_LT(doc["benchmarks"][1]["samples"].get<int>(), 1000);
   EXPECT_EQ(doc["figures"]["synthetic"]["measured"], 1);
+  std::filesystem::remove_all(dir);
+}
+
+// Checks that are too noisy to judge, or expectations missed, are counted apart and do not fail the
+// run unless --strict; the results file keeps the samples and the robust statistics.
+TEST(Runner, InconclusiveAndFindingsAreCountedNotFailed) {
+  char tmpl[] = "/tmp/bb_runner_XXXXXX";
+  ASSERT_NE(mkdtemp(tmpl), nullptr);
+  const std::filesystem::path dir = tmpl;
+  Suite suite{"synthetic", "test suite", {counting_case(2)}, nullptr};
+  suite.suite_checks = [](const std::vector<CaseResult>& results) {
+    const CaseResult& r = results.at(0);
+    // The kept samples are the case's, sorted, and hold the median's interval.
+    EXPECT_EQ(r.samples_s.size(), std::min<std::size_t>(r.summary.samples, kKeptSamples));
+    EXPECT_TRUE(std::is_sorted(r.samples_s.begin(), r.samples_s.end()));
+    const CheckHead law{"synthetic", "noisy", "x = 2 +/- 0.2", CheckKind::law, "x"};
+    const CheckHead expected{"synthetic", "slow", "x >= 3", CheckKind::expectation, "x"};
+    return std::vector<Check>{within(law, 2, Band::plus_minus(2, 0.2), {2, 1.5, 2.1, 0.95}),
+                              at_least(expected, 3, {2, 1.9, 2.1, 0.95})};
+  };
+  RunOptions opts;
+  opts.rule.min_samples = 3;
+  opts.rule.min_time_s = 0;
+  opts.rule.timeout_s = 0.01;
+  opts.out_path = (dir / "r.json").string();
+  opts.summary_path = (dir / "r.md").string();
+  Environment env{query_host(), GpuStatus{}};
+  opts.backend = Backend::host;
+  const RunOutcome out = run_cases(select_cases({suite}, opts, env), opts, env);
+  EXPECT_EQ(out.checks_inconclusive, 1);
+  EXPECT_EQ(out.checks_below_expectation, 1);
+  EXPECT_EQ(out.checks_fail, 0);
+  EXPECT_FALSE(out.failed());
+  EXPECT_TRUE(out.failed(true));
+
+  std::ifstream in(opts.out_path);
+  const auto doc = nlohmann::json::parse(in);
+  const auto& b = doc["benchmarks"].at(0);
+  const auto kept = b["samples_s"].get<std::vector<double>>();
+  EXPECT_EQ(kept.size(), std::min<std::size_t>(b["samples"].get<std::size_t>(), kKeptSamples));
+  EXPECT_EQ(kept.front(), b["min_s"].get<double>());
+  EXPECT_EQ(kept.back(), b["max_s"].get<double>());
+  EXPECT_LE(b["median_ci_low_s"].get<double>(), b["median_s"].get<double>());
+  EXPECT_GE(b["median_ci_high_s"].get<double>(), b["median_s"].get<double>());
+  EXPECT_GE(b["median_ci_coverage"].get<double>(), 0.75);  // ≥ 3 samples
+  EXPECT_GE(b["rel_mad"].get<double>(), 0.0);
+  std::map<std::string, std::string> verdicts, kinds;
+  for (const auto& c : doc["checks"]) {
+    verdicts[c["name"]] = c["verdict"];
+    kinds[c["name"]] = c["kind"];
+  }
+  EXPECT_EQ(verdicts["noisy"], "INCONCLUSIVE");
+  EXPECT_EQ(verdicts["slow"], "BELOW-EXPECTATION");
+  EXPECT_EQ(kinds["slow"], "expectation");
+  EXPECT_EQ(kinds["count/2/validate"], "law");
+  std::ifstream md(opts.summary_path);
+  const std::string text((std::istreambuf_iterator<char>(md)), std::istreambuf_iterator<char>());
+  EXPECT_NE(text.find("### Findings"), std::string::npos) << text;
   std::filesystem::remove_all(dir);
 }
 

@@ -4,8 +4,11 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
+#include <cstdint>
+#include <random>
 #include <vector>
 
 namespace bb {
@@ -61,6 +64,130 @@ TEST(Summarize, OneAndZeroSamples) {
   EXPECT_EQ(s0.samples, 0u);
   EXPECT_EQ(s0.total_s, 0.0);
   EXPECT_EQ(s0.rel_noise, 0.0);
+}
+
+TEST(Summarize, RobustNoiseIgnoresOneOutlier) {
+  // Sorted 1 2 3 4 100: median 3, |x − 3| = 2 1 0 1 97 → sorted 0 1 1 2 97 → MAD 1.
+  const std::vector<double> x = {4, 100, 1, 3, 2};
+  const Summary s = summarize(x);
+  EXPECT_EQ(s.mad_s, 1.0);
+  EXPECT_DOUBLE_EQ(s.rel_mad, 1.4826 / 3);
+  EXPECT_GT(s.rel_noise, 1.5);  // the stddev is dominated by the outlier
+  // n = 5 cannot reach 95%: [min, max], covering 1 − 2/32.
+  EXPECT_EQ(s.median_ci_low_s, 1.0);
+  EXPECT_EQ(s.median_ci_high_s, 100.0);
+  EXPECT_DOUBLE_EQ(s.median_ci_coverage, 0.9375);
+  const Interval i = s.median_interval();
+  EXPECT_EQ(i.value, 3.0);
+  EXPECT_EQ(i.low, 1.0);
+  EXPECT_EQ(i.high, 100.0);
+}
+
+TEST(Summarize, MedianIntervalOfTenSamples) {
+  // n = 10: ranks 2 and 9 of 0.1 … 1.0.
+  std::vector<double> x;
+  for (int i = 10; i >= 1; --i) x.push_back(0.1 * i);
+  const Summary s = summarize(x);
+  EXPECT_DOUBLE_EQ(s.median_ci_low_s, 0.2);
+  EXPECT_DOUBLE_EQ(s.median_ci_high_s, 0.9);
+  EXPECT_DOUBLE_EQ(s.median_ci_coverage, 1 - 22.0 / 1024);
+}
+
+TEST(BinomialHalfCdf, HandComputed) {
+  // Bin(10, 1/2): P(0) = 1/1024, P(1) = 10/1024, P(B ≤ 5) = (1+10+45+120+210+252)/1024 = 638/1024.
+  EXPECT_NEAR(binomial_half_cdf(10, 0), 1.0 / 1024, 1e-15);
+  EXPECT_NEAR(binomial_half_cdf(10, 1), 11.0 / 1024, 1e-15);
+  EXPECT_NEAR(binomial_half_cdf(10, 5), 638.0 / 1024, 1e-14);
+  EXPECT_NEAR(binomial_half_cdf(10, 9), 1 - 1.0 / 1024, 1e-14);
+  EXPECT_EQ(binomial_half_cdf(10, 10), 1.0);
+  EXPECT_NEAR(binomial_half_cdf(1, 0), 0.5, 1e-15);
+}
+
+TEST(MedianIntervalRanks, HandComputed) {
+  // n = 10: P(B ≤ 1) = 11/1024 ≤ 2.5% < P(B ≤ 2) = 56/1024 → ranks 2 and 9, 1 − 22/1024 = 97.9%.
+  MedianRanks r = median_interval_ranks(10);
+  EXPECT_EQ(r.low, 2u);
+  EXPECT_EQ(r.high, 9u);
+  EXPECT_NEAR(r.coverage, 0.978515625, 1e-14);
+  // n = 6: P(B ≤ 0) = 1/64 ≤ 2.5% < P(B ≤ 1) = 7/64 → [min, max], 1 − 2/64.
+  r = median_interval_ranks(6);
+  EXPECT_EQ(r.low, 1u);
+  EXPECT_EQ(r.high, 6u);
+  EXPECT_NEAR(r.coverage, 0.96875, 1e-14);
+  // n = 20: P(B ≤ 5) = 21700/2^20 = 0.0207 ≤ 2.5% < P(B ≤ 6) = 60460/2^20 → ranks 6 and 15.
+  r = median_interval_ranks(20);
+  EXPECT_EQ(r.low, 6u);
+  EXPECT_EQ(r.high, 15u);
+  EXPECT_NEAR(r.coverage, 1 - 2 * 21700.0 / 1048576, 1e-13);
+  // n = 100: the textbook ranks 40 and 61.
+  r = median_interval_ranks(100);
+  EXPECT_EQ(r.low, 40u);
+  EXPECT_EQ(r.high, 61u);
+  EXPECT_GE(r.coverage, 0.95);
+}
+
+TEST(MedianIntervalRanks, BelowSixSamplesTheWidestFallsShort) {
+  // [X_(1), X_(n)] covers 1 − 2·2^−n: 0, 1/2, 3/4, 7/8, 15/16 for n = 1 … 5.
+  const double expected[] = {0, 0.5, 0.75, 0.875, 0.9375};
+  for (std::size_t n = 1; n <= 5; ++n) {
+    const MedianRanks r = median_interval_ranks(n);
+    EXPECT_EQ(r.low, 1u) << n;
+    EXPECT_EQ(r.high, n) << n;
+    EXPECT_NEAR(r.coverage, expected[n - 1], 1e-15) << n;
+  }
+  const MedianRanks none = median_interval_ranks(0);
+  EXPECT_EQ(none.low, 0u);
+  EXPECT_EQ(none.coverage, 0.0);
+}
+
+TEST(MedianIntervalRanks, LargeCountNearTheNormalApproximation) {
+  // n = 10^6: low ≈ n/2 − 1.96·sqrt(n)/2 = 499020; the smallest coverage still ≥ 95%.
+  const std::size_t n = 1000000;
+  const MedianRanks r = median_interval_ranks(n);
+  EXPECT_NEAR(static_cast<double>(r.low), 499020.0, 2.0);
+  EXPECT_EQ(r.high, n + 1 - r.low);
+  EXPECT_GE(r.coverage, 0.95);
+  EXPECT_LT(r.coverage, 0.9502);
+  EXPECT_LT(1 - 2 * binomial_half_cdf(n, r.low), 0.95);  // one rank narrower falls short
+}
+
+// The interval's coverage is what it claims for any continuous distribution: simulated with
+// exponential samples (median ln 2), skewed like timings.
+TEST(MedianIntervalRanks, CoverageBySimulation) {
+  std::mt19937_64 rng(12345);
+  const auto uniform = [&] {
+    return (static_cast<double>(rng() >> 11) + 0.5) / 9007199254740992.0;
+  };
+  const double true_median = std::log(2.0);
+  for (std::size_t n : {5u, 10u, 25u, 60u}) {
+    const int trials = 20000;
+    int covered = 0;
+    std::vector<double> x(n);
+    for (int t = 0; t < trials; ++t) {
+      for (auto& v : x) v = -std::log(uniform());
+      const Summary s = summarize(x);
+      covered += s.median_ci_low_s <= true_median && true_median <= s.median_ci_high_s;
+    }
+    const double p = median_interval_ranks(n).coverage;
+    const double sigma = std::sqrt(p * (1 - p) / trials);
+    EXPECT_NEAR(static_cast<double>(covered) / trials, p, 4 * sigma) << "n = " << n;
+  }
+}
+
+TEST(KeptSamples, AllWhenFewEvenlySpacedOrderStatisticsWhenMany) {
+  const std::vector<double> few = {3, 1, 2};
+  EXPECT_EQ(kept_samples(few), (std::vector<double>{1, 2, 3}));
+  // n = 6, cap 4: ranks round(i·5/3) = 0, 2, 3, 5 (0-based) of 10 … 60.
+  const std::vector<double> six = {60, 50, 40, 30, 20, 10};
+  EXPECT_EQ(kept_samples(six, 4), (std::vector<double>{10, 30, 40, 60}));
+  std::vector<double> many;
+  for (int i = 0; i < 5000; ++i) many.push_back(static_cast<double>((i * 7919) % 5000));
+  const std::vector<double> kept = kept_samples(many);
+  ASSERT_EQ(kept.size(), kKeptSamples);
+  EXPECT_EQ(kept.front(), 0.0);
+  EXPECT_EQ(kept.back(), 4999.0);
+  EXPECT_TRUE(std::is_sorted(kept.begin(), kept.end()));
+  EXPECT_EQ(kept[500], 2502.0);  // 0-based rank round(500·4999/999) = round(2501.99) = 2502
 }
 
 // Index (1-based count) of the sample after which the sampler first stops with `wall_s`, feeding
@@ -122,14 +249,47 @@ TEST(Sampler, NoisyStreamOnlyTimesOut) {
   EXPECT_EQ(sampler.should_stop(100.0), StopReason::timeout);
 }
 
-TEST(Sampler, TimeoutNeedsTwoSamples) {
+TEST(Sampler, TimeoutWaitsForMinSamplesUntilTheHardCap) {
+  // Default rule: timeout 15 s, min_samples 10, hard cap 150 s.
   Sampler sampler(StoppingRule{});
-  EXPECT_EQ(sampler.should_stop(100.0), StopReason::none);
+  EXPECT_EQ(StoppingRule{}.hard_timeout_s(), 150.0);
+  EXPECT_EQ(sampler.should_stop(1000.0), StopReason::none);  // no sample yet
   sampler.add(1.0);
-  EXPECT_EQ(sampler.should_stop(100.0), StopReason::none);
+  EXPECT_EQ(sampler.should_stop(1000.0), StopReason::none);  // the cap needs 2 samples
   sampler.add(1.2);
-  EXPECT_EQ(sampler.should_stop(100.0), StopReason::timeout);
-  EXPECT_EQ(sampler.should_stop(1.0), StopReason::none);
+  EXPECT_EQ(sampler.should_stop(100.0), StopReason::none);     // past the timeout, 2 < 10 samples
+  EXPECT_EQ(sampler.should_stop(150.0), StopReason::timeout);  // the hard cap
+  for (int i = 0; i < 8; ++i) sampler.add(i % 2 ? 1.0 : 1.2);
+  EXPECT_EQ(sampler.should_stop(14.9), StopReason::none);
+  EXPECT_EQ(sampler.should_stop(15.0), StopReason::timeout);  // 10 samples: the timeout stops it
+}
+
+TEST(Sampler, QuickSweepPointKeepsItsFiveSamples) {
+  // --quick on a sweep point: timeout 0.1 s, 5 samples at least, the run's hard cap of 10 s.
+  const StoppingRule rule = StoppingRule::quick().for_sweep_point();
+  EXPECT_EQ(rule.min_samples, 5u);
+  EXPECT_DOUBLE_EQ(rule.timeout_s, 0.1);
+  EXPECT_DOUBLE_EQ(rule.hard_timeout_s(), 10.0);
+  EXPECT_DOUBLE_EQ(StoppingRule{}.for_sweep_point().hard_timeout_s(), 150.0);
+  Sampler sampler(rule);
+  const auto noisy = [](std::size_t i) { return i % 2 ? 1.8 : 1.5; };  // seconds each, noisy
+  StopReason reason = StopReason::none;
+  // Wall time as it would pass: the sum of the samples (past the 0.1 s timeout at once, the 5th
+  // sample ends at 8.1 s, inside the hard cap).
+  double wall = 0;
+  std::size_t n = 0;
+  while (reason == StopReason::none && n < 100) {
+    sampler.add(noisy(n));
+    wall += noisy(n++);
+    reason = sampler.should_stop(wall);
+  }
+  EXPECT_EQ(n, 5u);
+  EXPECT_EQ(reason, StopReason::timeout);
+  // Samples of 4 s: the hard cap stops it at 12 s, with 3.
+  Sampler slow(rule);
+  for (int i = 1; i <= 3; ++i) slow.add(4.0);
+  EXPECT_EQ(slow.should_stop(8.0), StopReason::none);
+  EXPECT_EQ(slow.should_stop(12.0), StopReason::timeout);
 }
 
 TEST(StoppingRule, QuickIsLooserThanDefault) {
