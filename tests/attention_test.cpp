@@ -224,12 +224,19 @@ TEST(AttentionChecks, ExponentAndCrossover) {
   }
   auto checks = suites::attention_suite_checks(rs);
   ASSERT_EQ(checks.size(), 2u);
-  for (const auto& c : checks) EXPECT_EQ(c.verdict, Verdict::pass) << c.name << c.reason;
+  // The naive kernel's step at 1024 spreads its pairwise slopes over [2, 2.58]: the interval
+  // straddles 2 ± 0.2, too noisy to judge, not a failure; the clean n^2 passes.
+  EXPECT_EQ(checks[0].verdict, Verdict::inconclusive) << checks[0].reason;
+  EXPECT_EQ(checks[1].verdict, Verdict::pass) << checks[1].reason;
   const auto f = suites::attention_suite_figures(rs);
   EXPECT_EQ(f["host"]["crossover"]["tiled/fp32/d64"].get<double>(), 1024);
-  // One slow size among five barely moves the (Theil-Sen) exponent; linear time is not the law.
+  // One slow size among five widens the interval; it never fails the law.
   rs[5].summary.median_s *= 1.4;  // tiled at n = 1024 (rs: naive, tiled per size)
-  EXPECT_EQ(suites::attention_suite_checks(rs).at(1).verdict, Verdict::pass);
+  EXPECT_NE(suites::attention_suite_checks(rs).at(1).verdict, Verdict::fail);
+  // n^3 work (a planted violation) fails: every pairwise slope is 3.
+  std::vector<CaseResult> cubic;
+  for (double n = 256; n <= 4096; n *= 2) cubic.push_back(result("tiled", n, 1e-12 * n * n * n));
+  EXPECT_EQ(suites::attention_suite_checks(cubic).at(0).verdict, Verdict::fail);
   // Linear time is not attention's law.
   std::vector<CaseResult> linear;
   for (double n = 256; n <= 4096; n *= 2) linear.push_back(result("tiled", n, 1e-6 * n));

@@ -128,6 +128,9 @@ void analyse_sweep(const std::vector<CaseResult>& rs, Backend b, const std::stri
   }
 }
 
+std::optional<double> best_stream_bytes_per_s(const std::vector<CaseResult>& rs, Backend b,
+                                              std::string* name);
+
 void analyse_strided(const std::vector<CaseResult>& rs, Backend b, Analysis& out) {
   std::map<double, const CaseResult*> by_stride;
   for (const auto& r : rs)
@@ -136,6 +139,22 @@ void analyse_strided(const std::vector<CaseResult>& rs, Backend b, Analysis& out
   if (!by_stride.count(1)) return;
   const CaseResult& unit = *by_stride.at(1);
   const std::string be = backend_name(b);
+  const auto units_per_s = [](const CaseResult& r) {
+    return r.work.bytes_read / r.summary.median_s;
+  };
+  // The time ratio is the traffic ratio only if stride 1 is limited by memory. A stride that moved
+  // its units faster than stride 1 did shows that memory had more to give: stride 1 was limited by
+  // the core (e.g. a 2.3 GHz vCPU's loads), and the model cannot be judged on this machine.
+  const CaseResult* fastest = &unit;
+  for (const auto& [s, r] : by_stride)
+    if (units_per_s(*r) > units_per_s(*fastest)) fastest = r;
+  // Only where the run's own STREAM shows what memory gives: units moved at more than twice that
+  // (a read-only loop may beat copy, not double it) are bytes miscounted, and the law is judged.
+  std::string stream_case;
+  const std::optional<double> stream = best_stream_bytes_per_s(rs, b, &stream_case);
+  const bool premise = b == Backend::cuda || !stream ||
+                       units_per_s(*fastest) <= units_per_s(unit) * (1 + kSectorTolerance) ||
+                       units_per_s(*fastest) > 2 * *stream;
   for (const auto& [s, r] : by_stride) {
     if (s == 1) continue;
     const double predicted = r->work.bytes_read / unit.work.bytes_read;
@@ -153,9 +172,19 @@ void analyse_strided(const std::vector<CaseResult>& rs, Backend b, Analysis& out
         be + "/strided/s" + fmt::format("{:.0f}", s) + "/sector-model",
         equality
             ? "t(s) / t(1) = bytes moved(s) / bytes moved(1) within 20%, bytes moved = " + units
-            : "t(s) / t(1) >= 0.8 x bytes moved(s) / bytes moved(1), bytes moved >= " + units,
-        predicted, measured, kSectorTolerance, ok ? Verdict::pass : Verdict::fail,
-        fmt::format("stride {:.0f}: time ratio {:.3f}, model {:.3f}", s, measured, predicted) +
+            : "t(s) / t(1) >= 0.8 x bytes moved(s) / bytes moved(1), bytes moved >= " + units +
+                  " (premise: stride 1 memory-bound)",
+        predicted, measured, kSectorTolerance,
+        !premise ? Verdict::skip
+        : ok     ? Verdict::pass
+                 : Verdict::fail,
+        (premise
+             ? std::string()
+             : fmt::format("premise not met: stride 1 is not memory-bound here (stride {} moved "
+                           "{:.1f} GB/s of units, stride 1 {:.1f} GB/s, {} {:.1f} GB/s); ",
+                           fastest->params["stride_elements"].dump(), units_per_s(*fastest) / 1e9,
+                           units_per_s(unit) / 1e9, stream_case, stream.value_or(0) / 1e9)) +
+            fmt::format("stride {:.0f}: time ratio {:.3f}, model {:.3f}", s, measured, predicted) +
             (!equality && rel > kSectorTolerance
                  ? fmt::format(
                        "; {:.2f}x the touched lines' traffic (prefetched lines nobody reads)",
@@ -239,12 +268,16 @@ void analyse_intensity(const std::vector<CaseResult>& rs, Backend b, Analysis& o
       const double expected = table_peak / table_bw;
       const double r = ridge / expected;
       fig["table_ridge_flop_per_byte"] = expected;
-      out.checks.push_back(make_check(
+      // What a machine reaches, not a law: a shared or throttled machine misses it honestly.
+      Check ridge_check = make_check(
           base + "/ridge-point", "measured ridge P_max / B_max within 2x of peak / BW", expected,
-          ridge, kRidgeFactor, std::max(r, 1 / r) <= kRidgeFactor ? Verdict::pass : Verdict::fail,
+          ridge, kRidgeFactor,
+          std::max(r, 1 / r) <= kRidgeFactor ? Verdict::pass : Verdict::below_expectation,
           fmt::format("measured {:.3g} flop/byte, expected {:.3g} from the peak {:.4g} GFLOP/s",
                       ridge, expected, table_peak / 1e9) +
-              " over " + bw_source));
+              " over " + bw_source);
+      ridge_check.kind = CheckKind::expectation;
+      out.checks.push_back(ridge_check);
     } else {
       out.checks.push_back(make_check(
           base + "/ridge-point", "measured ridge P_max / B_max within 2x of peak / BW", NAN, ridge,
