@@ -9,7 +9,6 @@
 
 #include "harness/gpu.h"
 #include "harness/lockstep.h"
-#include "harness/lockstep_processes.h"
 #include "suites/collectives/collectives.h"
 #include "suites/collectives/collectives_plan.h"
 #include "suites/collectives/collectives_report.h"

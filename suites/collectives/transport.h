@@ -10,7 +10,6 @@
 #include <string>
 
 #include "harness/lockstep_engine.h"
-#include "harness/lockstep_processes.h"
 #include "kernels/collectives.h"
 #include "reference/collectives.h"
 

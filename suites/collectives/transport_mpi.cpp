@@ -18,11 +18,8 @@ class MpiProcesses final : public lockstep::Processes {
   int size() const override { return world_.size(); }
   std::string launcher() const override { return "mpi"; }
   int on_this_node() const override { return world_.on_this_node(); }
-  bool same_everywhere(const std::string& text, std::string& differing) override {
-    int rank = -1;
-    const bool same = world_.same_everywhere(text, rank);
-    if (rank >= 0) differing = "rank " + std::to_string(rank);
-    return same;
+  bool same_everywhere(const std::string& text, int& differing_rank) override {
+    return world_.same_everywhere(text, differing_rank);
   }
   double min_over_all(double v) override { return world_.min_over_all(v); }
   void meet() override { world_.meet(); }
