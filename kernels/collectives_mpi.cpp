@@ -3,7 +3,6 @@
 #include <malloc.h>
 
 #include <algorithm>
-#include <cstring>
 #include <limits>
 
 namespace bb::kernels {
@@ -59,19 +58,6 @@ MpiCollective::MpiCollective(const CollectiveSpec& s, const reference::Collectiv
 
 MpiCollective::~MpiCollective() {
   if (own_op_) MPI_Op_free(&op_);
-}
-
-std::size_t MpiCollective::output_buffer_elements() const {
-  return recv_.size() / reference::dtype_bytes(spec_.dtype);
-}
-
-void MpiCollective::place_input_in_output() {
-  const std::size_t esize = reference::dtype_bytes(spec_.dtype);
-  std::size_t offset = 0;
-  if (spec_.op == Collective::all_gather)
-    offset = static_cast<std::size_t>(rank_) * shape_.in_count;
-  if (spec_.op == Collective::broadcast && rank_ != spec_.root) return;  // receivers: poison
-  std::memcpy(recv_.data() + offset * esize, send_.data(), send_.size());
 }
 
 const void* MpiCollective::output() const {

@@ -31,11 +31,7 @@ class MpiCollective {
   MpiCollective& operator=(const MpiCollective&) = delete;
 
   void* input() { return send_.data(); }
-  void* output_buffer() { return recv_.data(); }
-  std::size_t output_buffer_elements() const;
-  // In place, the input starts where nccl-tests and MPI expect it inside the output buffer (a
-  // broadcast's receivers keep their output as it is).
-  void place_input_in_output();
+  void* output_buffer() { return recv_.data(); }  // in place, the input starts in it
   // Where this process's result is (an out-of-place broadcast's root keeps it in the input).
   const void* output() const;
   void run();

@@ -17,6 +17,16 @@ void mpi_check(int rc, const char* what) {
                            " failed: " + std::string(text, static_cast<std::size_t>(len)));
 }
 
+namespace {
+
+double allreduce(double v, MPI_Op op, MPI_Comm comm) {
+  double r = 0;
+  mpi_check(MPI_Allreduce(&v, &r, 1, MPI_DOUBLE, op, comm), "MPI_Allreduce");
+  return r;
+}
+
+}  // namespace
+
 MpiWorld::MpiWorld(int& argc, char**& argv) {
   int provided = 0;
   // The watchdog calls MPI_Abort from its own thread: ask for MPI_THREAD_MULTIPLE.
@@ -66,11 +76,7 @@ bool MpiWorld::same_everywhere(const std::string& text, int& differing_rank) {
   return !any;
 }
 
-double MpiWorld::min_over_all(double v) {
-  double r = v;
-  mpi_check(MPI_Allreduce(&v, &r, 1, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD), "MPI_Allreduce");
-  return r;
-}
+double MpiWorld::min_over_all(double v) { return allreduce(v, MPI_MIN, MPI_COMM_WORLD); }
 
 void MpiWorld::meet() {
   MPI_Request request = MPI_REQUEST_NULL;
@@ -111,24 +117,8 @@ void MpiGroup::free() {
 
 void MpiGroup::barrier() { mpi_check(MPI_Barrier(comm_), "MPI_Barrier"); }
 
-double MpiGroup::max(double v) {
-  double r = 0;
-  mpi_check(MPI_Allreduce(&v, &r, 1, MPI_DOUBLE, MPI_MAX, comm_), "MPI_Allreduce");
-  return r;
-}
-
-double MpiGroup::sum(double v) {
-  double r = 0;
-  mpi_check(MPI_Allreduce(&v, &r, 1, MPI_DOUBLE, MPI_SUM, comm_), "MPI_Allreduce");
-  return r;
-}
-
-std::uint64_t MpiGroup::sum(std::uint64_t v) {
-  unsigned long long mine = v, total = 0;
-  mpi_check(MPI_Allreduce(&mine, &total, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, comm_),
-            "MPI_Allreduce");
-  return total;
-}
+double MpiGroup::max(double v) { return allreduce(v, MPI_MAX, comm_); }
+double MpiGroup::sum(double v) { return allreduce(v, MPI_SUM, comm_); }
 
 void MpiGroup::broadcast(void* data, int bytes, int root) {
   mpi_check(MPI_Bcast(data, bytes, MPI_BYTE, root, comm_), "MPI_Bcast");

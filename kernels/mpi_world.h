@@ -6,7 +6,6 @@
 
 #include <mpi.h>
 
-#include <cstdint>
 #include <string>
 #include <utility>
 
@@ -60,7 +59,6 @@ class MpiGroup {
   void barrier();
   double max(double v);
   double sum(double v);
-  std::uint64_t sum(std::uint64_t v);
   void broadcast(void* data, int bytes, int root);
 
  private:

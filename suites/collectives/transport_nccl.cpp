@@ -4,7 +4,6 @@
 // verified against the reference here.
 #include <algorithm>
 #include <cstdlib>
-#include <cstring>
 #include <stdexcept>
 #include <vector>
 
@@ -63,46 +62,28 @@ class NcclTransport final : public Transport {
 #endif
   }
 
-  std::string unsupported(const Spec& s, const reference::CollectiveShape&) const override {
-    if (s.in_place && !has_in_place(s.op))
-      return "NCCL has no in-place " + std::string(theory::collective_name(s.op));
-    return "";
-  }
-
-  void prepare(const Spec& s, const reference::CollectiveShape& shape) override {
-    spec_ = s, shape_ = shape;
+  std::uint64_t prepare_and_verify(const Spec& s,
+                                   const reference::CollectiveShape& shape) override {
     nccl_.allocate(s, shape);
-  }
-
-  std::uint64_t run_and_verify() override {
-    const std::size_t esize = reference::dtype_bytes(spec_.dtype);
-    const std::size_t in_bytes = shape_.in_count * esize;
-    const std::size_t out_bytes = std::max(shape_.in_count, shape_.out_count) * esize;
-    const int amplitude = reference::pattern_amplitude(spec_.dtype, size_);
-    std::vector<char> input(in_bytes), output(out_bytes);
+    const std::size_t esize = reference::dtype_bytes(s.dtype);
+    std::vector<char> input(shape.in_count * esize),
+        output(std::max(shape.in_count, shape.out_count) * esize);
     for (std::size_t i = 0; i < nccl_.local_ranks(); ++i) {
-      const int rank = nccl_.rank(i);
-      reference::fill_input(spec_.dtype, rank, amplitude, input.data(), shape_.in_count);
-      reference::poison_output(spec_.dtype, output.data(), out_bytes / esize);
-      if (spec_.in_place && (spec_.op != Collective::broadcast || rank == spec_.root)) {
-        const std::size_t at = spec_.op == Collective::all_gather ? rank * in_bytes : 0;
-        std::memcpy(output.data() + at, input.data(), in_bytes);
-      }
+      fill_buffers(s, shape, nccl_.rank(i), size_, input.data(), output.data());
       nccl_.upload(i, input.data(), output.data());
     }
     nccl_.run();
-    unsigned long long wrong = 0;
+    std::uint64_t wrong = 0;
     for (std::size_t i = 0; i < nccl_.local_ranks(); ++i) {
       const int rank = nccl_.rank(i);
       nccl_.download(i, output.data());
       // NCCL's in-place reduce_scatter leaves rank r's part at offset r·count.
-      const std::size_t at = spec_.in_place && spec_.op == Collective::reduce_scatter
-                                 ? rank * shape_.out_count * esize
-                                 : 0;
-      wrong += reference::count_wrong(spec_.op, spec_.redop, spec_.dtype, rank, size_, spec_.root,
-                                      shape_, output.data() + at);
+      const std::size_t at =
+          s.in_place && s.op == Collective::reduce_scatter ? rank * shape.out_count * esize : 0;
+      wrong += reference::count_wrong(s.op, s.redop, s.dtype, rank, size_, s.root, shape,
+                                      output.data() + at);
     }
-    return static_cast<std::uint64_t>(sum_over_group(static_cast<double>(wrong)));
+    return wrong;
   }
 
   int group_ranks() const override { return size_; }
@@ -129,8 +110,6 @@ class NcclTransport final : public Transport {
 #endif
     return v;
   }
-
-  void release() override { nccl_.free_buffers(); }
 
   [[noreturn]] void abort(const std::string& message, int exit_code) override {
     // One process's comms only (ncclCommAbort may wait for peers in other processes, which the
@@ -164,8 +143,6 @@ class NcclTransport final : public Transport {
   kernels::MpiGroup group_;
 #endif
   int devices_ = 0, size_ = 1;
-  Spec spec_;
-  reference::CollectiveShape shape_;
 };
 
 }  // namespace
