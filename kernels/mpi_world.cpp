@@ -1,5 +1,6 @@
 #include "kernels/mpi_world.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <stdexcept>
@@ -64,16 +65,14 @@ bool MpiWorld::same_everywhere(const std::string& text, int& differing_rank) {
   if (rank_ == 0) first = text;
   mpi_check(MPI_Bcast(first.data(), static_cast<int>(length), MPI_CHAR, 0, MPI_COMM_WORLD),
             "MPI_Bcast");
-  int differs = first != text;
+  const int differs = first != text;
   std::vector<int> all(static_cast<std::size_t>(size_));
-  mpi_check(MPI_Gather(&differs, 1, MPI_INT, all.data(), 1, MPI_INT, 0, MPI_COMM_WORLD),
-            "MPI_Gather");
-  int any = 0;
-  mpi_check(MPI_Allreduce(&differs, &any, 1, MPI_INT, MPI_LOR, MPI_COMM_WORLD), "MPI_Allreduce");
-  if (rank_ == 0)
-    for (int r = 0; r < size_ && differing_rank < 0; ++r)
-      if (all[static_cast<std::size_t>(r)]) differing_rank = r;
-  return !any;
+  mpi_check(MPI_Allgather(&differs, 1, MPI_INT, all.data(), 1, MPI_INT, MPI_COMM_WORLD),
+            "MPI_Allgather");
+  const auto first_differing = std::find(all.begin(), all.end(), 1);
+  if (first_differing == all.end()) return true;
+  differing_rank = static_cast<int>(first_differing - all.begin());
+  return false;
 }
 
 double MpiWorld::min_over_all(double v) { return allreduce(v, MPI_MIN, MPI_COMM_WORLD); }
@@ -103,15 +102,7 @@ MpiGroup::MpiGroup(const MpiWorld& world, int ranks) {
   mpi_check(MPI_Comm_size(comm_, &size_), "MPI_Comm_size");
 }
 
-MpiGroup& MpiGroup::operator=(MpiGroup&& other) noexcept {
-  if (this == &other) return *this;
-  free();
-  comm_ = other.comm_, rank_ = other.rank_, size_ = other.size_;
-  other.comm_ = MPI_COMM_NULL;
-  return *this;
-}
-
-void MpiGroup::free() {
+MpiGroup::~MpiGroup() {
   if (comm_ != MPI_COMM_NULL) MPI_Comm_free(&comm_);
 }
 

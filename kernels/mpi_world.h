@@ -7,7 +7,6 @@
 #include <mpi.h>
 
 #include <string>
-#include <utility>
 
 namespace bb::kernels {
 
@@ -27,8 +26,8 @@ class MpiWorld {
   int size() const { return size_; }
   int on_this_node() const { return node_size_; }  // processes sharing this node
   std::string library_version() const;             // its first line; not collective
-  // True everywhere when every process passed rank 0's `text`; otherwise `differing_rank` (on
-  // rank 0) is the first process that did not.
+  // True everywhere when every process passed rank 0's `text`; otherwise `differing_rank` is the
+  // first process that did not.
   bool same_everywhere(const std::string& text, int& differing_rank);
   double min_over_all(double v);
   // A barrier polled with sleeps: processes with nothing to do leave the cores to the others.
@@ -46,11 +45,10 @@ class MpiWorld {
 // (member() false). Calls other than member(), rank() and size() are collective over the group.
 class MpiGroup {
  public:
-  MpiGroup() = default;
   MpiGroup(const MpiWorld& world, int ranks);  // collective over the world
-  ~MpiGroup() { free(); }
-  MpiGroup(MpiGroup&& other) noexcept { *this = std::move(other); }
-  MpiGroup& operator=(MpiGroup&& other) noexcept;
+  ~MpiGroup();
+  MpiGroup(const MpiGroup&) = delete;
+  MpiGroup& operator=(const MpiGroup&) = delete;
 
   bool member() const { return comm_ != MPI_COMM_NULL; }
   MPI_Comm comm() const { return comm_; }
@@ -62,7 +60,6 @@ class MpiGroup {
   void broadcast(void* data, int bytes, int root);
 
  private:
-  void free();
   MPI_Comm comm_ = MPI_COMM_NULL;
   int rank_ = 0, size_ = 1;
 };

@@ -48,12 +48,12 @@ class MpiTransport final : public Transport {
 
   bool begin_group(int ranks) override {
     end_group();
-    group_ = kernels::MpiGroup(world_, ranks);
-    return group_.member();
+    group_.emplace(world_, ranks);
+    return group_->member();
   }
   void end_group() override {
     call_.reset();
-    group_ = kernels::MpiGroup();
+    group_.reset();
   }
 
   // MPI counts are int (and OpenMPI sums reduce_scatter's counts in an int): larger messages are
@@ -61,26 +61,26 @@ class MpiTransport final : public Transport {
   bool runs(const Spec&, const reference::CollectiveShape& shape) const override {
     constexpr std::size_t kIntMax = 2147483647;
     return shape.in_count <= kIntMax &&
-           shape.out_count * static_cast<std::size_t>(group_.size()) <= kIntMax;
+           shape.out_count * static_cast<std::size_t>(group_->size()) <= kIntMax;
   }
 
   std::uint64_t prepare_and_verify(const Spec& s,
                                    const reference::CollectiveShape& shape) override {
-    call_.emplace(s, shape, group_);
-    fill_buffers(s, shape, group_.rank(), group_.size(), call_->input(), call_->output_buffer());
+    call_.emplace(s, shape, *group_);
+    fill_buffers(s, shape, group_->rank(), group_->size(), call_->input(), call_->output_buffer());
     call_->run();
-    return reference::count_wrong(s.op, s.redop, s.dtype, group_.rank(), group_.size(), s.root,
+    return reference::count_wrong(s.op, s.redop, s.dtype, group_->rank(), group_->size(), s.root,
                                   shape, call_->output());
   }
 
-  int group_ranks() const override { return group_.size(); }
-  void barrier() override { group_.barrier(); }
+  int group_ranks() const override { return group_->size(); }
+  void barrier() override { group_->barrier(); }
   lockstep::LocalTimes time_here(int iterations) override {
     const double t = call_->seconds_per_call(iterations);
     return {t, t};
   }
-  double max_over_group(double v) override { return group_.max(v); }
-  double sum_over_group(double v) override { return group_.sum(v); }
+  double max_over_group(double v) override { return group_->max(v); }
+  double sum_over_group(double v) override { return group_->sum(v); }
 
   [[noreturn]] void abort(const std::string& message, int exit_code) override {
     procs_.abort(message, exit_code);
@@ -89,7 +89,7 @@ class MpiTransport final : public Transport {
  private:
   MpiProcesses& procs_;
   kernels::MpiWorld& world_;
-  kernels::MpiGroup group_;
+  std::optional<kernels::MpiGroup> group_;  // while a group is formed
   std::optional<kernels::MpiCollective> call_;
 };
 

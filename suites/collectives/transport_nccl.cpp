@@ -4,6 +4,7 @@
 // verified against the reference here.
 #include <algorithm>
 #include <cstdlib>
+#include <optional>
 #include <stdexcept>
 #include <vector>
 
@@ -45,12 +46,12 @@ class NcclTransport final : public Transport {
       return true;
     }
 #ifdef BOUNDBENCH_WITH_MPI
-    group_ = kernels::MpiGroup(*mpi_, ranks);
-    if (!group_.member()) return false;
+    group_.emplace(*mpi_, ranks);
+    if (!group_->member()) return false;
     ncclUniqueId id{};
-    if (group_.rank() == 0) id = nccl_.unique_id();
-    group_.broadcast(&id, static_cast<int>(sizeof id), 0);
-    nccl_.init_rank(ranks, group_.rank(), local_device(), id);
+    if (group_->rank() == 0) id = nccl_.unique_id();
+    group_->broadcast(&id, static_cast<int>(sizeof id), 0);
+    nccl_.init_rank(ranks, group_->rank(), local_device(), id);
 #endif
     return true;
   }
@@ -58,7 +59,7 @@ class NcclTransport final : public Transport {
   void end_group() override {
     nccl_.destroy();
 #ifdef BOUNDBENCH_WITH_MPI
-    group_ = kernels::MpiGroup();
+    group_.reset();
 #endif
   }
 
@@ -89,7 +90,7 @@ class NcclTransport final : public Transport {
   int group_ranks() const override { return size_; }
   void barrier() override {
 #ifdef BOUNDBENCH_WITH_MPI
-    if (multi_process()) group_.barrier();
+    if (multi_process()) group_->barrier();
 #endif
   }
   lockstep::LocalTimes time_here(int iterations) override {
@@ -100,13 +101,13 @@ class NcclTransport final : public Transport {
   }
   double max_over_group(double v) override {
 #ifdef BOUNDBENCH_WITH_MPI
-    if (multi_process()) return group_.max(v);
+    if (multi_process()) return group_->max(v);
 #endif
     return v;
   }
   double sum_over_group(double v) override {
 #ifdef BOUNDBENCH_WITH_MPI
-    if (multi_process()) return group_.sum(v);
+    if (multi_process()) return group_->sum(v);
 #endif
     return v;
   }
@@ -140,7 +141,7 @@ class NcclTransport final : public Transport {
   lockstep::Processes& procs_;
 #ifdef BOUNDBENCH_WITH_MPI
   kernels::MpiWorld* mpi_ = nullptr;
-  kernels::MpiGroup group_;
+  std::optional<kernels::MpiGroup> group_;  // while a group is formed
 #endif
   int devices_ = 0, size_ = 1;
 };
