@@ -5,7 +5,6 @@
 #include <stdexcept>
 
 #include "kernels/collectives_mpi.h"
-#include "kernels/mpi_world.h"
 #include "suites/collectives/transport.h"
 
 namespace bb::collectives {

@@ -1,5 +1,5 @@
 // The NCCL transport: one process driving every local GPU, or one process per GPU under an MPI
-// launcher, the NCCL unique id broadcast over MPI (kernels/mpi_world.h). Times are CUDA event
+// launcher, the NCCL unique id broadcast over MPI (kernels/collectives_mpi.h). Times are CUDA event
 // times on every rank's stream (kernels/collectives_nccl.h), reduced over the ranks; outputs are
 // verified against the reference here.
 #include <algorithm>
@@ -11,7 +11,7 @@
 #include "kernels/collectives_nccl.h"
 #include "suites/collectives/transport.h"
 #ifdef BOUNDBENCH_WITH_MPI
-#include "kernels/mpi_world.h"
+#include "kernels/collectives_mpi.h"
 #endif
 
 namespace bb::collectives {
