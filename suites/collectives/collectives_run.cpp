@@ -149,6 +149,7 @@ class Sweep {
                              std::to_string(procs_.rank()) + ")";
     lockstep_.measure(what, m.name, [&] {
       const double wrong_here = static_cast<double>(transport_.prepare_and_verify(spec, m.shape));
+      // Over the group; a double holds these counts exactly (far below 2^53).
       m.wrong = static_cast<std::uint64_t>(transport_.sum_over_group(wrong_here));
       m.sampled = lockstep::sample_in_lockstep(transport_, rule);
     });
