@@ -9,12 +9,10 @@
 #include <cstring>
 #include <filesystem>
 #include <iostream>
-#include <list>
 #include <map>
 
 #include <fmt/format.h>
 
-#include "app/suite_commands.h"
 #include "app/theory_catalogue.h"
 #include "harness/build_info.h"
 #include "harness/measured_info.h"
@@ -316,8 +314,8 @@ int cli_main(int argc, char** argv) {
   rep->add_option("runs", report_runs, "results files")->required();
   rep->add_option("--out", report_out, "output folder")->required();
   // The suites with their own driver (collectives), each a subcommand of its own.
-  std::list<MountedCommand> commands;
-  for (auto& c : suites::suite_commands()) commands.emplace_back(app, std::move(c));
+  const std::vector<suites::SuiteCommand> commands =
+      suites::mount_suite_commands(app, parse_quantity);
   std::string formula;
   std::string theory_from;
   auto* th = app.add_subcommand("theory", "evaluate a formula: theory NAME --param value ...");
@@ -350,8 +348,8 @@ int cli_main(int argc, char** argv) {
   try {
     if (!passthrough.empty() && !*run) return usage_error("arguments after -- are for 'run' only");
     if (*th) return cmd_theory(formula, th->remaining(), json, theory_from);
-    for (auto& c : commands)
-      if (c.chosen()) return c.run(join_args(argc, argv), argc, argv);
+    for (const auto& c : commands)
+      if (*c.command) return c.run(join_args(argc, argv), argc, argv);
     if (*info) return cmd_info(json, info_results);
     if (*rep) return cmd_report(report_runs, report_out);
     if (*cmp)
@@ -399,7 +397,7 @@ int cli_main(int argc, char** argv) {
   } catch (const std::invalid_argument& e) {
     std::string sub = *th ? "theory" : *run ? "run" : *cmp ? "compare" : "";
     for (const auto& c : commands)
-      if (c.chosen()) sub = c.name();
+      if (*c.command) sub = c.command->get_name();
     return usage_error(e.what(), sub);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "boundbench: error: %s\n", e.what());

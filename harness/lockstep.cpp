@@ -1,25 +1,89 @@
 #include "harness/lockstep.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
-#include <chrono>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <ctime>
 #include <exception>
-#include <thread>
+#include <stdexcept>
 #include <utility>
 
 namespace bb::lockstep {
 namespace {
 
+class SingleProcess final : public Processes {
+ public:
+  int rank() const override { return 0; }
+  int size() const override { return 1; }
+  std::string launcher() const override { return "single"; }
+  int on_this_node() const override { return 1; }
+  bool same_everywhere(const std::string&, int&) override { return true; }
+  double min_over_all(double v) override { return v; }
+  void meet() override {}
+  [[noreturn]] void abort(const std::string& message, int exit_code) override {
+    std::fprintf(stderr, "%s\n", message.c_str());
+    std::fflush(nullptr);
+    std::_Exit(exit_code);
+  }
+};
+
 double cpu_seconds() { return static_cast<double>(std::clock()) / CLOCKS_PER_SEC; }
 
-}  // namespace
-
+// One sample: the group meets, times `iterations` operations, and reduces the per-rank seconds
+// per operation (the same value on every rank of the group).
 double sample_s(Engine& engine, int iterations, TimeReduction reduction) {
   engine.barrier();
   const LocalTimes here = engine.time_here(iterations);
   if (reduction == TimeReduction::max) return engine.max_over_group(here.slowest_s);
   return engine.sum_over_group(here.total_s) / engine.group_ranks();
+}
+
+}  // namespace
+
+bool launched_by_mpi() {
+  for (const char* v : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK", "MPI_LOCALNRANKS"})
+    if (std::getenv(v)) return true;
+  return false;
+}
+
+std::unique_ptr<Processes> make_processes(bool want_mpi, OpenMpiWorld open_mpi, int& argc,
+                                          char**& argv) {
+  if (!want_mpi && !launched_by_mpi()) return std::make_unique<SingleProcess>();
+  if (open_mpi) return open_mpi(argc, argv);
+  if (want_mpi)
+    throw std::runtime_error(
+        "this boundbench was built without MPI (install libopenmpi-dev and rebuild)");
+  // Started by a launcher but without MPI: every process would think it is alone.
+  throw std::runtime_error(
+      "started by an MPI launcher, but this boundbench was built without MPI; rebuild with MPI");
+}
+
+bool same_options_everywhere(Processes& processes, std::string_view who,
+                             const std::string& options) {
+  int differing_rank = -1;
+  if (processes.same_everywhere(options, differing_rank)) return true;
+  if (processes.rank() == 0)
+    std::fprintf(stderr,
+                 "%s: error: rank %d was started with other arguments than rank 0; nothing "
+                 "measured\n",
+                 std::string(who).c_str(), differing_rank);
+  return false;
+}
+
+int run_ending_every_rank_on_error(Processes& processes, std::string_view who,
+                                   const std::function<int()>& body) {
+  try {
+    return body();
+  } catch (const std::exception& e) {
+    if (processes.size() > 1)
+      processes.abort(std::string(who) + ": error: " + e.what() + " (rank " +
+                          std::to_string(processes.rank()) + ")",
+                      dynamic_cast<const std::invalid_argument*>(&e) ? kExitUsage : kExitFailed);
+    throw;
+  }
 }
 
 Sampled sample_in_lockstep(Engine& engine, const SampleRule& rule) {
@@ -37,13 +101,32 @@ Sampled sample_in_lockstep(Engine& engine, const SampleRule& rule) {
 }
 
 Lockstep::Lockstep(Engine& engine, Settings settings)
-    : engine_(engine),
-      settings_(std::move(settings)),
-      watchdog_(engine, settings_.timeout_s, settings_.who) {}
+    : engine_(engine), settings_(std::move(settings)) {
+  // A longer timeout would overflow the clock.
+  settings_.timeout_s = std::min(settings_.timeout_s, 1e9);
+  watchdog_ = std::thread([this] { watch(); });
+}
+
+Lockstep::~Lockstep() {
+  {
+    std::lock_guard lock(mutex_);
+    stop_ = true;
+  }
+  wake_.notify_all();
+  watchdog_.join();
+}
 
 void Lockstep::measure(const std::string& what, const std::string& name,
                        const std::function<void()>& body) {
-  watchdog_.arm(what);
+  {
+    std::lock_guard lock(mutex_);
+    what_ = what;
+    deadline_ = std::chrono::steady_clock::now() +
+                std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                    std::chrono::duration<double>(settings_.timeout_s));
+    armed_ = true;
+    wake_.notify_all();
+  }
   if (++measured_ == 2 && settings_.rank == settings_.simulate_hang)
     for (;;) std::this_thread::sleep_for(std::chrono::seconds(1));  // the others wait
   try {
@@ -53,7 +136,25 @@ void Lockstep::measure(const std::string& what, const std::string& name,
                       std::to_string(settings_.rank) + ": " + e.what(),
                   kExitFailed);
   }
-  watchdog_.disarm();
+  std::lock_guard lock(mutex_);
+  armed_ = false;
+}
+
+void Lockstep::watch() {
+  std::unique_lock lock(mutex_);
+  while (!stop_) {
+    if (!armed_) {
+      wake_.wait(lock);
+      continue;
+    }
+    if (wake_.wait_until(lock, deadline_) == std::cv_status::timeout && armed_ && !stop_ &&
+        std::chrono::steady_clock::now() >= deadline_) {
+      engine_.abort(settings_.who + ": error: " + what_ + " did not complete within " +
+                        fmt::format("{:g}", settings_.timeout_s) +
+                        " s (--timeout): aborting every rank; results so far are kept",
+                    kExitHang);
+    }
+  }
 }
 
 }  // namespace bb::lockstep

@@ -4,18 +4,17 @@
 // rank ending every rank. The engine is the suite's (harness/lockstep_engine.h).
 #pragma once
 
+#include <chrono>
+#include <condition_variable>
 #include <functional>
+#include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "harness/lockstep_engine.h"
-#include "harness/watchdog.h"
 
 namespace bb::lockstep {
-
-// One sample: the group meets, times `iterations` operations, and reduces the per-rank seconds
-// per operation (the same value on every rank of the group).
-double sample_s(Engine& engine, int iterations, TimeReduction reduction);
 
 struct SampleRule {
   int samples = 10;
@@ -32,30 +31,46 @@ struct Sampled {
 };
 
 // A pilot sample (the slowest rank's time, exact and the same bits everywhere) sets the operations
-// per sample for all ranks; then the warm-up and the samples.
+// per sample for all ranks; then the warm-up and the samples. Each sample: the group meets, times
+// `iterations` operations, and reduces the per-rank seconds per operation.
 Sampled sample_in_lockstep(Engine& engine, const SampleRule& rule);
 
-// The measured sizes of a run, one after the other, each the same on every rank of the group.
+// The measured sizes of a run, one after the other, each the same on every rank of the group. A
+// hung collective never returns, so a watchdog waits in its own thread and aborts every rank
+// through the engine when one size takes longer than the timeout (results written so far stay on
+// disk).
 class Lockstep {
  public:
   struct Settings {
     std::string who;         // starts every message: "boundbench collectives"
-    double timeout_s = 120;  // per size (--timeout)
+    double timeout_s = 120;  // per size (--timeout); beyond 10^9 s (31 years) held there
     int rank = 0;            // this process's, for messages
     int simulate_hang = -1;  // testing the watchdog: this rank stops at the second size it runs
   };
   Lockstep(Engine& engine, Settings settings);
+  ~Lockstep();
+  Lockstep(const Lockstep&) = delete;
+  Lockstep& operator=(const Lockstep&) = delete;
 
-  // Runs `body` (one size: preparing, verifying and sampling it) under the watchdog, which names
-  // it `what` when it hangs. An exception in `body` would leave the other ranks waiting in their
-  // next collective: it ends every rank with "<who>: error: <name> on rank r: <what>", exit 1.
+  // Runs `body` (one size: preparing, verifying and sampling it) under the watchdog. Past the
+  // timeout, the engine aborts with "<who>: error: <what> did not complete within <t> s
+  // (--timeout): …", exit 3; `what`: "all_reduce of 16 bytes on 2 ranks (…)". An exception in
+  // `body` would leave the other ranks waiting in their next collective: it ends every rank with
+  // "<who>: error: <name> on rank r: <what>", exit 1.
   void measure(const std::string& what, const std::string& name, const std::function<void()>& body);
 
  private:
+  void watch();  // the watchdog's thread
+
   Engine& engine_;
   Settings settings_;
-  Watchdog watchdog_;
   int measured_ = 0;
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  std::string what_;  // the size being measured while armed_
+  std::chrono::steady_clock::time_point deadline_;
+  bool armed_ = false, stop_ = false;
+  std::thread watchdog_;
 };
 
 }  // namespace bb::lockstep

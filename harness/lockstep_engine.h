@@ -5,7 +5,10 @@
 // the suites implement these classes with the wrappers in kernels/.
 #pragma once
 
+#include <functional>
+#include <memory>
 #include <string>
+#include <string_view>
 
 namespace bb::lockstep {
 
@@ -23,9 +26,9 @@ class Processes {
   virtual std::string launcher() const = 0;  // "mpi", "single"
   // Processes sharing this node (for oversubscription: ranks beyond the cores share them).
   virtual int on_this_node() const = 0;
-  // True everywhere when every process passed the same `text`; otherwise `differing` (on rank 0)
-  // names the first process that did not.
-  virtual bool same_everywhere(const std::string& text, std::string& differing) = 0;
+  // True everywhere when every process passed rank 0's `text`; otherwise `differing_rank` (on
+  // rank 0) is the first process that did not.
+  virtual bool same_everywhere(const std::string& text, int& differing_rank) = 0;
   // The smallest of every process's `v` (so that all plan with the same numbers).
   virtual double min_over_all(double v) = 0;
   // All processes meet; those with nothing to do wait here without spinning.
@@ -33,6 +36,29 @@ class Processes {
   // Not collective: ends every process of the run, after printing `message` on stderr.
   [[noreturn]] virtual void abort(const std::string& message, int exit_code) = 0;
 };
+
+// Opens MPI's world (argc and argv as MPI_Init takes them); the suite that has one supplies it.
+using OpenMpiWorld = std::unique_ptr<Processes> (*)(int& argc, char**& argv);
+
+// MPI's world when started by an MPI launcher or when `want_mpi`; otherwise this process alone.
+// `open_mpi` is null when boundbench was built without MPI: then wanting MPI, or being started by
+// a launcher, throws std::runtime_error saying so.
+std::unique_ptr<Processes> make_processes(bool want_mpi, OpenMpiWorld open_mpi, int& argc,
+                                          char**& argv);
+bool launched_by_mpi();  // OMPI_COMM_WORLD_SIZE, PMI_SIZE, PMIX_RANK or MPI_LOCALNRANKS in the env
+
+// True when every process was started with the same `options` (their canonical text); otherwise
+// rank 0 prints "<who>: error: rank r was started with other arguments than rank 0; nothing
+// measured" and every process gets false.
+bool same_options_everywhere(Processes& processes, std::string_view who,
+                             const std::string& options);
+
+// Runs `body` on this process and returns its exit code. An error on some processes only would
+// leave the others waiting in their next collective (and MPI_Finalize waiting for them): with more
+// than one process, an exception ends every one with "<who>: error: <what> (rank r)", exit 2 for
+// std::invalid_argument, else 1. Alone, the exception climbs to the caller.
+int run_ending_every_rank_on_error(Processes& processes, std::string_view who,
+                                   const std::function<int()>& body);
 
 // How the per-rank times of one sample become the sample: the slowest rank (nccl-tests) or the
 // mean.

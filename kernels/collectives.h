@@ -16,10 +16,4 @@ struct CollectiveSpec {
   int root = 0;
 };
 
-// all_to_all and send_recv run out of place only (NCCL has no in-place form of them; the MPI
-// engine measures the same set).
-inline bool has_in_place(theory::Collective op) {
-  return op != theory::Collective::all_to_all && op != theory::Collective::send_recv;
-}
-
 }  // namespace bb::kernels

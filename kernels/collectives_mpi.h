@@ -1,18 +1,75 @@
-// MPI's collectives between processes, on host buffers: one call (kernels/collectives.h) over a
-// group of processes (kernels/mpi_world.h) with its buffers, MPI datatype and operator. bf16 and
+// MPI between processes: MPI_COMM_WORLD for the life of an MpiWorld, groups of its first ranks,
+// and one collective (kernels/collectives.h) over a group, on host buffers. Errors come back as
+// return codes (not MPI's default abort) and throw std::runtime_error naming the call. bf16 and
 // fp16 have no MPI datatype: they travel as 16-bit integers with a user-defined reduction (decode,
-// reduce, round to nearest even). Built only with MPI.
+// reduce, round to nearest even). Built only with MPI; the lockstep harness sees the world and its
+// groups through its own interface (harness/lockstep_engine.h, adapted in
+// suites/collectives/transport_mpi.cpp).
 #pragma once
 
 #include <mpi.h>
 
 #include <cstddef>
+#include <string>
 #include <vector>
 
 #include "kernels/collectives.h"
-#include "kernels/mpi_world.h"
 
 namespace bb::kernels {
+
+// Throws std::runtime_error naming the MPI call and its error string.
+void mpi_check(int rc, const char* what);
+
+// MPI_COMM_WORLD, from MPI_Init_thread to MPI_Finalize. Calls are collective over every process
+// unless they say otherwise.
+class MpiWorld {
+ public:
+  MpiWorld(int& argc, char**& argv);
+  ~MpiWorld();
+  MpiWorld(const MpiWorld&) = delete;
+  MpiWorld& operator=(const MpiWorld&) = delete;
+
+  int rank() const { return rank_; }
+  int size() const { return size_; }
+  int on_this_node() const { return node_size_; }  // processes sharing this node
+  std::string library_version() const;             // its first line; not collective
+  // True everywhere when every process passed rank 0's `text`; otherwise `differing_rank` is the
+  // first process that did not.
+  bool same_everywhere(const std::string& text, int& differing_rank);
+  double min_over_all(double v);
+  // A barrier polled with sleeps: processes with nothing to do leave the cores to the others.
+  void meet();
+  // Not collective: MPI_Abort (where MPI lets any thread call it), else exit without finalizing,
+  // which makes the launcher end the other processes.
+  [[noreturn]] void abort(int exit_code);
+
+ private:
+  int rank_ = 0, size_ = 1, node_size_ = 1;
+  bool thread_multiple_ = false;
+};
+
+// The first `ranks` processes of the world as one communicator; on the others, no communicator
+// (member() false). Calls other than member(), rank() and size() are collective over the group.
+class MpiGroup {
+ public:
+  MpiGroup(const MpiWorld& world, int ranks);  // collective over the world
+  ~MpiGroup();
+  MpiGroup(const MpiGroup&) = delete;
+  MpiGroup& operator=(const MpiGroup&) = delete;
+
+  bool member() const { return comm_ != MPI_COMM_NULL; }
+  MPI_Comm comm() const { return comm_; }
+  int rank() const { return rank_; }
+  int size() const { return size_; }
+  void barrier();
+  double max(double v);
+  double sum(double v);
+  void broadcast(void* data, int bytes, int root);
+
+ private:
+  MPI_Comm comm_ = MPI_COMM_NULL;
+  int rank_ = 0, size_ = 1;
+};
 
 // MPI allocates temporary buffers inside some collectives (OpenMPI's reduce_scatter from 16 MiB);
 // glibc serves large ones with fresh mmaps, so every call would page-fault them anew and measure
@@ -31,11 +88,7 @@ class MpiCollective {
   MpiCollective& operator=(const MpiCollective&) = delete;
 
   void* input() { return send_.data(); }
-  void* output_buffer() { return recv_.data(); }
-  std::size_t output_buffer_elements() const;
-  // In place, the input starts where nccl-tests and MPI expect it inside the output buffer (a
-  // broadcast's receivers keep their output as it is).
-  void place_input_in_output();
+  void* output_buffer() { return recv_.data(); }  // in place, the input starts in it
   // Where this process's result is (an out-of-place broadcast's root keeps it in the input).
   const void* output() const;
   void run();

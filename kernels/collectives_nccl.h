@@ -43,7 +43,6 @@ class NcclCollectives {
   // Device buffers for `spec` on every local rank: an input of in_count elements and an output of
   // max(in_count, out_count) (the buffers of the previous call are freed first).
   void allocate(const CollectiveSpec& spec, const reference::CollectiveShape& shape);
-  void free_buffers();
   // Copies host input and output buffers (of the sizes above) to local rank `local`'s GPU.
   void upload(std::size_t local, const void* input, const void* output);
   // Waits for local rank `local`'s stream and copies its output buffer to `output`.
@@ -63,6 +62,7 @@ class NcclCollectives {
     char* recv = nullptr;
   };
   void add_rank(int rank, int device, ncclComm_t comm);
+  void free_buffers();
 
   NcclApi api_;
   std::vector<LocalRank> ranks_;

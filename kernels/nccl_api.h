@@ -13,30 +13,7 @@ namespace bb::kernels {
 
 class NcclApi {
  public:
-  NcclApi() {
-    lib_ = dlopen("libnccl.so.2", RTLD_NOW | RTLD_LOCAL);
-    if (!lib_) {
-      const char* why = dlerror();
-      throw std::runtime_error(std::string("NCCL not found (libnccl.so.2: ") + (why ? why : "?") +
-                               "); add its folder to LD_LIBRARY_PATH");
-    }
-    load(GetVersion, "ncclGetVersion");
-    load(GetErrorString, "ncclGetErrorString");
-    load(GetUniqueId, "ncclGetUniqueId");
-    load(CommInitAll, "ncclCommInitAll");
-    load(CommInitRank, "ncclCommInitRank");
-    load(CommDestroy, "ncclCommDestroy");
-    load(CommAbort, "ncclCommAbort");
-    load(GroupStart, "ncclGroupStart");
-    load(GroupEnd, "ncclGroupEnd");
-    load(AllReduce, "ncclAllReduce");
-    load(AllGather, "ncclAllGather");
-    load(ReduceScatter, "ncclReduceScatter");
-    load(Broadcast, "ncclBroadcast");
-    load(Reduce, "ncclReduce");
-    load(Send, "ncclSend");
-    load(Recv, "ncclRecv");
-  }
+  NcclApi() = default;  // throws std::runtime_error without libnccl.so.2 or one of its functions
   ~NcclApi() { dlclose(lib_); }
   NcclApi(const NcclApi&) = delete;
   NcclApi& operator=(const NcclApi&) = delete;
@@ -47,30 +24,42 @@ class NcclApi {
       throw std::runtime_error(std::string(call) + ": " + GetErrorString(status));
   }
 
-  decltype(&ncclGetVersion) GetVersion = nullptr;
-  decltype(&ncclGetErrorString) GetErrorString = nullptr;
-  decltype(&ncclGetUniqueId) GetUniqueId = nullptr;
-  decltype(&ncclCommInitAll) CommInitAll = nullptr;
-  decltype(&ncclCommInitRank) CommInitRank = nullptr;
-  decltype(&ncclCommDestroy) CommDestroy = nullptr;
-  decltype(&ncclCommAbort) CommAbort = nullptr;
-  decltype(&ncclGroupStart) GroupStart = nullptr;
-  decltype(&ncclGroupEnd) GroupEnd = nullptr;
-  decltype(&ncclAllReduce) AllReduce = nullptr;
-  decltype(&ncclAllGather) AllGather = nullptr;
-  decltype(&ncclReduceScatter) ReduceScatter = nullptr;
-  decltype(&ncclBroadcast) Broadcast = nullptr;
-  decltype(&ncclReduce) Reduce = nullptr;
-  decltype(&ncclSend) Send = nullptr;
-  decltype(&ncclRecv) Recv = nullptr;
-
  private:
-  template <typename F>
-  void load(F& f, const char* name) {
-    f = reinterpret_cast<F>(dlsym(lib_, name));
-    if (!f) throw std::runtime_error(std::string("libnccl.so.2 has no ") + name);
+  static void* open() {
+    void* lib = dlopen("libnccl.so.2", RTLD_NOW | RTLD_LOCAL);
+    if (!lib) {
+      const char* why = dlerror();
+      throw std::runtime_error(std::string("NCCL not found (libnccl.so.2: ") + (why ? why : "?") +
+                               "); add its folder to LD_LIBRARY_PATH");
+    }
+    return lib;
   }
-  void* lib_ = nullptr;
+  template <typename F>
+  F load(const char* name) const {
+    const auto f = reinterpret_cast<F>(dlsym(lib_, name));
+    if (!f) throw std::runtime_error(std::string("libnccl.so.2 has no ") + name);
+    return f;
+  }
+  void* lib_ = open();  // first: the functions below are loaded from it
+
+ public:
+  decltype(&ncclGetVersion) GetVersion = load<decltype(GetVersion)>("ncclGetVersion");
+  decltype(&ncclGetErrorString) GetErrorString =
+      load<decltype(GetErrorString)>("ncclGetErrorString");
+  decltype(&ncclGetUniqueId) GetUniqueId = load<decltype(GetUniqueId)>("ncclGetUniqueId");
+  decltype(&ncclCommInitAll) CommInitAll = load<decltype(CommInitAll)>("ncclCommInitAll");
+  decltype(&ncclCommInitRank) CommInitRank = load<decltype(CommInitRank)>("ncclCommInitRank");
+  decltype(&ncclCommDestroy) CommDestroy = load<decltype(CommDestroy)>("ncclCommDestroy");
+  decltype(&ncclCommAbort) CommAbort = load<decltype(CommAbort)>("ncclCommAbort");
+  decltype(&ncclGroupStart) GroupStart = load<decltype(GroupStart)>("ncclGroupStart");
+  decltype(&ncclGroupEnd) GroupEnd = load<decltype(GroupEnd)>("ncclGroupEnd");
+  decltype(&ncclAllReduce) AllReduce = load<decltype(AllReduce)>("ncclAllReduce");
+  decltype(&ncclAllGather) AllGather = load<decltype(AllGather)>("ncclAllGather");
+  decltype(&ncclReduceScatter) ReduceScatter = load<decltype(ReduceScatter)>("ncclReduceScatter");
+  decltype(&ncclBroadcast) Broadcast = load<decltype(Broadcast)>("ncclBroadcast");
+  decltype(&ncclReduce) Reduce = load<decltype(Reduce)>("ncclReduce");
+  decltype(&ncclSend) Send = load<decltype(Send)>("ncclSend");
+  decltype(&ncclRecv) Recv = load<decltype(Recv)>("ncclRecv");
 };
 
 }  // namespace bb::kernels

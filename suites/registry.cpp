@@ -11,76 +11,64 @@ namespace bb::suites {
 namespace {
 
 // `boundbench collectives`: its options fill a collectives::Options that its run takes.
-SuiteCommand collectives_command() {
-  auto o = std::make_shared<collectives::Options>();
-  using Q = CommandOption::Quantity;
-  using R = CommandOption::Range;
-  return {
+SuiteCommand collectives_command(CLI::App& app, QuantityParser parse_quantity) {
+  // The options' state, held by `run`; the sizes are read as text ("64Mi") and converted there.
+  struct State {
+    collectives::Options o;
+    std::string min_bytes = "8", max_bytes = "0";
+  };
+  const auto state = std::make_shared<State>();
+  collectives::Options& o = state->o;
+  CLI::App* c = app.add_subcommand(
       "collectives",
-      "collectives (MPI or NCCL) over message sizes and rank counts; run under mpirun",
-      {
-          {.name = "--transport",
-           .help = "auto (NCCL with a GPU, else MPI), mpi or nccl",
-           .value = &o->transport,
-           .choices = {"auto", "mpi", "nccl"}},
-          {"--op",
-           "collective (repeatable; default all): all_reduce, all_gather, reduce_scatter, "
-           "broadcast, reduce, all_to_all, send_recv",
-           &o->ops},
-          {"--dtype", "fp32, bf16, fp16, int32 (repeatable; default fp32)", &o->dtypes},
-          {"--redop", "sum, max, min (repeatable; default sum)", &o->redops},
-          {.name = "--placement",
-           .help = "out-of-place, in-place or both",
-           .value = &o->placement,
-           .choices = {"out-of-place", "in-place", "both"}},
-          {"--min-bytes", "smallest message (default 8)", Q{&o->min_bytes}},
-          {"--max-bytes",
-           "largest message (default MPI 64Mi, NCCL 1Gi; --quick 16Mi / 256Mi; bounded by memory)",
-           Q{&o->max_bytes}},
-          {"--step-factor", "size multiplier (default 2)", &o->step_factor},
-          {"--ranks", "rank counts (repeatable; default 1, 2, 4, ... and all)", &o->ranks},
-          {.name = "--samples",
-           .help = "samples per size (default 10; --quick 3)",
-           .value = &o->samples,
-           .range = R{1, 100000}},
-          {.name = "--warmup",
-           .help = "collectives before sampling (default 5)",
-           .value = &o->warmup,
-           .range = R{0, 100000}},
-          {.name = "--sample-time",
-           .help = "seconds per sample (default 0.01; --quick 0.001)",
-           .value = &o->sample_time_s,
-           .positive = true},
-          {"!--no-coverage", "skip the every-type/operator/placement pass", &o->coverage},
-          {.name = "--timeout",
-           .help = "watchdog: seconds one size may take (default 120)",
-           .value = &o->timeout_s,
-           .positive = true},
-          {.name = "--time-reduction",
-           .help = "per-rank times to one: max or mean",
-           .value = &o->time_reduction,
-           .choices = {"max", "mean"}},
-          {"--quick", "fewer samples and smaller sizes", &o->quick},
-          {"--no-fail", "exit 0 even when a check fails", &o->no_fail},
-          {.name = "--out",
-           .help = "results JSON file",
-           .value = &o->out,
-           .default_value = "boundbench-collectives.json"},
-          {"--summary", "markdown summary (default: OUT with .md)", &o->summary},
-          {"--simulate-hang",
-           "testing the watchdog: this rank stops at the second size it takes part in",
-           &o->simulate_hang},
-      },
-      [o](const std::string& command_line, int& argc, char**& argv) {
-        o->command_line = command_line;
-        ensure_writable(o->out);
-        return collectives::run(*o, argc, argv);
-      }};
+      "collectives (MPI or NCCL) over message sizes and rank counts; run under mpirun");
+  c->add_option("--transport", o.transport, "auto (NCCL with a GPU, else MPI), mpi or nccl")
+      ->check(CLI::IsMember({"auto", "mpi", "nccl"}));
+  c->add_option("--op", o.ops,
+                "collective (repeatable; default all): all_reduce, all_gather, reduce_scatter, "
+                "broadcast, reduce, all_to_all, send_recv");
+  c->add_option("--dtype", o.dtypes, "fp32, bf16, fp16, int32 (repeatable; default fp32)");
+  c->add_option("--redop", o.redops, "sum, max, min (repeatable; default sum)");
+  c->add_option("--placement", o.placement, "out-of-place, in-place or both")
+      ->check(CLI::IsMember({"out-of-place", "in-place", "both"}));
+  c->add_option("--min-bytes", state->min_bytes, "smallest message (default 8)");
+  c->add_option(
+      "--max-bytes", state->max_bytes,
+      "largest message (default MPI 64Mi, NCCL 1Gi; --quick 16Mi / 256Mi; bounded by memory)");
+  c->add_option("--step-factor", o.step_factor, "size multiplier (default 2)");
+  c->add_option("--ranks", o.ranks, "rank counts (repeatable; default 1, 2, 4, ... and all)");
+  c->add_option("--samples", o.samples, "samples per size (default 10; --quick 3)")
+      ->check(CLI::Range(1, 100000));
+  c->add_option("--warmup", o.warmup, "collectives before sampling (default 5)")
+      ->check(CLI::Range(0, 100000));
+  c->add_option("--sample-time", o.sample_time_s,
+                "seconds per sample (default 0.01; --quick 0.001)")
+      ->check(CLI::PositiveNumber);
+  c->add_flag("!--no-coverage", o.coverage, "skip the every-type/operator/placement pass");
+  c->add_option("--timeout", o.timeout_s, "watchdog: seconds one size may take (default 120)")
+      ->check(CLI::PositiveNumber);
+  c->add_option("--time-reduction", o.time_reduction, "per-rank times to one: max or mean")
+      ->check(CLI::IsMember({"max", "mean"}));
+  c->add_flag("--quick", o.quick, "fewer samples and smaller sizes");
+  c->add_flag("--no-fail", o.no_fail, "exit 0 even when a check fails");
+  c->add_option("--out", o.out, "results JSON file")->default_val("boundbench-collectives.json");
+  c->add_option("--summary", o.summary, "markdown summary (default: OUT with .md)");
+  c->add_option("--simulate-hang", o.simulate_hang,
+                "testing the watchdog: this rank stops at the second size it takes part in");
+  return {c, [state, parse_quantity](const std::string& command_line, int& argc, char**& argv) {
+            state->o.min_bytes = parse_quantity(state->min_bytes);
+            state->o.max_bytes = parse_quantity(state->max_bytes);
+            state->o.command_line = command_line;
+            ensure_writable(state->o.out);
+            return collectives::run(state->o, argc, argv);
+          }};
 }
 
 }  // namespace
 
-std::vector<SuiteCommand> suite_commands() { return {collectives_command()}; }
+std::vector<SuiteCommand> mount_suite_commands(CLI::App& app, QuantityParser parse_quantity) {
+  return {collectives_command(app, parse_quantity)};
+}
 
 MeasuredParameters measured_parameters(const std::string& results_path) {
   const auto link = collectives::measured_link(load_results(results_path), results_path);

@@ -47,12 +47,19 @@ std::vector<Planned> plan(const Options& o, int ranks, bool coverage_here, doubl
   if (o.placement != "in-place") placements.push_back(false);
   if (o.placement != "out-of-place") placements.push_back(true);
   std::vector<Planned> out;
+  const auto add = [&out](const Spec& spec, double bytes, bool sweep) {
+    // all_to_all and send_recv run out of place only (NCCL has no in-place form of them; the MPI
+    // engine measures the same set).
+    const bool out_of_place_only =
+        spec.op == Collective::all_to_all || spec.op == Collective::send_recv;
+    if (!spec.in_place || !out_of_place_only) out.push_back({spec, bytes, sweep});
+  };
   const auto sizes = sweep_sizes(o.min_bytes, max_bytes, o.step_factor);
   for (auto op : ops)
     for (auto t : dtypes)
       for (std::size_t r = 0; r < (theory::collective_reduces(op) ? redops.size() : 1); ++r)
         for (bool in_place : placements)
-          for (double b : sizes) out.push_back({{op, t, redops[r], in_place, 0}, b, true});
+          for (double b : sizes) add({op, t, redops[r], in_place, 0}, b, true);
   if (!coverage_here) return out;
   for (auto op : theory::kAllCollectives)
     for (auto t : reference::kAllDTypes)
@@ -61,7 +68,7 @@ std::vector<Planned> plan(const Options& o, int ranks, bool coverage_here, doubl
         for (bool in_place : {false, true}) {
           const double e = static_cast<double>(reference::dtype_bytes(t));
           for (double b : {e * ranks, e * ranks * 945, 262144.0})
-            out.push_back({{op, t, r, in_place, ranks > 1 && has_root(op) ? 1 : 0}, b, false});
+            add({op, t, r, in_place, ranks > 1 && has_root(op) ? 1 : 0}, b, false);
         }
       }
   return out;

@@ -1,14 +1,10 @@
 #include "suites/collectives/collectives_report.h"
 
-#include <sched.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 
 #include "harness/gpu.h"
-#include "harness/host_info.h"
 #include "harness/runner.h"
 
 namespace bb::collectives {
@@ -16,20 +12,13 @@ namespace {
 
 using json = nlohmann::json;
 
-// The CPUs this process may run on (a cpuset or container limit included).
-int cores_here() {
-  cpu_set_t set;
-  if (sched_getaffinity(0, sizeof set, &set) == 0) return std::max(1, CPU_COUNT(&set));
-  const long n = ::sysconf(_SC_NPROCESSORS_ONLN);
-  return n > 0 ? static_cast<int>(n) : 1;
-}
-
 const char* env_or_empty(const char* name) {
   const char* v = std::getenv(name);
   return v ? v : "";
 }
 
-json context(const Options& o, const Setup& s, const lockstep::Processes& procs) {
+json context(const Options& o, const Setup& s, const lockstep::Processes& procs,
+             const HostInfo& host) {
   RunOptions ro;
   ro.quick = o.quick;
   ro.command_line = o.command_line;
@@ -37,14 +26,14 @@ json context(const Options& o, const Setup& s, const lockstep::Processes& procs)
   ro.rule.warmup_samples = static_cast<std::size_t>(o.warmup);
   ro.rule.min_time_s = o.sample_time_s;
   ro.rule.timeout_s = o.timeout_s;
-  json c = make_context(ro, Environment{query_host(), query_gpus()});
+  json c = make_context(ro, Environment{host, query_gpus()});
   c["boundbench"]["collectives"] = {{"transport", s.transport},
                                     {"engine", s.engine},
                                     {"launcher", procs.launcher()},
                                     {"world_ranks", s.world_ranks},
                                     {"processes", procs.size()},
                                     {"processes_on_this_node", procs.on_this_node()},
-                                    {"cores_on_this_node", cores_here()},
+                                    {"cores_on_this_node", host.logical_cpus},
                                     {"rank_counts", s.rank_counts},
                                     {"max_bytes", s.max_bytes},
                                     {"samples_per_size", o.samples},
@@ -137,7 +126,8 @@ Report::Report(const Options& o, const Setup& setup, const lockstep::Processes& 
     : o_(o),
       setup_(setup),
       start_(std::chrono::steady_clock::now()),
-      file_(o.out, context(o, setup, processes)) {
+      host_(query_host()),
+      file_(o.out, context(o, setup, processes, host_)) {
   std::printf("collectives: %s (%s); rank counts", setup.transport.c_str(), setup.engine.c_str());
   for (int c : setup.rank_counts) std::printf(" %d", c);
   std::printf("; sizes %.0f to %.0f B%s\n", o.min_bytes, setup.max_bytes,
@@ -165,7 +155,7 @@ void Report::add(const Measured& m) {
            m.wrong,
            m.planned.sweep,
            m.ranks_on_node,
-           nccl ? 0 : cores_here()};
+           nccl ? 0 : host_.logical_cpus};
   points_.push_back(pt);
   std::printf("%-46s %6d %12zu %12.2f %12.3f %10.3f %7llu\n",
               m.name.substr(0, m.name.rfind('/')).c_str(), m.ranks, m.shape.bytes, pt.time_s * 1e6,

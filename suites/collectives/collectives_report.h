@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "harness/case.h"
+#include "harness/host_info.h"
 #include "harness/lockstep.h"
 #include "harness/results.h"
 #include "harness/summary.h"
@@ -40,6 +41,7 @@ class Report {
   const Options& o_;
   const Setup& setup_;
   std::chrono::steady_clock::time_point start_;
+  HostInfo host_;  // cores_on_this_node: the CPUs this process may run on (cpuset included)
   ResultsFile file_;
   std::vector<SummaryRow> rows_;
   std::vector<Check> checks_;

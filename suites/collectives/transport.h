@@ -10,7 +10,6 @@
 #include <string>
 
 #include "harness/lockstep_engine.h"
-#include "harness/lockstep_processes.h"
 #include "kernels/collectives.h"
 #include "reference/collectives.h"
 
@@ -21,7 +20,6 @@ class MpiWorld;
 namespace bb::collectives {
 
 using Spec = kernels::CollectiveSpec;
-using kernels::has_in_place;
 
 // One engine over the processes. A "group" is the first `ranks` ranks; the others sit it out.
 class Transport : public lockstep::Engine {
@@ -31,15 +29,19 @@ class Transport : public lockstep::Engine {
   // Collective over all processes: forms the group; true where this process takes part.
   virtual bool begin_group(int ranks) = 0;
   virtual void end_group() = 0;
-  // Empty when the engine runs `spec` at `shape` on the group; otherwise why not (e.g. in-place
-  // all_to_all). The same answer on every rank.
-  virtual std::string unsupported(const Spec& spec,
-                                  const reference::CollectiveShape& shape) const = 0;
-  virtual void prepare(const Spec& spec, const reference::CollectiveShape& shape) = 0;
-  // Poisons the outputs, runs the collective once and counts wrong elements over the group.
-  virtual std::uint64_t run_and_verify() = 0;
-  virtual void release() = 0;
+  // Whether the engine runs `spec` at `shape` on the group; the same answer on every rank.
+  virtual bool runs(const Spec&, const reference::CollectiveShape&) const { return true; }
+  // Prepares `spec` at `shape` (freeing the previous size's buffers first), runs it once on
+  // poisoned outputs and counts the wrong elements on this process.
+  virtual std::uint64_t prepare_and_verify(const Spec& spec,
+                                           const reference::CollectiveShape& shape) = 0;
 };
+
+// One rank's host buffers before a verified run: its input filled, its output (max(in_count,
+// out_count) elements) poisoned, and in place the input copied where nccl-tests and MPI expect it
+// in the output (a broadcast's receivers keep the poison).
+void fill_buffers(const Spec& spec, const reference::CollectiveShape& shape, int rank, int ranks,
+                  void* input, void* output);
 
 // Throw std::runtime_error naming what is missing (not built with MPI or NCCL, no GPU, …).
 std::unique_ptr<Transport> make_mpi_transport(lockstep::Processes& processes);

@@ -5,7 +5,6 @@
 #include <stdexcept>
 
 #include "kernels/collectives_mpi.h"
-#include "kernels/mpi_world.h"
 #include "suites/collectives/transport.h"
 
 namespace bb::collectives {
@@ -18,11 +17,8 @@ class MpiProcesses final : public lockstep::Processes {
   int size() const override { return world_.size(); }
   std::string launcher() const override { return "mpi"; }
   int on_this_node() const override { return world_.on_this_node(); }
-  bool same_everywhere(const std::string& text, std::string& differing) override {
-    int rank = -1;
-    const bool same = world_.same_everywhere(text, rank);
-    if (rank >= 0) differing = "rank " + std::to_string(rank);
-    return same;
+  bool same_everywhere(const std::string& text, int& differing_rank) override {
+    return world_.same_everywhere(text, differing_rank);
   }
   double min_over_all(double v) override { return world_.min_over_all(v); }
   void meet() override { world_.meet(); }
@@ -51,54 +47,39 @@ class MpiTransport final : public Transport {
 
   bool begin_group(int ranks) override {
     end_group();
-    group_ = kernels::MpiGroup(world_, ranks);
-    return group_.member();
+    group_.emplace(world_, ranks);
+    return group_->member();
   }
   void end_group() override {
-    release();
-    group_ = kernels::MpiGroup();
+    call_.reset();
+    group_.reset();
   }
 
-  std::string unsupported(const Spec& s, const reference::CollectiveShape& shape) const override {
-    if (s.in_place && !has_in_place(s.op))
-      return "in-place " + std::string(theory::collective_name(s.op)) + " is not measured";
-    // MPI counts are int (and OpenMPI sums reduce_scatter's counts in an int): larger messages are
-    // left out on every rank alike.
+  // MPI counts are int (and OpenMPI sums reduce_scatter's counts in an int): larger messages are
+  // left out on every rank alike.
+  bool runs(const Spec&, const reference::CollectiveShape& shape) const override {
     constexpr std::size_t kIntMax = 2147483647;
-    if (shape.in_count > kIntMax ||
-        shape.out_count * static_cast<std::size_t>(group_.size()) > kIntMax)
-      return "more elements than MPI's int counts hold";
-    return "";
+    return shape.in_count <= kIntMax &&
+           shape.out_count * static_cast<std::size_t>(group_->size()) <= kIntMax;
   }
 
-  void prepare(const Spec& s, const reference::CollectiveShape& shape) override {
-    release();
-    call_.emplace(s, shape, group_);
-    spec_ = s, shape_ = shape;
-  }
-
-  std::uint64_t run_and_verify() override {
-    const int ranks = group_.size(), rank = group_.rank();
-    const int amplitude = reference::pattern_amplitude(spec_.dtype, ranks);
-    reference::fill_input(spec_.dtype, rank, amplitude, call_->input(), shape_.in_count);
-    reference::poison_output(spec_.dtype, call_->output_buffer(), call_->output_buffer_elements());
-    if (spec_.in_place) call_->place_input_in_output();
+  std::uint64_t prepare_and_verify(const Spec& s,
+                                   const reference::CollectiveShape& shape) override {
+    call_.emplace(s, shape, *group_);
+    fill_buffers(s, shape, group_->rank(), group_->size(), call_->input(), call_->output_buffer());
     call_->run();
-    const std::uint64_t wrong = reference::count_wrong(spec_.op, spec_.redop, spec_.dtype, rank,
-                                                       ranks, spec_.root, shape_, call_->output());
-    return group_.sum(wrong);
+    return reference::count_wrong(s.op, s.redop, s.dtype, group_->rank(), group_->size(), s.root,
+                                  shape, call_->output());
   }
 
-  int group_ranks() const override { return group_.size(); }
-  void barrier() override { group_.barrier(); }
+  int group_ranks() const override { return group_->size(); }
+  void barrier() override { group_->barrier(); }
   lockstep::LocalTimes time_here(int iterations) override {
     const double t = call_->seconds_per_call(iterations);
     return {t, t};
   }
-  double max_over_group(double v) override { return group_.max(v); }
-  double sum_over_group(double v) override { return group_.sum(v); }
-
-  void release() override { call_.reset(); }
+  double max_over_group(double v) override { return group_->max(v); }
+  double sum_over_group(double v) override { return group_->sum(v); }
 
   [[noreturn]] void abort(const std::string& message, int exit_code) override {
     procs_.abort(message, exit_code);
@@ -107,9 +88,7 @@ class MpiTransport final : public Transport {
  private:
   MpiProcesses& procs_;
   kernels::MpiWorld& world_;
-  kernels::MpiGroup group_;
-  Spec spec_;
-  reference::CollectiveShape shape_;
+  std::optional<kernels::MpiGroup> group_;  // while a group is formed
   std::optional<kernels::MpiCollective> call_;
 };
 

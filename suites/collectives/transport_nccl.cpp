@@ -1,17 +1,17 @@
 // The NCCL transport: one process driving every local GPU, or one process per GPU under an MPI
-// launcher, the NCCL unique id broadcast over MPI (kernels/mpi_world.h). Times are CUDA event
+// launcher, the NCCL unique id broadcast over MPI (kernels/collectives_mpi.h). Times are CUDA event
 // times on every rank's stream (kernels/collectives_nccl.h), reduced over the ranks; outputs are
 // verified against the reference here.
 #include <algorithm>
 #include <cstdlib>
-#include <cstring>
+#include <optional>
 #include <stdexcept>
 #include <vector>
 
 #include "kernels/collectives_nccl.h"
 #include "suites/collectives/transport.h"
 #ifdef BOUNDBENCH_WITH_MPI
-#include "kernels/mpi_world.h"
+#include "kernels/collectives_mpi.h"
 #endif
 
 namespace bb::collectives {
@@ -46,12 +46,12 @@ class NcclTransport final : public Transport {
       return true;
     }
 #ifdef BOUNDBENCH_WITH_MPI
-    group_ = kernels::MpiGroup(*mpi_, ranks);
-    if (!group_.member()) return false;
+    group_.emplace(*mpi_, ranks);
+    if (!group_->member()) return false;
     ncclUniqueId id{};
-    if (group_.rank() == 0) id = nccl_.unique_id();
-    group_.broadcast(&id, static_cast<int>(sizeof id), 0);
-    nccl_.init_rank(ranks, group_.rank(), local_device(), id);
+    if (group_->rank() == 0) id = nccl_.unique_id();
+    group_->broadcast(&id, static_cast<int>(sizeof id), 0);
+    nccl_.init_rank(ranks, group_->rank(), local_device(), id);
 #endif
     return true;
   }
@@ -59,56 +59,38 @@ class NcclTransport final : public Transport {
   void end_group() override {
     nccl_.destroy();
 #ifdef BOUNDBENCH_WITH_MPI
-    group_ = kernels::MpiGroup();
+    group_.reset();
 #endif
   }
 
-  std::string unsupported(const Spec& s, const reference::CollectiveShape&) const override {
-    if (s.in_place && !has_in_place(s.op))
-      return "NCCL has no in-place " + std::string(theory::collective_name(s.op));
-    return "";
-  }
-
-  void prepare(const Spec& s, const reference::CollectiveShape& shape) override {
-    spec_ = s, shape_ = shape;
+  std::uint64_t prepare_and_verify(const Spec& s,
+                                   const reference::CollectiveShape& shape) override {
     nccl_.allocate(s, shape);
-  }
-
-  std::uint64_t run_and_verify() override {
-    const std::size_t esize = reference::dtype_bytes(spec_.dtype);
-    const std::size_t in_bytes = shape_.in_count * esize;
-    const std::size_t out_bytes = std::max(shape_.in_count, shape_.out_count) * esize;
-    const int amplitude = reference::pattern_amplitude(spec_.dtype, size_);
-    std::vector<char> input(in_bytes), output(out_bytes);
+    const std::size_t esize = reference::dtype_bytes(s.dtype);
+    std::vector<char> input(shape.in_count * esize),
+        output(std::max(shape.in_count, shape.out_count) * esize);
     for (std::size_t i = 0; i < nccl_.local_ranks(); ++i) {
-      const int rank = nccl_.rank(i);
-      reference::fill_input(spec_.dtype, rank, amplitude, input.data(), shape_.in_count);
-      reference::poison_output(spec_.dtype, output.data(), out_bytes / esize);
-      if (spec_.in_place && (spec_.op != Collective::broadcast || rank == spec_.root)) {
-        const std::size_t at = spec_.op == Collective::all_gather ? rank * in_bytes : 0;
-        std::memcpy(output.data() + at, input.data(), in_bytes);
-      }
+      fill_buffers(s, shape, nccl_.rank(i), size_, input.data(), output.data());
       nccl_.upload(i, input.data(), output.data());
     }
     nccl_.run();
-    unsigned long long wrong = 0;
+    std::uint64_t wrong = 0;
     for (std::size_t i = 0; i < nccl_.local_ranks(); ++i) {
       const int rank = nccl_.rank(i);
       nccl_.download(i, output.data());
       // NCCL's in-place reduce_scatter leaves rank r's part at offset r·count.
-      const std::size_t at = spec_.in_place && spec_.op == Collective::reduce_scatter
-                                 ? rank * shape_.out_count * esize
-                                 : 0;
-      wrong += reference::count_wrong(spec_.op, spec_.redop, spec_.dtype, rank, size_, spec_.root,
-                                      shape_, output.data() + at);
+      const std::size_t at =
+          s.in_place && s.op == Collective::reduce_scatter ? rank * shape.out_count * esize : 0;
+      wrong += reference::count_wrong(s.op, s.redop, s.dtype, rank, size_, s.root, shape,
+                                      output.data() + at);
     }
-    return static_cast<std::uint64_t>(sum_over_group(static_cast<double>(wrong)));
+    return wrong;
   }
 
   int group_ranks() const override { return size_; }
   void barrier() override {
 #ifdef BOUNDBENCH_WITH_MPI
-    if (multi_process()) group_.barrier();
+    if (multi_process()) group_->barrier();
 #endif
   }
   lockstep::LocalTimes time_here(int iterations) override {
@@ -119,18 +101,16 @@ class NcclTransport final : public Transport {
   }
   double max_over_group(double v) override {
 #ifdef BOUNDBENCH_WITH_MPI
-    if (multi_process()) return group_.max(v);
+    if (multi_process()) return group_->max(v);
 #endif
     return v;
   }
   double sum_over_group(double v) override {
 #ifdef BOUNDBENCH_WITH_MPI
-    if (multi_process()) return group_.sum(v);
+    if (multi_process()) return group_->sum(v);
 #endif
     return v;
   }
-
-  void release() override { nccl_.free_buffers(); }
 
   [[noreturn]] void abort(const std::string& message, int exit_code) override {
     // One process's comms only (ncclCommAbort may wait for peers in other processes, which the
@@ -161,11 +141,9 @@ class NcclTransport final : public Transport {
   lockstep::Processes& procs_;
 #ifdef BOUNDBENCH_WITH_MPI
   kernels::MpiWorld* mpi_ = nullptr;
-  kernels::MpiGroup group_;
+  std::optional<kernels::MpiGroup> group_;  // while a group is formed
 #endif
   int devices_ = 0, size_ = 1;
-  Spec spec_;
-  reference::CollectiveShape shape_;
 };
 
 }  // namespace
