@@ -175,15 +175,18 @@ TEST(BandwidthChecks, IntensitySweepFollowsTheRooflineAndFindsTheRidge) {
   EXPECT_NEAR(ridge->measured, 15, 1e-9);
   // A device that reaches a third of its table peak: the measured ridge is 3x off, a finding
   // (an expectation missed), not a failure.
-  const Check* off = find(bandwidth_suite_checks(intensity(20e12, 4e12, 67e12, 4.8e12)),
-                          "cuda/intensity/fp32/ridge-point");
+  const std::vector<Check> third = bandwidth_suite_checks(intensity(20e12, 4e12, 67e12, 4.8e12));
+  const Check* off = find(third, "cuda/intensity/fp32/ridge-point");
   EXPECT_EQ(off->verdict, Verdict::below_expectation);
   EXPECT_EQ(off->kind, CheckKind::expectation);
-  // One point twice as slow as even the serial sum of its costs: not the roofline's shape.
+  // One point twice as slow as even the serial sum of its costs: not the roofline's shape, but
+  // slower than a bound is no violation of it — a finding (an expectation missed), not a failure.
   auto slow = intensity(60e12, 4e12, 67e12, 4.8e12);
   slow[5].summary.min_s *= 4;
-  EXPECT_EQ(find(bandwidth_suite_checks(slow), "cuda/intensity/fp32/attainable")->verdict,
-            Verdict::fail);
+  const std::vector<Check> slow_checks = bandwidth_suite_checks(slow);
+  const Check* attainable = find(slow_checks, "cuda/intensity/fp32/attainable");
+  EXPECT_EQ(attainable->verdict, Verdict::below_expectation);
+  EXPECT_EQ(attainable->kind, CheckKind::expectation);
   const json fig = bandwidth_suite_figures(intensity(60e12, 4e12, 67e12, 4.8e12));
   EXPECT_NEAR(fig["cuda"]["ceilings"]["fp32"]["ridge_flop_per_byte"].get<double>(), 15, 1e-9);
 }

@@ -242,14 +242,20 @@ void analyse_intensity(const std::vector<CaseResult>& rs, Backend b, Analysis& o
       }
     }
     const std::string base = be + "/intensity/" + dtype;
-    out.checks.push_back(make_check(
+    // With ceilings measured from these points, t_min >= max(flop/P, bytes/B) holds by
+    // construction; what is judged is the overlap of compute and memory, t_min within 1/0.7 of
+    // their serial sum: what a machine reaches (an expectation), not a law — one point slowed by a
+    // neighbour on a shared machine misses it without anything being wrong.
+    Check attainable = make_check(
         base + "/attainable",
         "max(flop/P_max, bytes/B_max) <= t_min <= (flop/P_max + bytes/B_max) / 0.7 at every "
         "intensity (measured ceilings)",
-        1, worst, kSerialSlack, worst >= kSerialSlack ? Verdict::pass : Verdict::fail,
+        1, worst, kSerialSlack, worst >= kSerialSlack ? Verdict::pass : Verdict::below_expectation,
         fmt::format("measured ceilings {:.4g} GFLOP/s and {:.4g} GB/s; ", peak / 1e9, bw / 1e9) +
             fmt::format("slowest point at {:.2f} of the serial-sum rate", worst) + " (" +
-            worst_case + ")"));
+            worst_case + ")");
+    attainable.kind = CheckKind::expectation;
+    out.checks.push_back(attainable);
     // The ridge from the datasheet side: the device's peak for the precision over its DRAM peak
     // (GPU), or the host's peak estimate over its best measured STREAM bandwidth.
     const CaseResult& any = *pts.front();
