@@ -409,10 +409,15 @@ class Report(unittest.TestCase):
             page = open(os.path.join(out, "report.html")).read()
             self.assertIn("data:image/png;base64,", page)  # self-contained
             self.assertIn("Intel(R) Xeon(R) Processor", page)
-            self.assertIn("bandwidth/read-sweep/host", page)  # the best bandwidth's case
+            # Each run by its file name; DRAM bandwidth is the best STREAM case, not an L1 read.
+            self.assertIn("<td>run</td>", page)
+            self.assertIn("<td>slower</td>", page)
+            self.assertIn("host: 40.6 GB/s (nstream/fp32/host)", page)
+            self.assertIn("before/after: slower vs run", page)
             self.assertRegex(page, r"host: L1 [0-9.]+ KiB / 48 KiB")  # detected / reported
             self.assertRegex(page, r"naive/fp32/host/d64: [0-9.]+")  # attention TFLOP/s column
-            for name in ("roofline.png", "hierarchy_host.png", "attention_host.png"):
+            for name in ("roofline.png", "hierarchy_host.png", "attention_host.png",
+                         "change_01.png"):
                 png = open(os.path.join(out, name), "rb").read()
                 self.assertEqual(png[:8], b"\x89PNG\r\n\x1a\n")
                 self.assertGreater(len(png), 10000)

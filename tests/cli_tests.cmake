@@ -36,6 +36,14 @@ add_test(NAME smoke.run_quick
                  ${PROJECT_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR}/smoke)
 set_tests_properties(smoke.run_quick PROPERTIES LABELS "cpu;smoke" TIMEOUT 600 RUN_SERIAL TRUE)
 
+# ci/report.py on the committed results (no binary needed): figures, labels, headline, rooflines,
+# the before/after intervals, bad input. One ctest test per class (a class draws its report once).
+foreach(t IN ITEMS ReportFigures ReportIntervals ReportInputs)
+  add_test(NAME report.${t}
+           COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/report_test.py ${t})
+  set_tests_properties(report.${t} PROPERTIES LABELS "cpu;cli" TIMEOUT 600)
+endforeach()
+
 # Formatting is part of the build's contract: clang-format (.clang-format) must find nothing to change.
 find_program(CLANG_FORMAT NAMES clang-format clang-format-14)
 if(CLANG_FORMAT)
