@@ -500,7 +500,14 @@ def roofline(runs, out_dir):
                        marker=marker, s=16, alpha=0.8, zorder=3, linewidths=0)
             handles.append(Line2D([], [], marker=marker, color="k", ls="", label=run.label))
         x_lo = min(xs_all) / 3
-        x_hi = max(max(xs_all) * 3, 10 * max(tops or [1]) / 1e12)
+        ridges = []  # the x axis reaches past every run's ridge on its slowest DRAM slope
+        for i in by_run:
+            roofs = compute_roofs(runs[i], backend)
+            s = stream_best(runs[i], backend)
+            bws = [v for v in (s[0] if s else 0, datasheet_bandwidth(runs[i], backend)) if v > 0]
+            if roofs and bws:
+                ridges.append(max(r[0] for r in roofs.values()) / min(bws))
+        x_hi = max(max(xs_all) * 3, 2 * max(ridges, default=0))
         y_hi = max(ys_all + tops) * 2.5
         grid = np.logspace(math.log10(x_lo), math.log10(x_hi), 64)
         for i in sorted(by_run):
@@ -530,7 +537,7 @@ def roofline(runs, out_dir):
                 ys = np.minimum(grid * bw, top)
                 drawn[key], = ax.plot(grid, ys, color=colour, ls=ls, lw=lw, label=text, zorder=2)
                 handles.append(drawn[key])
-            bw = s[0] if s else (ds or 0)
+            bw = max(s[0] if s else 0, ds)  # a roof starts where the highest DRAM slope meets it
             for p in precisions:
                 if p not in roofs:
                     continue

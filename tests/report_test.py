@@ -238,6 +238,42 @@ class ReportInputs(unittest.TestCase):
             roof = next(f for f in m["figures"] if f["file"] == "roofline.png")
             self.assertIn("above its own bound: 8 (violation)", roof["legend"])
 
+    def test_gpu_run_beside_a_host_run(self):
+        """A GPU run (the host run's cases moved to backend cuda on an H200-like device): its own
+        roofline with the datasheet slope and table roofs per precision; a case above its bound
+        (pct_of_bound 150) ringed red and listed; the host run keeps its roofline."""
+        doc = load(os.path.join(RESULTS, "run.json"))
+        doc["context"]["boundbench"]["gpus"] = {
+            "usable": True, "devices": [{
+                "name": "NVIDIA H200", "peak_dram_bytes_per_s": 4.8e12, "l2_bytes": 50331648,
+                "peak_cuda_core_flop_per_s": {"fp64": 34e12, "fp32": 67e12},
+                "peak_tensor_flop_per_s": {"fp64": 67e12, "tf32": 495e12}}]}
+        for b in doc["benchmarks"]:
+            b["backend"] = "cuda"
+        intensity = next(b for b in doc["benchmarks"]
+                         if b["name"] == "bandwidth/intensity/fp32/host/k1024")
+        intensity["pct_of_bound"] = 150.0
+        doc["figures"]["bandwidth"] = {"cuda": doc["figures"]["bandwidth"]["host"]}
+        doc["label"] = "h200"
+        with tempfile.TemporaryDirectory() as d:
+            out = os.path.join(d, "o")
+            r = report(os.path.join(RESULTS, "run.json"), write(d, "g.json", doc), "--out", out)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            m = load(os.path.join(out, "report.json"))
+            files = [f["file"] for f in m["figures"]]
+            self.assertIn("roofline_0_host.png", files)
+            gpu = next(f for f in m["figures"] if f["file"] == "roofline_1_cuda.png")
+            self.assertEqual(gpu["runs"], ["h200"])
+            self.assertIn("DRAM datasheet 4800 GB/s", gpu["legend"])
+            self.assertIn("fp64 peak 67 TFLOP/s (datasheet)", gpu["legend"])
+            self.assertIn("fp32 peak 67 TFLOP/s (datasheet)", gpu["legend"])
+            self.assertIn("above its own bound: 1 (violation)", gpu["legend"])
+            self.assertEqual(len(m["violations"]), 1)
+            self.assertTrue(m["violations"][0].startswith(
+                "h200: bandwidth/intensity/fp32/host/k1024"), m["violations"])
+            self.assertIn("Above their own bound:", read(os.path.join(out, "report.html")))
+            self.assertEqual(m["runs"][1]["dram"]["cuda"]["case"], "nstream/fp32/host")
+
     def test_same_file_names_get_told_apart(self):
         with tempfile.TemporaryDirectory() as d:
             doc = load(os.path.join(RESULTS, "run.json"))
