@@ -77,6 +77,10 @@ class Run:
             return gpus["devices"][0]
         return None
 
+    def fingerprint(self):
+        fp = self.doc.get("fingerprint", self.bb.get("fingerprint"))
+        return fp if isinstance(fp, dict) else None
+
     def host(self):
         return self.bb.get("host", {})
 
@@ -924,6 +928,15 @@ CLASS_COLOUR = {"slower": "red", "faster": "green", "same": "0.55", "ambiguous":
                 "no interval": "0.3"}
 
 
+def fingerprint_difference(a, b):
+    """The top-level keys in which two runs' machine fingerprints differ (`fingerprint` at the top
+    level or in context.boundbench); none where either run has no fingerprint."""
+    fa, fb = a.fingerprint(), b.fingerprint()
+    if not fa or not fb:
+        return []
+    return sorted(k for k in set(fa) | set(fb) if fa.get(k) != fb.get(k))
+
+
 def before_after(runs, out_dir):
     """Each later run against the first: per case the ratio new/base of median times with its
     interval, sorted, coloured by where the interval lies against +/- CHANGE_THRESHOLD."""
@@ -979,8 +992,11 @@ def before_after(runs, out_dir):
                    f"; interval: {', '.join(methods)}. Colour by where the interval lies against "
                    f"±{CHANGE_THRESHOLD:.0%}; the verdict (with FDR control) is "
                    "`boundbench compare`'s.")
-        if new.device(new.backends()[0]) != base.device(base.backends()[0]):
-            caption += " Different devices: the ratios compare machines, not builds."
+        differ_fp = fingerprint_difference(base, new)
+        if new.device(new.backends()[0]) != base.device(base.backends()[0]) or differ_fp:
+            caption += " Different machines" + \
+                (f" (fingerprints differ in {', '.join(differ_fp)})" if differ_fp else "") + \
+                ": the ratios compare machines, not builds."
         images.append(png(fig, out_dir, f"change_{j:02d}.png", title, caption,
                           [base.label, new.label]))
         tables.append((title, rows, differ, counts))

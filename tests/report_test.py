@@ -274,6 +274,19 @@ class ReportInputs(unittest.TestCase):
             self.assertIn("Above their own bound:", read(os.path.join(out, "report.html")))
             self.assertEqual(m["runs"][1]["dram"]["cuda"]["case"], "nstream/fp32/host")
 
+    def test_fingerprints_that_differ_are_named(self):
+        doc = load(os.path.join(RESULTS, "run.json"))
+        a, b = schema2(doc, "a"), schema2(doc, "b", 1.2)
+        a["fingerprint"] = {"cpu": {"model": "x", "l3_bytes": 480}, "memory_bytes": 1}
+        b["fingerprint"] = {"cpu": {"model": "x", "l3_bytes": 260}, "memory_bytes": 1}
+        with tempfile.TemporaryDirectory() as d:
+            out = os.path.join(d, "o")
+            r = report(write(d, "a.json", a), write(d, "b.json", b), "--out", out)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            change = next(f for f in load(os.path.join(out, "report.json"))["figures"]
+                          if f["file"] == "change_01.png")
+            self.assertIn("Different machines (fingerprints differ in cpu)", change["caption"])
+
     def test_same_file_names_get_told_apart(self):
         with tempfile.TemporaryDirectory() as d:
             doc = load(os.path.join(RESULTS, "run.json"))
