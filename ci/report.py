@@ -409,15 +409,23 @@ def legend_outside(ax, handles=None, fontsize=7, below=False):
         grow(fig, right=max(0.0, need - (1 - ax.get_position().x1) * w + 0.15))
 
 
-def grow(fig, right=0.0, below=0.0):
-    """Widen the figure by `right` inches and heighten it by `below`, the axes unchanged in size."""
+def grow(fig, right=0.0, below=0.0, left=0.0):
+    """Widen the figure by `right` and `left` inches and heighten it by `below`, the axes unchanged
+    in size."""
     w, h = fig.get_size_inches()
     sp = fig.subplotpars
     left_in, right_in, bottom_in, top_in = sp.left * w, sp.right * w, sp.bottom * h, sp.top * h
-    w2, h2 = w + right, h + below
+    w2, h2 = w + right + left, h + below
     fig.set_size_inches(w2, h2)
-    fig.subplots_adjust(left=left_in / w2, right=right_in / w2, bottom=(bottom_in + below) / h2,
-                        top=(top_in + below) / h2)
+    fig.subplots_adjust(left=(left_in + left) / w2, right=(right_in + left) / w2,
+                        bottom=(bottom_in + below) / h2, top=(top_in + below) / h2)
+
+
+def margins(fig, left_in=0.85, bottom_in=0.6):
+    """At least this much room for the y and x axis labels (no tight bbox to find it)."""
+    w, h = fig.get_size_inches()
+    sp = fig.subplotpars
+    grow(fig, left=max(0.0, left_in - sp.left * w), below=max(0.0, bottom_in - sp.bottom * h))
 
 
 def place_labels(ax, candidates, fontsize=6, max_labels=40):
@@ -466,6 +474,7 @@ def roofline(runs, out_dir):
     images, violations = [], []
     for n, ((device, backend), by_run) in enumerate(sorted(groups.items())):
         fig, ax = plt.subplots(figsize=(8, 5.2))
+        margins(fig)
         xs_all = [b["flop"] / b["bytes"] for bs in by_run.values() for b in bs]
         ys_all = [b["flop"] / b["median_s"] for bs in by_run.values() for b in bs]
         handles, drawn, tops = [], {}, []
@@ -607,6 +616,7 @@ def hierarchy(runs, out_dir):
         if not have:
             continue
         fig, axes = plt.subplots(1, len(have), figsize=(5.6 * len(have), 4), squeeze=False)
+        margins(fig)
         shown = []
         for ax, (sweep, ylabel, fig_key) in zip(axes[0], have):
             marked = set()
@@ -701,6 +711,7 @@ def sweeps(runs, out_dir):
     images = []
     for n, ((fkey, kind), series) in enumerate(sorted(figs.items())):
         fig, ax = plt.subplots(figsize=(6.4, 3.8))
+        margins(fig)
         ylabel, shown, xkeys = "", [], set()
         colours = {}
         for (s, key), by_run in sorted(series.items()):
@@ -774,6 +785,7 @@ def collectives(runs, out_dir):
     images = []
     for (transport, ranks), members in sorted(groups.items()):
         fig, ax = plt.subplots(figsize=(7, 4.2))
+        margins(fig)
         series = {}
         for i, b in members:
             p = b["params"]
@@ -819,6 +831,7 @@ def attention(runs, out_dir):
     backends = sorted({bk for run in runs for bk in run.figures.get("attention", {})})
     for backend in backends:
         fig, ax = plt.subplots(figsize=(6.4, 4))
+        margins(fig)
         shown, law = [], False
         for i, run in enumerate(runs):
             f = run.figures.get("attention", {}).get(backend, {})
@@ -863,6 +876,7 @@ def gemm_error(runs, out_dir):
     |C^ - C|_ij / (|A||B|)_ij (solid) and the deterministic bound factor the case reported (dashed,
     one per mode and backend), log-log. Read from the cases' observations, not re-derived here."""
     fig, ax = plt.subplots(figsize=(7, 4.4))
+    margins(fig)
     drawn, colour, shown = 0, {}, []
     for i, run in enumerate(runs):
         series, bounds = {}, {}
@@ -949,6 +963,7 @@ def before_after(runs, out_dir):
         if len(rows) < 3:
             continue
         fig, ax = plt.subplots(figsize=(8, 4.2))
+        margins(fig)
         cap = 3.0
         x = np.arange(len(rows))
         ax.axhspan(1 - CHANGE_THRESHOLD, 1 + CHANGE_THRESHOLD, color="0.9", zorder=0,
@@ -1015,6 +1030,8 @@ def hierarchy_text(run):
             levels.append(f"{lv['name']} {human_bytes(det) if det else 'no step'} / "
                           f"{human_bytes(lv['reported_bytes'])}")
         plateaus = ", ".join(f"{p['latency_ns']:.3g} ns" for p in lat.get("plateaus", []))
+        if not levels and not plateaus:
+            continue
         text = f"{backend}: " + "; ".join(levels)
         if plateaus:
             text += f"; latency plateaus {plateaus}"
@@ -1185,7 +1202,8 @@ def main(argv):
     changes_html = "".join(change_table(*t) for t in change_tables)
     page = f"""<!doctype html><html><head><meta charset="utf-8"><title>boundbench report</title>
 <style>body{{font-family:sans-serif;margin:2em}}table{{border-collapse:collapse;margin-bottom:1em}}
-td,th{{border:1px solid #ccc;padding:4px 8px;font-size:13px;vertical-align:top}}
+td,th{{border:1px solid #ccc;padding:4px 8px;font-size:13px;vertical-align:top;min-width:4em;
+max-width:28em;overflow-wrap:anywhere}}
 figure{{display:inline-block;margin:1em;vertical-align:top;max-width:820px}}
 figcaption{{font-size:12px;color:#333}}img{{max-width:820px}}</style></head><body>
 <h1>boundbench report: {html.escape(" · ".join(r.label for r in runs))}</h1>
