@@ -121,7 +121,10 @@ def load(path):
         seen.add(key)
         if not isinstance(b.get("name"), str) or not _positive(b.get("median_s")):
             fail(f"{path}: case '{key[0]}' has no name or no positive median_s")
-    return Run(path, doc, measured)
+    try:
+        return Run(path, doc, measured)
+    except (TypeError, AttributeError) as e:
+        fail(f"{path}: malformed results ({type(e).__name__}: {e})")
 
 
 def unique_labels(runs):
@@ -1110,7 +1113,7 @@ def headline(run):
                                        "peak_is_bound": roof[1] if roof else None}
     return {"label": run.label, "file": run.path,
             "device": " + ".join(run.device(b) for b in run.backends()),
-            "date": run.bb.get("date", ""), "commit": run.bb.get("git_commit", "")[:10],
+            "date": str(run.bb.get("date", "")), "commit": str(run.bb.get("git_commit", ""))[:10],
             "dram": dram, "cache": cache,
             "flops": {f"{b}/{p}": v for (b, p), v in sorted(flops.items())},
             "checks": counts,
@@ -1147,7 +1150,7 @@ def table(head, rows):
 def change_table(title, rows, differ, counts):
     shown = [r for r in rows if r[4] in ("slower", "faster", "ambiguous")]
     shown.sort(key=lambda r: -abs(math.log(r[1])))
-    body = [[short(r[0]) if False else r[0], f"{r[1]:.3f}",
+    body = [[r[0], f"{r[1]:.3f}",
              f"[{r[2]:.3f}, {r[3]:.3f}]" if r[2] is not None else "-", r[4].upper()]
             for r in shown[:40]]
     text = ", ".join(f"{k} {v}" for k, v in counts.items() if v)
@@ -1173,13 +1176,24 @@ def main(argv):
     except OSError as e:
         fail(f"{args.out}: cannot create ({e.strerror})")
 
-    images, violations = roofline(runs, args.out)
-    images += hierarchy(runs, args.out)
-    images += sweeps(runs, args.out)
-    images += gemm_error(runs, args.out)
-    images += attention(runs, args.out)
-    images += collectives(runs, args.out)
-    change_images, change_tables = before_after(runs, args.out)
+    try:
+        write_report(runs, args.out)
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError) as e:
+        # A file that passed load() yet holds a field of the wrong type or shape.
+        fail(f"malformed results ({type(e).__name__}: {e}) in one of: {', '.join(args.runs)}")
+    except OSError as e:
+        fail(f"{args.out}: cannot write ({e.strerror})")
+    return 0
+
+
+def write_report(runs, out_dir):
+    images, violations = roofline(runs, out_dir)
+    images += hierarchy(runs, out_dir)
+    images += sweeps(runs, out_dir)
+    images += gemm_error(runs, out_dir)
+    images += attention(runs, out_dir)
+    images += collectives(runs, out_dir)
+    change_images, change_tables = before_after(runs, out_dir)
     images += change_images
 
     heads = [headline(r) for r in runs]
@@ -1220,12 +1234,11 @@ figcaption{{font-size:12px;color:#333}}img{{max-width:820px}}</style></head><bod
                                         "class": r[4], "method": r[5]} for r in rows]}
                             for t, rows, d, c in change_tables]}
     for name, text in (("report.json", json.dumps(manifest, indent=1)), ("report.html", page)):
-        tmp = os.path.join(args.out, name + ".tmp")
+        tmp = os.path.join(out_dir, name + ".tmp")
         with open(tmp, "w", encoding="utf-8") as f:
             f.write(text)
-        os.replace(tmp, os.path.join(args.out, name))
-    print(f"report: {os.path.join(args.out, 'report.html')} with {len(images)} figure(s)")
-    return 0
+        os.replace(tmp, os.path.join(out_dir, name))
+    print(f"report: {os.path.join(out_dir, 'report.html')} with {len(images)} figure(s)")
 
 
 if __name__ == "__main__":

@@ -308,6 +308,12 @@ class ReportInputs(unittest.TestCase):
                 write(d, "foreign.json", {"benchmarks": []}): "not a boundbench results file",
                 write(d, "schema.json", bad): "schema version 3",
             }
+            odd = copy.deepcopy(doc)
+            odd["benchmarks"][0]["params"] = "oops"
+            cases[write(d, "odd.json", odd)] = "malformed results (AttributeError"
+            odd = copy.deepcopy(doc)
+            odd["checks"] = 7
+            cases[write(d, "odd2.json", odd)] = "odd2.json: malformed results (TypeError"
             trunc = os.path.join(d, "trunc.json")
             with open(trunc, "w") as f:
                 f.write(json.dumps(doc)[:5000])
