@@ -197,32 +197,34 @@ def time_points(cases, scale):
 
 
 def thinned(samples):
-    """At most MAX_PAIR_SAMPLES evenly spaced order statistics of a sorted sample list."""
-    s = np.sort(np.asarray(samples, dtype=float))
-    if len(s) <= MAX_PAIR_SAMPLES:
-        return s
-    return s[np.round(np.linspace(0, len(s) - 1, MAX_PAIR_SAMPLES)).astype(int)]
+    """At most MAX_PAIR_SAMPLES evenly spaced order statistics of the samples: ranks
+    (i(n-1) + (cap-1)/2) / (cap-1) in integers, as compare's kept_samples (harness/stats.cpp)."""
+    s = sorted(samples)
+    n, cap = len(s), MAX_PAIR_SAMPLES
+    if n <= cap:
+        return np.asarray(s, dtype=float)
+    return np.asarray([s[(i * (n - 1) + (cap - 1) // 2) // (cap - 1)] for i in range(cap)])
 
 
 def hodges_lehmann_ratio(base_samples, new_samples):
-    """The ratio new/base of typical times and its ~95% interval: Hodges-Lehmann shift of the log
-    times (median of all pairwise differences) with the Mann-Whitney interval, order statistics
-    k+1 and mn-k of the differences, k = floor(mn/2 - z sqrt(mn(m+n+1)/12)) (Hollander & Wolfe,
-    normal approximation, no tie correction). Returns (ratio, low, high), or None below 2 samples
-    a side. Each side is first thinned to 200 order statistics: the interval only widens."""
+    """The ratio new/base of typical times and its ~95% interval, as `boundbench compare` computes
+    it (harness/change_interval.cpp): the Hodges-Lehmann shift of the log times (median of all N
+    pairwise differences log y_j - log x_i) with the Moses interval [D_(k), D_(N+1-k)] (1-based),
+    k = floor(N/2 - z sqrt(n1 n2 (n1+n2+1)/12)), at least 1 (Hollander & Wolfe 4.3; normal
+    approximation of U), exponentiated. Each side first thinned to 200 order statistics. Returns
+    (ratio, low, high), or None below 2 samples a side."""
     x, y = np.log(thinned(base_samples)), np.log(thinned(new_samples))
     m, n = len(x), len(y)
     if m < 2 or n < 2:
         return None
     d = (y[:, None] - x[None, :]).ravel()
-    mn = d.size
-    k = int(math.floor(mn / 2 - Z95 * math.sqrt(mn * (m + n + 1) / 12.0)))
-    k = max(k, 0)
-    mid = [(mn - 1) // 2, mn // 2]
-    idx = sorted(set([k, mn - 1 - k] + mid))
+    big_n = d.size
+    k = max(int(math.floor(big_n / 2 - Z95 * math.sqrt(m * n * (m + n + 1) / 12.0))), 1)
+    mid = [(big_n - 1) // 2, big_n // 2]
+    idx = sorted(set([k - 1, big_n - k] + mid))
     part = np.partition(d, idx)
     est = 0.5 * (part[mid[0]] + part[mid[1]])
-    return math.exp(est), math.exp(part[k]), math.exp(part[mn - 1 - k])
+    return math.exp(est), math.exp(part[k - 1]), math.exp(part[big_n - k])
 
 
 def case_change(base_cases, new_cases):
