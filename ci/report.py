@@ -1219,7 +1219,7 @@ def write_report(runs, out_dir):
     page = f"""<!doctype html><html><head><meta charset="utf-8"><title>boundbench report</title>
 <style>body{{font-family:sans-serif;margin:2em}}table{{border-collapse:collapse;margin-bottom:1em}}
 td,th{{border:1px solid #ccc;padding:4px 8px;font-size:13px;vertical-align:top;min-width:4em;
-max-width:28em;overflow-wrap:anywhere}}
+max-width:28em;overflow-wrap:break-word}}
 figure{{display:inline-block;margin:1em;vertical-align:top;max-width:820px}}
 figcaption{{font-size:12px;color:#333}}img{{max-width:820px}}</style></head><body>
 <h1>boundbench report: {html.escape(" · ".join(r.label for r in runs))}</h1>
