@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -10,11 +11,13 @@
 #include <filesystem>
 #include <iostream>
 #include <map>
+#include <regex>
 
 #include <fmt/format.h>
 
 #include "app/theory_catalogue.h"
 #include "harness/build_info.h"
+#include "harness/host_info.h"
 #include "harness/measured_info.h"
 #include "harness/regression.h"
 #include "harness/results.h"
@@ -71,6 +74,50 @@ std::map<std::string, std::string> parse_theory_args(const std::vector<std::stri
 // 0.000000).
 std::string exact_text(double v) { return fmt::format("{:.17g}", v); }
 
+// The unit a parameter's name carries (the catalogue's convention: SI, unit in the name).
+std::string param_unit(const ParamSpec& p) {
+  if (!p.choices.empty()) return "name";
+  const auto ends = [&](const char* suffix) { return p.name.ends_with(suffix); };
+  if (ends("_bytes_per_s")) return "bytes/s";
+  if (ends("_flop_per_s")) return "flop/s";
+  if (ends("_flop_per_byte")) return "flop/byte";
+  if (ends("_per_s")) return "1/s";
+  if (ends("_bytes") || p.name == "bytes") return "bytes";
+  if (ends("_flop") || p.name == "flop") return "flop";
+  if (ends("_hz")) return "Hz";
+  if (ends("_bits")) return "bits";
+  if (ends("_s")) return "s";
+  if (ends("_fraction")) return "fraction";
+  return p.integer ? "count" : "number";
+}
+
+// `theory NAME --help`: the formula, its source, and each parameter with its unit and default.
+int cmd_theory_help(const std::string& formula_name) {
+  const Formula f = find_formula(formula_name);
+  std::printf("%s: %s\nsource: %s\nusage: boundbench theory %s", f.name.c_str(), f.law.c_str(),
+              f.source.c_str(), f.name.c_str());
+  const auto dashed = [](std::string name) {
+    std::replace(name.begin(), name.end(), '_', '-');
+    return name;
+  };
+  for (const auto& p : f.params)
+    std::printf(" %s--%s %s%s", p.default_value.empty() ? "" : "[", dashed(p.name).c_str(),
+                p.choices.empty() ? "X" : "NAME", p.default_value.empty() ? "" : "]");
+  std::printf(" [--json]\nparameters (numbers take Ki/Mi/Gi or k/M/G/T suffixes):\n");
+  for (const auto& p : f.params) {
+    std::string constraint = p.choices.empty() ? (p.positive   ? "> 0"
+                                                  : p.any_sign ? "any sign"
+                                                               : ">= 0")
+                                               : "one of:";
+    for (const auto& c : p.choices) constraint += " " + c;
+    if (p.integer) constraint += ", whole";
+    std::printf("  --%-30s %-10s %s (%s; %s)\n", dashed(p.name).c_str(), param_unit(p).c_str(),
+                p.help.c_str(), constraint.c_str(),
+                p.default_value.empty() ? "required" : ("default " + p.default_value).c_str());
+  }
+  return kExitOk;
+}
+
 int cmd_theory(const std::string& formula_name, const std::vector<std::string>& extras, bool json,
                const std::string& from) {
   if (formula_name.empty()) {
@@ -119,6 +166,11 @@ int cmd_theory(const std::string& formula_name, const std::vector<std::string>& 
   return kExitOk;
 }
 
+// CUDA's integer versions (13000, 12040) as 13.0 and 12.4; 0 (none installed) as "none".
+std::string cuda_version_text(int v) {
+  return v > 0 ? fmt::format("{}.{}", v / 1000, v % 1000 / 10) : "none";
+}
+
 int cmd_info(bool json, const std::string& results_path) {
   const Environment env = discover();
   // A results file, when given, is read (and refused with a one-line error) before anything prints.
@@ -137,8 +189,8 @@ int cmd_info(bool json, const std::string& results_path) {
               h.logical_cpus, h.physical_cores, h.cpu_clock_hz / 1e9,
               static_cast<double>(h.memory_bytes) / (1u << 30));
   for (const auto& c : h.caches)
-    std::printf("  L%d %-11s %8.0f KiB, shared by %d CPUs\n", c.level, c.type.c_str(),
-                static_cast<double>(c.size_bytes) / 1024, c.shared_by_cpus);
+    std::printf("  L%d %-11s %9s, shared by %d CPUs\n", c.level, c.type.c_str(),
+                binary_size_text(static_cast<double>(c.size_bytes)).c_str(), c.shared_by_cpus);
   std::string isa;
   for (const auto& f : h.isa) isa += " " + f;
   std::printf(
@@ -146,8 +198,10 @@ int cmd_info(bool json, const std::string& results_path) {
       "%.1f GFLOP/s\n",
       isa.c_str(), h.fp64_simd_lanes(), h.peak_fp64_flop_per_s_estimate() / 1e9);
   const GpuStatus& g = env.gpus;
-  std::printf("CUDA: runtime %d, driver %d, cuBLAS %s, cuBLASLt %s, NCCL %s\n", g.runtime_version,
-              g.driver_version, g.cublas_version.empty() ? "-" : g.cublas_version.c_str(),
+  std::printf("CUDA: runtime %s, driver %s, cuBLAS %s, cuBLASLt %s, NCCL %s\n",
+              cuda_version_text(g.runtime_version).c_str(),
+              cuda_version_text(g.driver_version).c_str(),
+              g.cublas_version.empty() ? "-" : g.cublas_version.c_str(),
               g.cublaslt_version.empty() ? "-" : g.cublaslt_version.c_str(),
               g.nccl_version.empty() ? "not found" : g.nccl_version.c_str());
   if (!g.usable) std::printf("GPU: none usable: %s\n", g.reason.c_str());
@@ -178,15 +232,40 @@ int cmd_info(bool json, const std::string& results_path) {
   return kExitOk;
 }
 
-int cmd_list(const std::vector<Suite>& suites) {
+int cmd_list(const std::vector<Suite>& suites, const std::vector<std::string>& wanted,
+             const std::string& filter_text) {
+  for (const auto& w : wanted)
+    if (std::none_of(suites.begin(), suites.end(), [&](const Suite& s) { return s.name == w; })) {
+      std::string known;
+      for (const auto& s : suites) known += (known.empty() ? "" : ", ") + s.name;
+      throw std::invalid_argument("unknown suite '" + w + "' (suites: " + known + ")");
+    }
+  std::regex filter;
+  try {
+    filter = std::regex(filter_text, std::regex::ECMAScript);
+  } catch (const std::regex_error& e) {
+    throw std::invalid_argument("--filter '" + filter_text + "' is not a valid regex: " + e.what());
+  }
+  std::size_t shown = 0;
   for (const auto& s : suites) {
+    if (!wanted.empty() && std::find(wanted.begin(), wanted.end(), s.name) == wanted.end())
+      continue;
+    std::vector<const Case*> cases;
+    for (const auto& c : s.cases)
+      if (std::regex_search(s.name + "/" + c.name, filter)) cases.push_back(&c);
+    if (cases.empty() && !filter_text.empty()) continue;
     std::printf("%s: %s%s\n", s.name.c_str(), s.description.c_str(),
                 s.suite_checks ? " [+ checks over all its cases]" : "");
-    for (const auto& c : s.cases)
+    shown += cases.size();
+    for (const Case* cp : cases) {
+      const Case& c = *cp;
       std::printf("  %s/%s  [%s]  checks: validate, roofline%s%s\n", s.name.c_str(), c.name.c_str(),
                   backend_name(c.backend).c_str(), c.backend == Backend::cuda ? ", clock" : "",
                   c.extra_checks ? ", case-specific" : "");
+    }
   }
+  if (shown == 0 && !filter_text.empty())
+    throw std::invalid_argument("no case matches --filter '" + filter_text + "'");
   return kExitOk;
 }
 
@@ -198,7 +277,12 @@ int cmd_compare(const std::string& base_path, const std::string& next_path, doub
   if (!markdown_path.empty()) ensure_writable(markdown_path);
   const nlohmann::json base = load_results(base_path);
   const nlohmann::json next = load_results(next_path);
-  const RunComparison c = compare_runs(base, next, opts);
+  RunComparison c;
+  try {
+    c = compare_runs(base, next, opts);
+  } catch (const nlohmann::json::exception& e) {
+    throw std::invalid_argument("malformed results file (" + std::string(e.what()) + ")");
+  }
   if (json)
     std::cout << comparison_json(c, opts).dump(2) << "\n";
   else
@@ -269,6 +353,8 @@ int cli_main(int argc, char** argv) {
       ->check(CLI::NonNegativeNumber);
   run->add_option("--out", opts.out_path, "results JSON file")
       ->default_val("boundbench-results.json");
+  run->add_option("--label", opts.label,
+                  "short name of this run in reports and comparisons (default: OUT's file name)");
   run->add_option("--summary", opts.summary_path, "markdown summary (default: OUT with .md)");
   run->add_flag("--no-fail", no_fail, "exit 0 even when a check fails");
   run->add_flag("--strict", opts.strict,
@@ -291,6 +377,10 @@ int cli_main(int argc, char** argv) {
       ->check(CLI::Range(0.0, 0.5));
 
   auto* list = app.add_subcommand("list", "list suites, cases and their checks");
+  std::vector<std::string> list_suites;
+  std::string list_filter;
+  list->add_option("--suite", list_suites, "only this suite (repeatable)");
+  list->add_option("--filter", list_filter, "ECMAScript regex searched in suite/case names");
   bool json = false;
   auto* info = app.add_subcommand("info", "host and GPU information, peaks and ridge points");
   info->add_flag("--json", json, "print JSON");
@@ -325,6 +415,17 @@ int cli_main(int argc, char** argv) {
                  "results file of `collectives`: its fitted alpha and link bandwidth fill "
                  "--alpha-s and --link-bytes-per-s");
   th->allow_extras();
+
+  // `theory NAME --help` describes that formula (CLI11 would print the subcommand's help).
+  if (argc >= 4 && std::string(argv[1]) == "theory" && argv[2][0] != '-')
+    for (int i = 3; i < argc; ++i)
+      if (std::string(argv[i]) == "--help" || std::string(argv[i]) == "-h") {
+        try {
+          return cmd_theory_help(argv[2]);
+        } catch (const std::invalid_argument& e) {
+          return usage_error(e.what(), "theory");
+        }
+      }
 
   // Everything after "--" belongs to Google Benchmark (run only); CLI11 sees what comes before.
   std::vector<std::string> passthrough;
@@ -362,7 +463,7 @@ int cli_main(int argc, char** argv) {
                                       : nullptr;
     const std::vector<Suite> suites =
         suites::all_suites({&env.host, target_gpu, *run && opts.quick});
-    if (*list) return cmd_list(suites);
+    if (*list) return cmd_list(suites, list_suites, list_filter);
 
     // run: validate everything before measuring anything.
     for (const auto& extra : passthrough) {
@@ -395,7 +496,7 @@ int cli_main(int argc, char** argv) {
     std::printf("results: %s\nsummary: %s\n", opts.out_path.c_str(), opts.summary_path.c_str());
     return out.failed(opts.strict) && !no_fail ? kExitCheckFailed : kExitOk;
   } catch (const std::invalid_argument& e) {
-    std::string sub = *th ? "theory" : *run ? "run" : *cmp ? "compare" : "";
+    std::string sub = *th ? "theory" : *run ? "run" : *cmp ? "compare" : *list ? "list" : "";
     for (const auto& c : commands)
       if (*c.command) sub = c.command->get_name();
     return usage_error(e.what(), sub);

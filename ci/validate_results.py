@@ -204,6 +204,10 @@ def validate_document(doc, args, t):
         if args.strict and v in ("INCONCLUSIVE", "BELOW-EXPECTATION"):
             t.problem(f"{where} ({c.get('suite')}/{c.get('name')})", f"check {v} (--strict): {c.get('reason', '')}")
 
+    if "fingerprint" not in bb:
+        print(f"{t.path}: note: no machine fingerprint (written before fingerprints); "
+              "compare checks the host and GPU fields of its context instead")
+
     complete = bb.get("complete")
     if args.require_complete:
         t.check(complete is True, "context.boundbench.complete",

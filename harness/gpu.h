@@ -22,6 +22,7 @@ using gpu_stream = CUstream_st*;
 struct GpuDevice {
   int index = 0;
   std::string name;
+  std::string uuid;  // "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx", as nvidia-smi prints it
   int cc_major = 0, cc_minor = 0;
   int sm_count = 0;
   double sm_clock_hz = 0;      // maximum SM clock (cudaDevAttrClockRate)

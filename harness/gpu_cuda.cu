@@ -23,12 +23,26 @@ int attribute(cudaDeviceAttr attr, int device) {
   return v;
 }
 
+// nvidia-smi's form of the 16-byte UUID: "GPU-" then 8-4-4-4-12 hex digits.
+std::string uuid_text(const cudaUUID_t& u) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string s = "GPU-";
+  for (int i = 0; i < 16; ++i) {
+    if (i == 4 || i == 6 || i == 8 || i == 10) s += '-';
+    const auto byte = static_cast<unsigned char>(u.bytes[i]);
+    s += kHex[byte >> 4];
+    s += kHex[byte & 15];
+  }
+  return s;
+}
+
 GpuDevice describe_device(int index) {
   cudaDeviceProp p{};
   check_cuda(cudaGetDeviceProperties(&p, index), "cudaGetDeviceProperties");
   GpuDevice d;
   d.index = index;
   d.name = p.name;
+  d.uuid = uuid_text(p.uuid);
   d.cc_major = p.major;
   d.cc_minor = p.minor;
   d.sm_count = p.multiProcessorCount;

@@ -3,7 +3,13 @@
 #include <sched.h>
 #include <unistd.h>
 
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#endif
+
 #include <algorithm>
+#include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -42,6 +48,34 @@ double parse_number(const std::string& text) {
   }
 }
 
+// -1 when the field is absent or not a number.
+int int_field(const std::string& text) {
+  try {
+    return text.empty() ? -1 : std::stoi(text);
+  } catch (const std::exception&) {
+    return -1;
+  }
+}
+
+// CPUID leaf 0x40000000 holds the hypervisor's 12-character vendor signature ("KVMKVMKVM",
+// "Microsoft Hv", "VMwareVMware", "XenVMMXenVMM") when the hypervisor flag is set.
+std::string hypervisor_vendor(bool flagged) {
+  if (!flagged) return "none";
+#if defined(__x86_64__) || defined(__i386__)
+  unsigned regs[4] = {};
+  __cpuid(0x40000000u, regs[0], regs[1], regs[2], regs[3]);
+  char sig[13] = {};
+  std::memcpy(sig, &regs[1], 4);
+  std::memcpy(sig + 4, &regs[2], 4);
+  std::memcpy(sig + 8, &regs[3], 4);
+  std::string s(sig);
+  while (!s.empty() && (s.back() == '\0' || s.back() == ' ')) s.pop_back();
+  if (s.rfind("KVMKVMKVM", 0) == 0) return "KVM";
+  if (!s.empty()) return s;
+#endif
+  return "unknown";
+}
+
 }  // namespace
 
 int count_cpu_list(const std::string& list) {
@@ -61,6 +95,18 @@ int count_cpu_list(const std::string& list) {
     }
   }
   return std::max(count, 1);
+}
+
+std::string binary_size_text(double bytes) {
+  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  int u = 0;
+  while (u < 4 && bytes >= 1024) {
+    bytes /= 1024;
+    ++u;
+  }
+  char buf[32];
+  std::snprintf(buf, sizeof buf, u == 0 || bytes >= 100 ? "%.0f %s" : "%.3g %s", bytes, units[u]);
+  return buf;
 }
 
 std::uint64_t parse_cache_size(const std::string& text) {
@@ -110,13 +156,22 @@ HostInfo query_host(const std::string& sysfs_cpu_root, const std::string& proc_r
   const bool have_set = sched_getaffinity(0, sizeof set, &set) == 0;
   h.logical_cpus = have_set ? CPU_COUNT(&set) : static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN));
   std::set<std::pair<std::string, std::string>> cores;
+  std::set<std::string> packages;
   for (int cpu = 0; have_set && cpu < CPU_SETSIZE; ++cpu) {
     if (!CPU_ISSET(cpu, &set)) continue;
     const std::string topo = sysfs_cpu_root + "/cpu" + std::to_string(cpu) + "/topology/";
     const std::string core = read_first_line(topo + "core_id");
-    if (!core.empty()) cores.emplace(read_first_line(topo + "physical_package_id"), core);
+    const std::string package = read_first_line(topo + "physical_package_id");
+    if (!core.empty()) cores.emplace(package, core);
+    if (!package.empty()) packages.insert(package);
   }
   h.physical_cores = static_cast<int>(cores.size());
+  h.sockets = static_cast<int>(packages.size());
+  h.cpu_vendor = proc_field(cpuinfo, "vendor_id");
+  h.cpu_family = int_field(proc_field(cpuinfo, "cpu family"));
+  h.cpu_model_number = int_field(proc_field(cpuinfo, "model"));
+  h.cpu_stepping = int_field(proc_field(cpuinfo, "stepping"));
+  h.microcode = proc_field(cpuinfo, "microcode");
 
   for (int i = 0;; ++i) {
     const std::string dir = sysfs_cpu_root + "/cpu0/cache/index" + std::to_string(i);
@@ -144,6 +199,7 @@ HostInfo query_host(const std::string& sysfs_cpu_root, const std::string& proc_r
   flags.clear();
   flags.seekg(0);
   for (std::string f; flags >> f;) h.virtualized = h.virtualized || f == "hypervisor";
+  h.hypervisor = hypervisor_vendor(h.virtualized);
 
   h.memory_bytes = static_cast<std::uint64_t>(
       parse_number(proc_field(proc_root + "/meminfo", "MemTotal")) * 1024);

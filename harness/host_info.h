@@ -29,6 +29,14 @@ struct HostInfo {
   // CPU, not what this VM's vCPUs get (placement, other tenants).
   bool virtualized = false;
   std::string hostname;
+  // Identity (the results file's machine fingerprint): /proc/cpuinfo's vendor_id, cpu family,
+  // model, stepping and microcode; packages among the CPUs this process may use; the hypervisor's
+  // CPUID vendor ("KVM", "Microsoft Hv", ...; "none" on bare metal, "unknown" when unreadable).
+  std::string cpu_vendor;
+  int cpu_family = -1, cpu_model_number = -1, cpu_stepping = -1;  // -1: not reported
+  std::string microcode;
+  int sockets = 0;  // 0: sysfs has no topology
+  std::string hypervisor;
 
   std::uint64_t last_level_cache_bytes() const;  // largest data/unified cache, 0 if unknown
   bool has(const std::string& feature) const;
@@ -45,6 +53,9 @@ HostInfo query_host(const std::string& sysfs_cpu_root = "/sys/devices/system/cpu
 
 // Parses "0-3,8,10-11" → 7. Malformed text counts as 1.
 int count_cpu_list(const std::string& list);
+// 266240 KiB → "260 MiB", 25276059648 → "23.5 GiB": the largest binary unit that leaves ≥ 1, with
+// up to 3 significant digits; below 1 KiB, "512 B".
+std::string binary_size_text(double bytes);
 // Parses sysfs cache sizes "48K", "2048K", "480M" → bytes.
 std::uint64_t parse_cache_size(const std::string& text);
 

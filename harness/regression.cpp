@@ -10,7 +10,10 @@
 
 #include <fmt/format.h>
 
+#include "harness/change_interval.h"
+#include "harness/fingerprint.h"
 #include "harness/results.h"
+#include "harness/summary.h"
 
 namespace bb {
 namespace {
@@ -18,33 +21,60 @@ namespace {
 using json = nlohmann::json;
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
-// One case of a run: its repetitions' median times, the first repetition's noise and bound.
+// One case of a run: its repetitions' median times, samples pooled over repetitions, the first
+// repetition's noise, params and bound (the time the roofline allows, 0 when it has none).
 struct CaseRuns {
   std::vector<double> times_s;
+  std::vector<double> samples_s;
   double noise = 0;
-  double pct_of_bound = -1;
+  double bound_s = 0;
+  json params;
 };
 
+// The time the case's roofline check allows: from pct_of_bound, else (older files) from the check.
+double bound_time_s(const json& b, const std::map<std::string, double>& roofline_s) {
+  const double pct = b.value("pct_of_bound", -1.0);
+  if (pct > 0) return pct / 100 * b.at("median_s").get<double>();
+  const auto it = roofline_s.find(b.at("name").get<std::string>());
+  return it == roofline_s.end() ? 0 : it->second;
+}
+
 std::map<std::string, CaseRuns> measured_cases(const json& doc) {
+  std::map<std::string, double> roofline_s;  // case name → predicted time of a judged roofline
+  for (const auto& c : doc.value("checks", json::array())) {
+    const std::string name = c.value("name", "");
+    if (!name.ends_with("/roofline") || c.value("verdict", "") == "SKIP") continue;
+    if (c.contains("predicted") && c["predicted"].is_number() && c["predicted"].get<double>() > 0)
+      roofline_s[c.value("suite", "") + "/" + name.substr(0, name.size() - 9)] = c["predicted"];
+  }
   std::map<std::string, CaseRuns> cases;
   for (const auto& b : doc.at("benchmarks")) {
     if (b.value("run_type", "") != "iteration" || b.value("error_occurred", false)) continue;
     CaseRuns& c = cases[b.at("name").get<std::string>()];
     if (c.times_s.empty()) {
       c.noise = b.value("rel_noise", 0.0);
-      c.pct_of_bound = b.value("pct_of_bound", -1.0);
+      c.bound_s = bound_time_s(b, roofline_s);
+      c.params = b.value("params", json());
     }
     c.times_s.push_back(b.at("median_s").get<double>());
+    for (const auto& x : b.value("samples_s", json::array()))
+      if (x.is_number()) c.samples_s.push_back(x.get<double>());
   }
   return cases;
 }
 
 std::string device_of(const json& doc) {
   const json& bb = doc.at("context").at("boundbench");
-  const json& gpus = bb.at("gpus");
-  if (gpus.value("usable", false) && !gpus.at("devices").empty())
-    return gpus.at("devices").at(0).value("name", "?");
-  return bb.at("host").value("cpu_model", "?") + " (host only)";
+  const json gpus = bb.value("gpus", json::object());
+  const json devices = gpus.value("devices", json::array());
+  if (gpus.value("usable", false) && !devices.empty() && devices[0].is_object())
+    return devices[0].value("name", "?");
+  return bb.value("host", json::object()).value("cpu_model", "?") + " (host only)";
+}
+
+std::string label_of(const json& doc, const std::string& device) {
+  const std::string label = doc.at("context").at("boundbench").value("label", "");
+  return label.empty() ? device : label;
 }
 
 double median_of(std::vector<double> v) {
@@ -53,6 +83,8 @@ double median_of(std::vector<double> v) {
   return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
+// The old rule, for runs without samples: a rank test over repetitions where there are some, else
+// the change against both runs' noise (stddev / mean).
 std::string verdict_for(double change, double noise_base, double noise_next, double p,
                         const CompareOptions& o) {
   const bool big = std::fabs(change) > o.threshold;
@@ -64,6 +96,31 @@ std::string verdict_for(double change, double noise_base, double noise_next, dou
     if (std::fabs(change) <= 2 * std::hypot(noise_base, noise_next)) return "AMBIGUOUS";
   }
   return change > 0 ? "SLOWER" : "FASTER";
+}
+
+// From samples: SLOWER/FASTER when the interval lies beyond ±threshold and the case survives the
+// false-discovery-rate control; SAME when it lies within; AMBIGUOUS otherwise.
+std::string verdict_from_interval(const CaseDelta& d, double q, const CompareOptions& o) {
+  const bool discovered = q <= o.alpha;
+  if (d.change_low > o.threshold && discovered) return "SLOWER";
+  if (d.change_high < -o.threshold && discovered) return "FASTER";
+  if (d.change_low >= -o.threshold && d.change_high <= o.threshold) return "SAME";
+  return "AMBIGUOUS";
+}
+
+// "working_set_bytes 1342177280 vs 268435456" for the first param that differs, and how many more.
+std::string params_difference(const json& a, const json& b) {
+  std::vector<std::string> diffs;
+  const json fa = a.is_object() ? a.flatten() : json::object();
+  const json fb = b.is_object() ? b.flatten() : json::object();
+  for (const auto& [k, v] : fa.items())
+    if (!fb.contains(k) || fb[k] != v)
+      diffs.push_back(k.substr(1) + " " + v.dump() + " vs " +
+                      (fb.contains(k) ? fb[k].dump() : "-"));
+  for (const auto& [k, v] : fb.items())
+    if (!fa.contains(k)) diffs.push_back(k.substr(1) + " - vs " + v.dump());
+  if (diffs.empty()) return "";
+  return diffs.front() + (diffs.size() > 1 ? fmt::format(" (+{} more)", diffs.size() - 1) : "");
 }
 
 std::map<std::string, std::string> check_verdicts(const json& doc) {
@@ -94,8 +151,8 @@ json load_results(const std::string& path) {
     throw std::invalid_argument(path + ": not valid JSON (" + std::string(e.what()) + ")");
   }
   if (!doc.is_object() || !doc.contains("context") || !doc["context"].is_object() ||
-      !doc["context"].contains("boundbench") || !doc.contains("benchmarks") ||
-      !doc["benchmarks"].is_array())
+      !doc["context"].contains("boundbench") || !doc["context"]["boundbench"].is_object() ||
+      !doc.contains("benchmarks") || !doc["benchmarks"].is_array())
     throw std::invalid_argument(path + ": not a boundbench results file (no context.boundbench)");
   const int version = doc["context"]["boundbench"].value("schema_version", 0);
   if (version < kOldestReadableSchemaVersion || version > kResultsSchemaVersion)
@@ -113,6 +170,7 @@ json load_results(const std::string& path) {
                                     "' appears twice");
       if (!b.value("error_occurred", false)) {
         b.at("median_s").get<double>();
+        if (b.contains("samples_s")) b["samples_s"].get<std::vector<double>>();
         ++measured;
       }
     }
@@ -121,6 +179,12 @@ json load_results(const std::string& path) {
                                 ")");
   }
   if (measured == 0) throw std::invalid_argument(path + ": holds no measured case");
+  const json& bb = doc["context"]["boundbench"];
+  if ((bb.contains("fingerprint") && !bb["fingerprint"].is_object()) ||
+      (bb.contains("host") && !bb["host"].is_object()) ||
+      (bb.contains("gpus") && !bb["gpus"].is_object()))
+    throw std::invalid_argument(path +
+                                ": malformed context (fingerprint, host or gpus not an object)");
   return doc;
 }
 
@@ -160,14 +224,32 @@ bool RunComparison::regressed() const {
   return false;
 }
 
-RunComparison compare_runs(const json& base, const json& next, const CompareOptions& opts) {
-  RunComparison r;
-  r.base_device = device_of(base);
-  r.next_device = device_of(next);
-  if (r.base_device != r.next_device && !opts.cross_device)
-    throw std::invalid_argument("the runs are from different devices (" + r.base_device + " vs " +
-                                r.next_device + "): use --cross-device to compare % of bound");
+namespace {
 
+// Refuses runs from different machines (one line naming what differs) unless cross-device; notes a
+// file that predates fingerprints.
+void check_identity(const json& base, const json& next, const CompareOptions& opts,
+                    RunComparison& r) {
+  const RecordedFingerprint fb = recorded_fingerprint(base), fn = recorded_fingerprint(next);
+  if (fb.legacy || fn.legacy)
+    r.notes.push_back(std::string(fb.legacy && fn.legacy ? "neither run has a machine fingerprint"
+                                  : fb.legacy            ? "base has no machine fingerprint"
+                                                         : "new has no machine fingerprint") +
+                      " (written before fingerprints): compared only what the context records "
+                      "(CPU model, cores, caches, memory, GPU name and clocks)");
+  r.machine_differences = fingerprint_differences(fb.fields, fn.fields);
+  if (r.machine_differences.empty() || opts.cross_device) return;
+  std::string what;
+  const std::size_t shown = std::min<std::size_t>(r.machine_differences.size(), 4);
+  for (std::size_t i = 0; i < shown; ++i) what += (i ? "; " : "") + r.machine_differences[i];
+  if (r.machine_differences.size() > shown)
+    what += fmt::format("; {} more", r.machine_differences.size() - shown);
+  throw std::invalid_argument("the runs are from different machines (" + what +
+                              "): use --cross-device to compare % of bound");
+}
+
+std::vector<CheckChange> check_changes(const json& base, const json& next) {
+  std::vector<CheckChange> out;
   const auto base_checks = check_verdicts(base), next_checks = check_verdicts(next);
   std::set<std::string> names;
   for (const auto& [k, v] : base_checks) names.insert(k);
@@ -176,64 +258,154 @@ RunComparison compare_runs(const json& base, const json& next, const CompareOpti
     const auto b = base_checks.find(name), n = next_checks.find(name);
     const std::string bv = b == base_checks.end() ? "-" : b->second;
     const std::string nv = n == next_checks.end() ? "-" : n->second;
-    if (bv != nv && !(nv == "-" && bv != "FAIL")) r.check_changes.push_back({name, bv, nv});
+    if (bv != nv && !(nv == "-" && bv != "FAIL")) out.push_back({name, bv, nv});
   }
   // Worst first: turned FAIL (a regression), then new findings, then too noisy to judge.
   const auto rank = [](const std::string& v) {
     return v == "FAIL" ? 0 : v == "BELOW-EXPECTATION" ? 1 : v == "INCONCLUSIVE" ? 2 : 3;
   };
-  std::stable_sort(
-      r.check_changes.begin(), r.check_changes.end(),
-      [&](const CheckChange& x, const CheckChange& y) { return rank(x.next) < rank(y.next); });
+  std::stable_sort(out.begin(), out.end(), [&](const CheckChange& x, const CheckChange& y) {
+    return rank(x.next) < rank(y.next);
+  });
+  return out;
+}
+
+// Samples divided by the time the bound allows: the ratio of two such medians is the inverse
+// ratio of the runs' % of bound.
+std::vector<double> scaled(const std::vector<double>& v, double by) {
+  std::vector<double> out;
+  for (double x : v) out.push_back(x / by);
+  return out;
+}
+
+// One matched case: its values, interval (from samples) and tests; the verdict of a sampled case
+// waits for the false discovery rate over all of them. Returns the p-value for that step (NaN
+// when the case is judged otherwise).
+double judge_case(const CaseRuns& b, const CaseRuns& n, const CompareOptions& opts, CaseDelta& d,
+                  RatioInterval& ri) {
+  d.base_noise = b.noise;
+  d.next_noise = n.noise;
+  d.p_value = kNaN;
+  const std::string params = params_difference(b.params, n.params);
+  std::vector<double> bs = b.samples_s, ns = n.samples_s, bt = b.times_s, nt = n.times_s;
+  if (opts.cross_device) {
+    if (!params.empty()) d.note = "params differ: " + params;
+    if (b.bound_s <= 0 || n.bound_s <= 0) {
+      d.verdict = "NO_BOUND";
+      d.note = std::string("no bound in ") + (b.bound_s <= 0 && n.bound_s <= 0 ? "either run"
+                                              : b.bound_s <= 0                 ? "base"
+                                                                               : "new");
+      return kNaN;
+    }
+    bs = scaled(bs, b.bound_s);
+    ns = scaled(ns, n.bound_s);
+    bt = scaled(bt, b.bound_s);
+    nt = scaled(nt, n.bound_s);
+  } else if (!params.empty()) {
+    d.verdict = "NOT_COMPARABLE";
+    d.note = "not comparable: params differ: " + params;
+    return kNaN;
+  }
+  const bool sampled = bs.size() >= 2 && ns.size() >= 2;
+  // The point estimate is the ratio of the medians the files report (over repetitions: their
+  // median); the interval comes from the samples.
+  const double base_time = median_of(bt), next_time = median_of(nt);
+  d.change = next_time / base_time - 1;
+  d.base = opts.cross_device ? 100 / base_time : base_time;
+  d.next = opts.cross_device ? 100 / next_time : next_time;
+  if (!sampled) {
+    d.p_value = mann_whitney_p(bt, nt);
+    d.verdict = verdict_for(d.change, b.noise, n.noise, d.p_value, opts);
+    d.note = d.note.empty() ? "no samples: old rule" : d.note + "; no samples: old rule";
+    return kNaN;
+  }
+  ri = ratio_interval(bs, ns, opts.threshold, 1 - opts.alpha);
+  d.change_low = ri.low - 1;
+  d.change_high = ri.high - 1;
+  return std::min(1.0, 2 * std::min(ri.p_slower, ri.p_faster));
+}
+
+}  // namespace
+
+RunComparison compare_runs(const json& base, const json& next, const CompareOptions& opts) {
+  RunComparison r;
+  r.base_device = device_of(base);
+  r.next_device = device_of(next);
+  r.base_label = label_of(base, r.base_device);
+  r.next_label = label_of(next, r.next_device);
+  check_identity(base, next, opts, r);
+  r.check_changes = check_changes(base, next);
 
   const auto bc = measured_cases(base), nc = measured_cases(next);
+  std::vector<double> p;  // per case; NaN: not part of the false-discovery-rate step
+  std::size_t old_rule = 0;
   for (const auto& [name, b] : bc) {
     const auto it = nc.find(name);
     if (it == nc.end()) {
       r.only_in_base.push_back(name);
       continue;
     }
-    const CaseRuns& n = it->second;
     CaseDelta d;
     d.name = name;
-    d.base_noise = b.noise;
-    d.next_noise = n.noise;
-    if (opts.cross_device) {
-      d.base = b.pct_of_bound;
-      d.next = n.pct_of_bound;
-      d.p_value = kNaN;
-      if (d.base <= 0 || d.next <= 0) {
-        d.verdict = "NO_BOUND";
-      } else {
-        d.change = d.base / d.next - 1;  // a lower % of bound is the slower result
-        d.verdict = verdict_for(d.change, b.noise, n.noise, kNaN, opts);
-      }
-    } else {
-      d.base = median_of(b.times_s);
-      d.next = median_of(n.times_s);
-      d.change = d.next / d.base - 1;
-      d.p_value = mann_whitney_p(b.times_s, n.times_s);
-      d.verdict = verdict_for(d.change, b.noise, n.noise, d.p_value, opts);
-    }
+    RatioInterval ri;
+    p.push_back(judge_case(b, it->second, opts, d, ri));
+    old_rule += d.note.find("old rule") != std::string::npos;
     r.cases.push_back(d);
   }
+  const std::vector<double> q = benjamini_hochberg(p);
+  for (std::size_t i = 0; i < r.cases.size(); ++i)
+    if (!std::isnan(q[i])) {
+      r.cases[i].p_value = q[i];
+      r.cases[i].verdict = verdict_from_interval(r.cases[i], q[i], opts);
+    }
+  if (old_rule > 0)
+    r.notes.push_back(fmt::format(
+        "{} of {} cases have no samples on one side (a schema-1 file): compared by the old rule "
+        "(change against both runs' noise, or a rank test over repetitions)",
+        old_rule, r.cases.size()));
   for (const auto& [name, n] : nc)
     if (!bc.count(name)) r.only_in_next.push_back(name);
   return r;
 }
 
-std::string comparison_table(const RunComparison& c, const CompareOptions& o) {
+namespace {
+
+std::string change_text(const CaseDelta& d) {
+  return d.has_values() ? fmt::format("{:+.1f}%", 100 * d.change) : "-";
+}
+
+std::string interval_text(const CaseDelta& d) {
+  if (!d.from_samples()) return "-";
+  return fmt::format("[{:+.1f}%, {:+.1f}%]", 100 * d.change_low, 100 * d.change_high);
+}
+
+std::string values_text(const CaseDelta& d, double v, const CompareOptions& o) {
+  return d.has_values() ? value_text(v, o) : "-";
+}
+
+std::string header_lines(const RunComparison& c, const CompareOptions& o) {
   std::string s;
-  if (c.base_device != c.next_device)
-    s += "devices differ: " + c.base_device + " vs " + c.next_device + " (comparing % of bound)\n";
+  if (o.cross_device)
+    s += "cross-device: each case as % of its own device's bound (" + c.base_label + " vs " +
+         c.next_label + ")\n";
+  for (const auto& m : c.machine_differences) s += "machine differs: " + m + "\n";
+  for (const auto& n : c.notes) s += "note: " + n + "\n";
+  return s;
+}
+
+}  // namespace
+
+std::string comparison_table(const RunComparison& c, const CompareOptions& o) {
+  std::string s = header_lines(c, o);
   for (const auto& k : c.check_changes)
     s += "check " + k.name + ": " + k.base + " -> " + k.next + "\n";
-  s += fmt::format("{:<44} {:>12} {:>12} {:>9} {:>15} {:>8}  {}\n", "case", "base", "new", "change",
-                   "noise base/new", "p", "verdict");
+  s += fmt::format("{:<44} {:>12} {:>12} {:>9} {:>18} {:>8}  {}\n", "case", "base", "new", "change",
+                   fmt::format("{:.0f}% interval", 100 * (1 - o.alpha)), "p (FDR)", "verdict");
   for (const auto& d : c.cases)
-    s += fmt::format("{:<44} {:>12} {:>12} {:>+8.1f}% {:>6.2f}%/{:>6.2f}% {:>8}  {}\n", d.name,
-                     value_text(d.base, o), value_text(d.next, o), 100 * d.change,
-                     100 * d.base_noise, 100 * d.next_noise, p_text(d.p_value), d.verdict);
+    s += fmt::format("{:<44} {:>12} {:>12} {:>9} {:>18} {:>8}  {}{}\n", d.name,
+                     values_text(d, d.base, o), values_text(d, d.next, o), change_text(d),
+                     interval_text(d), p_text(d.p_value), d.verdict,
+                     d.note.empty() ? "" : " (" + d.note + ")");
   for (const auto& n : c.only_in_base) s += "only in base: " + n + "\n";
   for (const auto& n : c.only_in_next) s += "only in new: " + n + "\n";
   s += c.regressed() ? "REGRESSED\n" : "no regression\n";
@@ -242,23 +414,26 @@ std::string comparison_table(const RunComparison& c, const CompareOptions& o) {
 
 std::string comparison_markdown(const RunComparison& c, const CompareOptions& o) {
   std::string s = "## boundbench compare\n\n";
-  s += "base: " + c.base_device + "; new: " + c.next_device + "; threshold " +
-       fmt::format("{:.1f}%", 100 * o.threshold) + "\n\n";
+  s += "base: " + markdown_cell(c.base_label) + "; new: " + markdown_cell(c.next_label) +
+       "; threshold " + fmt::format("{:.1f}%", 100 * o.threshold) + "\n\n";
+  const std::string header = header_lines(c, o);
+  for (std::size_t at = 0, end; at < header.size(); at = end + 1) {
+    end = header.find('\n', at);
+    s += markdown_cell(header.substr(at, end - at)) + "\n\n";
+  }
   s += c.regressed() ? "**Regressed.**\n\n" : "No regression.\n\n";
   if (!c.check_changes.empty()) {
     s += "| check | base | new |\n|---|---|---|\n";
     for (const auto& k : c.check_changes)
-      s += "| " + k.name + " | " + k.base + " | " + k.next + " |\n";
+      s += "| " + markdown_cell(k.name) + " | " + k.base + " | " + k.next + " |\n";
     s += "\n";
   }
-  s += "| case | base | new | change | noise base/new | p | verdict |\n";
-  s += "|---|---:|---:|---:|---:|---:|---|\n";
+  s += "| case | base | new | change | interval | p (FDR) | verdict | note |\n";
+  s += "|---|---:|---:|---:|---:|---:|---|---|\n";
   for (const auto& d : c.cases)
-    s += "| " + d.name + " | " + value_text(d.base, o) + " | " + value_text(d.next, o) + " | " +
-         fmt::format("{:+.1f}%", 100 * d.change) + " | " +
-         fmt::format("{:.2f}%", 100 * d.base_noise) + " / " +
-         fmt::format("{:.2f}%", 100 * d.next_noise) + " | " + p_text(d.p_value) + " | " +
-         d.verdict + " |\n";
+    s += "| " + markdown_cell(d.name) + " | " + values_text(d, d.base, o) + " | " +
+         values_text(d, d.next, o) + " | " + change_text(d) + " | " + interval_text(d) + " | " +
+         p_text(d.p_value) + " | " + d.verdict + " | " + markdown_cell(d.note) + " |\n";
   for (const auto& n : c.only_in_base) s += "\nonly in base: " + n;
   for (const auto& n : c.only_in_next) s += "\nonly in new: " + n;
   return s + "\n";
@@ -266,22 +441,36 @@ std::string comparison_markdown(const RunComparison& c, const CompareOptions& o)
 
 json comparison_json(const RunComparison& c, const CompareOptions& o) {
   json cases = json::array(), checks = json::array();
+  const auto number = [](double v, bool known) { return known ? json(v) : json(nullptr); };
   for (const auto& d : c.cases)
     cases.push_back({{"name", d.name},
-                     {"base", d.base},
-                     {"new", d.next},
+                     {"base", number(d.base, d.has_values())},
+                     {"new", number(d.next, d.has_values())},
                      {"unit", o.cross_device ? "pct_of_bound" : "s"},
-                     {"change", d.change},
+                     {"change", number(d.change, d.has_values())},
+                     {"change_low", number(d.change_low, d.from_samples())},
+                     {"change_high", number(d.change_high, d.from_samples())},
                      {"base_noise", d.base_noise},
                      {"new_noise", d.next_noise},
-                     {"p_value", std::isnan(d.p_value) ? json(nullptr) : json(d.p_value)},
-                     {"verdict", d.verdict}});
+                     {"p_value", number(d.p_value, !std::isnan(d.p_value))},
+                     {"p_value_kind", d.from_samples() ? "benjamini_hochberg" : "mann_whitney"},
+                     {"verdict", d.verdict},
+                     {"note", d.note}});
   for (const auto& k : c.check_changes)
     checks.push_back({{"name", k.name}, {"base", k.base}, {"new", k.next}});
-  return {{"base_device", c.base_device},   {"new_device", c.next_device},
-          {"threshold", o.threshold},       {"cross_device", o.cross_device},
-          {"check_changes", checks},        {"cases", cases},
-          {"only_in_base", c.only_in_base}, {"only_in_new", c.only_in_next},
+  return {{"base_device", c.base_device},
+          {"new_device", c.next_device},
+          {"base_label", c.base_label},
+          {"new_label", c.next_label},
+          {"threshold", o.threshold},
+          {"alpha", o.alpha},
+          {"cross_device", o.cross_device},
+          {"machine_differences", c.machine_differences},
+          {"notes", c.notes},
+          {"check_changes", checks},
+          {"cases", cases},
+          {"only_in_base", c.only_in_base},
+          {"only_in_new", c.only_in_next},
           {"regressed", c.regressed()}};
 }
 

@@ -1,8 +1,13 @@
-// `boundbench compare`: two results files, case by case — median change, both runs' noise, a rank
-// test over repetitions where there are some (Mann-Whitney U, as Google Benchmark's compare.py),
-// and a verdict; check verdicts that changed come first.
+// `boundbench compare`: two results files, case by case — the ratio new/base of the medians with a
+// confidence interval from both runs' samples (harness/change_interval.h), the false discovery rate
+// held over all cases (Benjamini–Hochberg), and a verdict; check verdicts that changed come first.
+// The runs must come from the same machine (harness/fingerprint.h) unless cross_device, which
+// compares each case's % of its own device's bound. Files without samples (schema 1) are compared
+// by the old rule (the change against both runs' noise, or a rank test over repetitions).
 #pragma once
 
+#include <cmath>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <span>
 #include <string>
@@ -22,7 +27,7 @@ double mann_whitney_p(std::span<const double> a, std::span<const double> b);
 
 struct CompareOptions {
   double threshold = 0.05;  // a change within ±5% is SAME
-  double alpha = 0.05;      // rank-test significance
+  double alpha = 0.05;      // false discovery rate (and 1 − the intervals' confidence)
   bool cross_device = false;
 };
 
@@ -31,8 +36,18 @@ struct CaseDelta {
   double base = 0, next = 0;  // median time (s), or % of bound with --cross-device
   double change = 0;          // (next − base) / base in time: > 0 is slower
   double base_noise = 0, next_noise = 0;
-  double p_value = 0;   // NaN without repetitions on both sides
-  std::string verdict;  // SAME, FASTER, SLOWER, AMBIGUOUS, NO_BOUND
+  // With the old rule, the rank test over repetitions (NaN without); from samples, the
+  // Benjamini–Hochberg adjusted p-value of "beyond ±threshold".
+  double p_value = 0;
+  // The change's interval from samples, (ratio − 1) at 1 − alpha; NaN with the old rule.
+  double change_low = std::numeric_limits<double>::quiet_NaN();
+  double change_high = std::numeric_limits<double>::quiet_NaN();
+  // SAME, FASTER, SLOWER, AMBIGUOUS; NO_BOUND (cross-device, a side without a bound) and
+  // NOT_COMPARABLE (same device, params differ) carry no numbers.
+  std::string verdict;
+  std::string note;  // "params differ: …", "no samples: old rule", "no bound in base"
+  bool from_samples() const { return !std::isnan(change_low); }
+  bool has_values() const { return verdict != "NO_BOUND" && verdict != "NOT_COMPARABLE"; }
 };
 
 struct CheckChange {
@@ -42,6 +57,9 @@ struct CheckChange {
 
 struct RunComparison {
   std::string base_device, next_device;
+  std::string base_label, next_label;            // context.boundbench.label, else the device
+  std::vector<std::string> machine_differences;  // fingerprint fields that differ (cross-device)
+  std::vector<std::string> notes;  // what the comparison could not hold to: missing fingerprint, …
   // Worse first: → FAIL, → BELOW-EXPECTATION, → INCONCLUSIVE, then the rest. Only a check that
   // turned FAIL is a regression; one too noisy to judge (INCONCLUSIVE) or a finding is not.
   std::vector<CheckChange> check_changes;
@@ -50,8 +68,8 @@ struct RunComparison {
   bool regressed() const;
 };
 
-// Throws std::invalid_argument when the runs cannot be compared: different schema versions, or
-// different devices without `cross_device`.
+// Throws std::invalid_argument, one line, when the runs cannot be compared: their machine
+// fingerprints differ (naming the fields) without `cross_device`.
 RunComparison compare_runs(const nlohmann::json& base, const nlohmann::json& next,
                            const CompareOptions& opts);
 

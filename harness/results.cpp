@@ -47,6 +47,7 @@ nlohmann::json to_json(const HostInfo& h) {
           {"peak_fp64_flop_per_s_estimate", h.peak_fp64_flop_per_s_estimate()},
           {"clock_is_max", h.clock_is_max},
           {"virtualized", h.virtualized},
+          {"hypervisor", h.hypervisor},
           {"peak_estimate_basis",
            std::to_string(h.fp64_simd_lanes()) +
                " fp64 lanes x 2 FMA units (assumed) x 2 flop x physical cores x clock"}};
@@ -60,6 +61,7 @@ nlohmann::json to_json(const GpuDevice& d) {
           d.peak_flop_per_s(p) / d.peak_dram_bytes_per_s;
   return {{"index", d.index},
           {"name", d.name},
+          {"uuid", d.uuid},
           {"arch", d.arch()},
           {"compute_capability", std::to_string(d.cc_major) + "." + std::to_string(d.cc_minor)},
           {"sm_count", d.sm_count},

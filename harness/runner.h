@@ -33,6 +33,7 @@ struct RunOptions {
   std::string out_path;
   std::string summary_path;  // markdown summary; empty: none
   std::string command_line;
+  std::string label;  // a short name for the run in reports and comparisons; empty: the file name
   std::vector<std::string> benchmark_args;  // passed on to Google Benchmark
 };
 

@@ -2,12 +2,16 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <ctime>
+#include <filesystem>
+#include <map>
 
 #include <fmt/format.h>
 
 #include "harness/build_info.h"
+#include "harness/fingerprint.h"
 #include "harness/results.h"
 #include "harness/runner.h"
 
@@ -136,6 +140,33 @@ std::string findings_text(const std::vector<Check>& checks) {
          s;
 }
 
+std::string markdown_cell(const std::string& text) {
+  std::string out;
+  for (char ch : text) {
+    if (ch == '|')
+      out += "\\|";
+    else if (ch == '\n' || ch == '\r')
+      out += ' ';
+    else
+      out += ch;
+  }
+  return out;
+}
+
+std::string markdown_totals(const std::vector<Check>& checks) {
+  std::map<std::string, std::vector<Check>> by_suite;
+  for (const auto& c : checks) by_suite[c.suite].push_back(c);
+  const auto row = [](const std::string& name, const VerdictCounts& n) {
+    return fmt::format("| {} | {} | {} | {} | {} | {} |\n", name, n.pass, n.fail, n.inconclusive,
+                       n.below_expectation, n.skip);
+  };
+  std::string md =
+      "| suite | PASS | FAIL | INCONCLUSIVE | BELOW-EXPECTATION | SKIP "
+      "|\n|---|---:|---:|---:|---:|---:|\n";
+  for (const auto& [suite, list] : by_suite) md += row(markdown_cell(suite), count_verdicts(list));
+  return md + row("**all**", count_verdicts(checks));
+}
+
 std::string markdown_summary(const std::vector<SummaryRow>& rows, const std::vector<Check>& checks,
                              const nlohmann::json& results) {
   const auto& bb = results["context"]["boundbench"];
@@ -150,14 +181,16 @@ std::string markdown_summary(const std::vector<SummaryRow>& rows, const std::vec
   const VerdictCounts n = count_verdicts(checks);
   md += "checks: " + std::to_string(n.pass) + " PASS, " + std::to_string(n.fail) + " FAIL, " +
         std::to_string(n.inconclusive) + " INCONCLUSIVE, " + std::to_string(n.below_expectation) +
-        " BELOW-EXPECTATION, " + std::to_string(n.skip) + " SKIP\n\n";
+        " BELOW-EXPECTATION, " + std::to_string(n.skip) + " SKIP\n\n" + markdown_totals(checks) +
+        "\n";
   if (n.below_expectation > 0) {
     md +=
         "### Findings\n\nExpectations (what a well-tuned library or machine reaches) not reached "
         "here; findings, not failures.\n\n| check | expected | reason |\n|---|---|---|\n";
     for (const auto& c : checks)
       if (c.verdict == Verdict::below_expectation)
-        md += "| " + c.suite + "/" + c.name + " | `" + c.law + "` | " + c.reason + " |\n";
+        md += "| " + markdown_cell(c.suite + "/" + c.name) + " | `" + markdown_cell(c.law) +
+              "` | " + markdown_cell(c.reason) + " |\n";
     md += "\n";
   }
   md +=
@@ -166,22 +199,42 @@ std::string markdown_summary(const std::vector<SummaryRow>& rows, const std::vec
   md += "|---|---:|---:|---:|---:|---:|---:|---:|---:|---|\n";
   for (const auto& r : rows) {
     if (!r.error.empty()) {
-      md += "| " + r.name + " | error: " + r.error + " | | | | | | | | |\n";
+      md += "| " + markdown_cell(r.name) + " | error: " + markdown_cell(r.error) +
+            " | | | | | | | | |\n";
       continue;
     }
-    md += "| " + r.name + " | " + human_time(r.median_s) + " | " + median_interval_text(r) + " | " +
-          gbps_or_dash(r.bytes_per_s) + " | " + pct_or_dash(r.pct_of_peak_bandwidth) + " | " +
-          pct_or_dash(r.pct_of_bound) + " | " + fmt::format("{:.2f}%", 100 * r.rel_noise) + " | " +
+    md += "| " + markdown_cell(r.name) + " | " + human_time(r.median_s) + " | " +
+          median_interval_text(r) + " | " + gbps_or_dash(r.bytes_per_s) + " | " +
+          pct_or_dash(r.pct_of_peak_bandwidth) + " | " + pct_or_dash(r.pct_of_bound) + " | " +
+          fmt::format("{:.2f}%", 100 * r.rel_noise) + " | " +
           fmt::format("{:.2f}%", 100 * r.rel_mad) + " | " + std::to_string(r.samples) + " | " +
-          r.verdicts + " |\n";
+          markdown_cell(r.verdicts) + " |\n";
   }
   md += "\n| verdict | kind | check | law | reason |\n|---|---|---|---|---|\n";
-  for (Verdict v : {Verdict::fail, Verdict::below_expectation, Verdict::inconclusive, Verdict::skip,
-                    Verdict::pass})
+  for (Verdict v :
+       {Verdict::fail, Verdict::below_expectation, Verdict::inconclusive, Verdict::pass})
     for (const auto& c : checks)
       if (c.verdict == v)
-        md += "| " + verdict_name(v) + " | " + check_kind_name(c.kind) + " | " + c.suite + "/" +
-              c.name + " | `" + c.law + "` | " + c.reason + " |\n";
+        md += "| " + verdict_name(v) + " | " + check_kind_name(c.kind) + " | " +
+              markdown_cell(c.suite + "/" + c.name) + " | `" + markdown_cell(c.law) + "` | " +
+              markdown_cell(c.reason) + " |\n";
+  // SKIPs: one row per reason, with how many checks gave it and the first of them.
+  std::vector<std::pair<std::string, std::vector<const Check*>>> skips;
+  for (const auto& c : checks) {
+    if (c.verdict != Verdict::skip) continue;
+    auto it = std::find_if(skips.begin(), skips.end(),
+                           [&](const auto& s) { return s.first == c.reason; });
+    if (it == skips.end()) it = skips.insert(skips.end(), {c.reason, {}});
+    it->second.push_back(&c);
+  }
+  if (!skips.empty()) {
+    md += "\n| SKIP | checks | reason |\n|---:|---|---|\n";
+    for (const auto& [reason, list] : skips)
+      md += "| " + std::to_string(list.size()) + " | " +
+            markdown_cell(list.front()->suite + "/" + list.front()->name) +
+            (list.size() > 1 ? fmt::format(" and {} more", list.size() - 1) : "") + " | " +
+            markdown_cell(reason) + " |\n";
+  }
   return md;
 }
 
@@ -215,6 +268,8 @@ nlohmann::json make_context(const RunOptions& opts, const Environment& env) {
             {"cuda_built", kWithCuda},
             {"compiler", kCompiler},
             {"command_line", opts.command_line},
+            {"label", opts.label.empty() ? std::filesystem::path(opts.out_path).stem().string()
+                                         : opts.label},
             {"date", date},
             {"options",
              {{"quick", opts.quick},
@@ -232,7 +287,8 @@ nlohmann::json make_context(const RunOptions& opts, const Environment& env) {
                 {"hard_timeout_s", opts.rule.hard_timeout_s()}}},
               {"strict", opts.strict}}},
             {"host", to_json(env.host)},
-            {"gpus", to_json(env.gpus)}}}};
+            {"gpus", to_json(env.gpus)},
+            {"fingerprint", machine_fingerprint(env.host, env.gpus)}}}};
 }
 
 }  // namespace bb

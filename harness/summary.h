@@ -35,6 +35,12 @@ struct VerdictCounts {
 };
 VerdictCounts count_verdicts(const std::vector<Check>& checks);
 std::string findings_text(const std::vector<Check>& checks);  // empty when there are none
+// A markdown table cell: `|` escaped (GitHub's tables split on it, even inside code spans),
+// line breaks as spaces.
+std::string markdown_cell(const std::string& text);
+// Per suite: "| suite | PASS | FAIL | INCONCLUSIVE | BELOW-EXPECTATION | SKIP |" rows, a total
+// last.
+std::string markdown_totals(const std::vector<Check>& checks);
 std::string markdown_summary(const std::vector<SummaryRow>& rows, const std::vector<Check>& checks,
                              const nlohmann::json& results);
 

@@ -14,6 +14,8 @@ import unittest
 
 BOUNDBENCH = None
 SRC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import compare_fixtures as fx  # noqa: E402
 
 
 def bb(*args, timeout=300):
@@ -453,6 +455,217 @@ class Interrupted(unittest.TestCase):
             self.assertGreaterEqual(len(doc["benchmarks"]), 1)
             self.assertGreater(doc["benchmarks"][0]["samples"], 0)
             self.assertEqual([f for f in os.listdir(d) if ".tmp." in f], [])
+
+
+class CompareSamples(unittest.TestCase):
+    """compare from samples (small generated files): power, an outlier, no false alarms, machine
+    identity, cross-device without a bound, and bad input."""
+    COMMITTED = os.path.join(SRC, "results", "cpu-ci-xeon-2vcpu-kvm", "run.json")
+
+    def compare(self, base, new, *extra):
+        with tempfile.TemporaryDirectory() as d:
+            paths = []
+            for name, doc in (("base.json", base), ("new.json", new)):
+                if isinstance(doc, str):
+                    paths.append(doc)
+                    continue
+                paths.append(os.path.join(d, name))
+                fx.dump(doc, paths[-1])
+            r = bb("compare", *paths, *extra)
+            j = None
+            if r.returncode in (0, 1):
+                j = json.loads(bb("compare", *paths, *extra, "--json").stdout)
+            return r, j
+
+    @staticmethod
+    def verdicts(j):
+        out = {}
+        for c in j["cases"]:
+            out[c["verdict"]] = out.get(c["verdict"], 0) + 1
+        return out
+
+    def test_power_every_timing_times_1_2(self):
+        base, _ = fx.fixture_pair(n_cases=100, samples=6, noise=0.03, seed=2)
+        r, j = self.compare(base, fx.scaled(base, 1.2))
+        self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
+        self.assertGreaterEqual(self.verdicts(j).get("SLOWER", 0), 90, self.verdicts(j))
+        self.assertIn("REGRESSED", r.stdout)
+
+    def test_outlier_case_doubled_is_slower(self):
+        base, _ = fx.fixture_pair(n_cases=20, samples=12, noise=0.02, seed=3)
+        b = base["benchmarks"][5]
+        b["samples_s"][-1] *= 40  # one preempted sample: stddev/mean above 100%
+        base = fx.run_doc([(x["name"], x["samples_s"]) for x in base["benchmarks"]])
+        self.assertGreater(base["benchmarks"][5]["rel_noise"], 1.0)
+        r, j = self.compare(base, fx.scaled(base, 2.0, only="s/c5"))
+        self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
+        verdict = {c["name"]: c["verdict"] for c in j["cases"]}
+        self.assertEqual(verdict.pop("s/c5"), "SLOWER")
+        self.assertNotIn("SLOWER", verdict.values())
+
+    def test_honest_rerun_no_alarm(self):
+        base, again = fx.fixture_pair(n_cases=300, samples=10, noise=0.04, seed=4)
+        r, j = self.compare(base, again)
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        v = self.verdicts(j)
+        self.assertEqual(v.get("SLOWER", 0) + v.get("FASTER", 0), 0, v)
+
+    def test_other_machine_refused_then_cross_device(self):
+        new = fx.run_doc([("bandwidth/triad/fp64/host", [1e-3] * 6)], l3_bytes=32 << 20)
+        r, _ = self.compare(self.COMMITTED, new)
+        self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
+        first = r.stderr.splitlines()[0]
+        self.assertIn("different machines", first)
+        self.assertIn("caches.L3 480 MiB vs 32 MiB", first)
+        self.assertIn("note: neither run has a machine fingerprint",
+                      bb("compare", self.COMMITTED, self.COMMITTED).stdout)
+        new["benchmarks"][0]["pct_of_bound"] = 60.0
+        r, j = self.compare(self.COMMITTED, new, "--cross-device")
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertIn("machine differs: caches.L3 480 MiB vs 32 MiB", r.stdout)
+        triad = [c for c in j["cases"] if c["name"] == "bandwidth/triad/fp64/host"][0]
+        self.assertEqual(triad["verdict"], "NO_BOUND")  # the committed host run has no bound
+        self.assertIsNone(triad["base"])
+        self.assertNotIn("-1.0%", r.stdout)
+
+    def test_bad_input_one_line_exit_2(self):
+        base, again = fx.fixture_pair(n_cases=3, samples=6, seed=5)
+        other_version = json.loads(json.dumps(base))
+        other_version["context"]["boundbench"]["schema_version"] = 7
+        other_machine = json.loads(json.dumps(again))
+        other_machine["context"]["boundbench"]["fingerprint"]["cpu"]["microcode"] = "0x2"
+        with tempfile.TemporaryDirectory() as d:
+            good = os.path.join(d, "good.json")
+            fx.dump(base, good)
+            with open(good) as f:
+                text = f.read()
+            files = {"missing.json": None, "truncated.json": text[: len(text) // 2],
+                     "foreign.json": json.dumps({"context": {"date": "x"}, "benchmarks": []}),
+                     "version.json": json.dumps(other_version),
+                     "machine.json": json.dumps(other_machine)}
+            needles = {"missing.json": "cannot be read", "truncated.json": "not valid JSON",
+                       "foreign.json": "not a boundbench results file",
+                       "version.json": "schema version 7",
+                       "machine.json": "cpu.microcode '0x1' vs '0x2'"}
+            for name, content in files.items():
+                path = os.path.join(d, name)
+                if content is not None:
+                    with open(path, "w") as f:
+                        f.write(content)
+                r = bb("compare", good, path)
+                self.assertEqual(r.returncode, 2, name + r.stdout + r.stderr)
+                lines = r.stderr.strip().splitlines()
+                self.assertIn(needles[name], lines[0], name)
+                self.assertEqual(len(lines), 2, r.stderr)  # the error and the usage hint
+                self.assertEqual(r.stdout, "", name)
+
+
+class Navigation(unittest.TestCase):
+    def test_list_by_suite_and_filter(self):
+        r = bb("list", "--suite", "bandwidth")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        lines = r.stdout.splitlines()
+        self.assertTrue(lines[0].startswith("bandwidth:"), lines[0])
+        self.assertTrue(all(x.startswith("  bandwidth/") for x in lines[1:]), lines[:5])
+        r = bb("list", "--filter", "triad/fp64")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        cases = [x for x in r.stdout.splitlines() if x.startswith("  ")]
+        self.assertGreater(len(cases), 0)
+        self.assertTrue(all("triad/fp64" in x for x in cases), cases)
+        self.assertLess(len(r.stdout.splitlines()), 20)
+        for args, needle in ((["--suite", "nope"], "unknown suite 'nope'"),
+                             (["--filter", "("], "not a valid regex"),
+                             (["--filter", "zzz-no-such"], "no case matches")):
+            r = bb("list", *args)
+            self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
+            self.assertIn(needle, r.stderr.splitlines()[0])
+
+    def test_theory_formula_help_lists_parameters_with_units(self):
+        r = bb("theory", "roofline-time", "--help")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertRegex(r.stdout, r"--flop +flop ")
+        self.assertRegex(r.stdout, r"--bandwidth-bytes-per-s +bytes/s ")
+        self.assertRegex(r.stdout, r"--peak-flop-per-s +flop/s ")
+        self.assertIn("source:", r.stdout)
+        r = bb("theory", "nope", "--help")
+        self.assertEqual(r.returncode, 2)
+
+    def test_info_versions_and_sizes(self):
+        r = bb("info")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertRegex(r.stdout, r"CUDA: runtime (none|\d+\.\d+), driver (none|\d+\.\d+),")
+        self.assertNotRegex(r.stdout, r"\d{4,} KiB")
+        self.assertNotRegex(r.stdout, r"runtime \d{4,}")
+
+
+def table_rows(md):
+    """Each markdown table of `md` as a list of rows of cells (split on unescaped |)."""
+    import re
+    tables, current = [], []
+    for line in md.splitlines() + [""]:
+        if line.startswith("|"):
+            cells = re.split(r"(?<!\\)\|", line.strip())[1:-1]
+            current.append(cells)
+        elif current:
+            tables.append(current)
+            current = []
+    return tables
+
+
+class Markdown(unittest.TestCase):
+    """The run summary and the compare markdown render as GitHub tables (cmark-gfm -e table):
+    every row has its table's column count and every check's law and reason survive intact."""
+
+    def render(self, md):
+        import html as html_mod
+        import shutil
+        exe = shutil.which("cmark-gfm")
+        self.assertIsNotNone(exe, "cmark-gfm missing: apt-get install cmark-gfm (ci/setup.sh)")
+        out = subprocess.run([exe, "-e", "table"], input=md, capture_output=True, text=True,
+                             check=True).stdout
+        return out, html_mod.unescape(out)
+
+    def assert_tables_whole(self, md):
+        tables = table_rows(md)
+        self.assertGreater(len(tables), 0)
+        for t in tables:
+            for row in t:
+                self.assertEqual(len(row), len(t[0]), row)
+        html, text = self.render(md)
+        self.assertEqual(html.count("<table>"), len(tables))
+        import re
+        for table in re.findall(r"<table>.*?</table>", html, re.S):
+            heads = len(re.findall(r"<th[ >]", table))
+            for tr in re.findall(r"<tr>(.*?)</tr>", table, re.S)[1:]:
+                self.assertEqual(len(re.findall(r"<td[ >]", tr)), heads)
+        return text
+
+    def test_summary_and_compare_render(self):
+        with tempfile.TemporaryDirectory() as d:
+            out = os.path.join(d, "r.json")
+            r = bb("run", "--quick", "--backend", "host", "--filter",
+                   "triad/fp32/host|copy/fp64/host$", "--out", out, "--label", "md-test")
+            self.assertIn(r.returncode, (0, 1), r.stdout + r.stderr)
+            doc = json.load(open(out))
+            self.assertEqual(doc["context"]["boundbench"]["label"], "md-test")
+            self.assertIn("fingerprint", doc["context"]["boundbench"])
+            # A reason and a law with the characters that break cells.
+            md = open(os.path.join(d, "r.md")).read()
+            text = self.assert_tables_whole(md)
+            for c in doc["checks"]:
+                if c["verdict"] != "SKIP":
+                    self.assertIn(c["law"], text)
+                    self.assertIn(c["reason"].replace("\n", " "), text)
+            self.assertRegex(md, r"\| \*\*all\*\* \| \d+ \| \d+ \| \d+ \| \d+ \| \d+ \|")
+            # SKIPs with one reason: one row with the count.
+            reasons = [c["reason"] for c in doc["checks"] if c["verdict"] == "SKIP"]
+            for reason in set(reasons):
+                self.assertEqual(sum(1 for line in md.splitlines()
+                                     if line.endswith("| " + reason.replace("|", "\\|") + " |")), 1)
+            cmp_md = os.path.join(d, "c.md")
+            r = bb("compare", out, out, "--markdown", cmp_md)
+            self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+            self.assert_tables_whole(open(cmp_md).read())
 
 
 if __name__ == "__main__":

@@ -20,7 +20,13 @@ set(_cli_tests
   NoGpuPath.test_info_shows_a_runs_measured_hierarchy
   RooflineFailure.test_faster_than_bound_fails_the_run
   Compare.test_same_run_is_no_regression Compare.test_slower_copy_regresses
-  Compare.test_bad_input_exit_2 Report.test_html_and_pngs Report.test_bad_input_exit_2
+  Compare.test_bad_input_exit_2 CompareSamples.test_power_every_timing_times_1_2
+  CompareSamples.test_outlier_case_doubled_is_slower CompareSamples.test_honest_rerun_no_alarm
+  CompareSamples.test_other_machine_refused_then_cross_device
+  CompareSamples.test_bad_input_one_line_exit_2 Navigation.test_list_by_suite_and_filter
+  Navigation.test_theory_formula_help_lists_parameters_with_units
+  Navigation.test_info_versions_and_sizes Markdown.test_summary_and_compare_render
+  Report.test_html_and_pngs Report.test_bad_input_exit_2
   Verdicts.test_strict_run_new_fields_and_rejudged_verdicts
   Interrupted.test_sigterm_leaves_valid_file)
 foreach(t IN LISTS _cli_tests)

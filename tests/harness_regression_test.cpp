@@ -6,8 +6,11 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <random>
 #include <vector>
 
+#include "harness/change_interval.h"
+#include "harness/fingerprint.h"
 #include "harness/regression.h"
 
 namespace bb {
@@ -131,6 +134,227 @@ TEST(CompareRuns, DevicesMustMatchUnlessCrossDevice) {
   EXPECT_EQ(delta(c, "a").verdict, "FASTER");
 }
 
+// A schema-2 run with samples and a fingerprint: `cases` maps a name to its samples (s).
+json sampled_run(const std::vector<std::pair<std::string, std::vector<double>>>& cases,
+                 std::uint64_t l3_bytes = 32u << 20) {
+  json benchmarks = json::array();
+  for (const auto& [name, samples] : cases) {
+    std::vector<double> sorted = samples;
+    std::sort(sorted.begin(), sorted.end());
+    const double median = sorted[sorted.size() / 2];
+    double mean = 0, m2 = 0;
+    for (double x : sorted) mean += x / static_cast<double>(sorted.size());
+    for (double x : sorted) m2 += (x - mean) * (x - mean);
+    benchmarks.push_back(
+        {{"name", name},
+         {"run_type", "iteration"},
+         {"repetition_index", 0},
+         {"median_s", median},
+         {"rel_noise", std::sqrt(m2 / static_cast<double>(sorted.size() - 1)) / mean},
+         {"samples_s", sorted},
+         {"params", {{"working_set_bytes", 1 << 20}}}});
+  }
+  HostInfo h;
+  h.cpu_model = "AMD EPYC";
+  h.cpu_vendor = "AuthenticAMD";
+  h.logical_cpus = h.physical_cores = 2;
+  h.caches = {{1, "Data", 48 << 10, 1}, {3, "Unified", l3_bytes, 2}};
+  h.memory_bytes = 24ull << 30;
+  h.hypervisor = "KVM";
+  return {{"context",
+           {{"boundbench",
+             {{"schema_version", 2},
+              {"gpus", {{"usable", false}, {"devices", json::array()}}},
+              {"host", {{"cpu_model", h.cpu_model}}},
+              {"fingerprint", machine_fingerprint(h, GpuStatus{})}}}}},
+          {"benchmarks", benchmarks},
+          {"checks", json::array()}};
+}
+
+// `n` samples of `median_s` with multiplicative noise of relative spread `noise` (log-normal),
+// from a fixed seed.
+std::vector<double> draw(std::mt19937_64& rng, double median_s, double noise, int n) {
+  std::normal_distribution<double> z(0, noise);
+  std::vector<double> v;
+  for (int i = 0; i < n; ++i) v.push_back(median_s * std::exp(z(rng)));
+  return v;
+}
+
+std::vector<double> times(std::vector<double> v, double by) {
+  for (double& x : v) x *= by;
+  return v;
+}
+
+// "c17"; appended: GCC 12 -O3 warns falsely on "c" + string (-Wrestrict).
+std::string case_name(int i) { return std::string("c").append(std::to_string(i)); }
+
+int count_verdict(const RunComparison& c, const std::string& v) {
+  return static_cast<int>(std::count_if(c.cases.begin(), c.cases.end(),
+                                        [&](const CaseDelta& d) { return d.verdict == v; }));
+}
+
+TEST(RatioInterval, ScaledCopyAndMosesRanks) {
+  const std::vector<double> x = {1.0, 1.02, 0.99, 1.03, 1.01};
+  const RatioInterval r = ratio_interval(x, times(x, 1.2), 0.05);
+  // y = 1.2·x: the differences log y_j − log x_i are symmetric about log 1.2.
+  EXPECT_NEAR(r.ratio, 1.2, 1e-12);
+  // n1 = n2 = 5: N = 25, σ_U = sqrt(25·11/12) = 4.787, k = ⌊12.5 − 1.96·4.787⌋ = 3, so the
+  // interval is [D_(3), D_(23)] of the 25 sorted log ratios.
+  std::vector<double> d;
+  for (double yj : times(x, 1.2))
+    for (double xi : x) d.push_back(std::log(yj) - std::log(xi));
+  std::sort(d.begin(), d.end());
+  EXPECT_NEAR(std::log(r.low), d[2], 1e-12);
+  EXPECT_NEAR(std::log(r.high), d[22], 1e-12);
+  EXPECT_NEAR(r.coverage, 0.95, 0.02);
+  // y/1.05 lies above every x: U = 25, z = (25 − 12.5 − 0.5)/4.787 = 2.507, p = 0.0061.
+  EXPECT_NEAR(r.p_slower, 0.0061, 1e-4);
+  EXPECT_GT(r.p_faster, 0.5);
+}
+
+TEST(BenjaminiHochberg, HandWorked) {
+  // Sorted 0.01, 0.03, 0.04, 0.5 (m = 4): 0.5·4/4 = 0.5; 0.04·4/3 = 0.0533; 0.03·4/2 = 0.06 →
+  // 0.0533 (the minimum over larger ranks); 0.01·4/1 = 0.04. NaN is left out of m.
+  const std::vector<double> p = {0.01, 0.04, 0.03, std::nan(""), 0.5};
+  const std::vector<double> q = benjamini_hochberg(p);
+  EXPECT_NEAR(q[0], 0.04, 1e-12);
+  EXPECT_NEAR(q[1], 0.04 * 4 / 3, 1e-12);
+  EXPECT_NEAR(q[2], 0.04 * 4 / 3, 1e-12);
+  EXPECT_TRUE(std::isnan(q[3]));
+  EXPECT_NEAR(q[4], 0.5, 1e-12);
+}
+
+TEST(CompareFromSamples, PowerEveryCaseTimesOnePointTwo) {
+  // 200 cases of 5 samples with 3% noise, every timing ×1.2: at least 90% SLOWER, and regressed.
+  std::mt19937_64 rng(17);
+  std::vector<std::pair<std::string, std::vector<double>>> base, next;
+  for (int i = 0; i < 200; ++i) {
+    const auto s = draw(rng, 1e-3 * (1 + i), 0.03, 5);
+    base.push_back({case_name(i), s});
+    next.push_back({case_name(i), times(s, 1.2)});
+  }
+  const RunComparison c = compare_runs(sampled_run(base), sampled_run(next), {});
+  EXPECT_GE(count_verdict(c, "SLOWER"), 180);
+  EXPECT_EQ(count_verdict(c, "FASTER"), 0);
+  EXPECT_TRUE(c.regressed());
+  for (const auto& d : c.cases) {
+    EXPECT_NEAR(d.change, 0.2, 1e-9);
+    EXPECT_TRUE(d.from_samples());
+    EXPECT_LE(d.change_low, 0.2 + 1e-9);
+    EXPECT_GE(d.change_high, 0.2 - 1e-9);
+  }
+}
+
+TEST(CompareFromSamples, OutlierDoesNotHideADoubling) {
+  // One preempted sample (×40) makes stddev/mean about 300%: the old rule called a 2× slowdown
+  // AMBIGUOUS. The rank interval is not moved by it.
+  std::mt19937_64 rng(3);
+  std::vector<double> s = draw(rng, 1e-3, 0.02, 12);
+  s[4] *= 40;
+  const json base = sampled_run({{"a", s}, {"b", draw(rng, 1e-3, 0.02, 12)}});
+  const json next = sampled_run({{"a", times(s, 2)}, {"b", draw(rng, 1e-3, 0.02, 12)}});
+  EXPECT_GT(base["benchmarks"][0]["rel_noise"].get<double>(), 2.0);
+  const RunComparison c = compare_runs(base, next, {});
+  EXPECT_EQ(delta(c, "a").verdict, "SLOWER");
+  EXPECT_GT(delta(c, "a").change_low, 0.5);
+  EXPECT_NE(delta(c, "b").verdict, "SLOWER");
+  EXPECT_NE(delta(c, "b").verdict, "FASTER");
+  EXPECT_TRUE(c.regressed());
+}
+
+TEST(CompareFromSamples, NoFalseAlarmsAndFalseDiscoveryRateHeld) {
+  // 300 cases, both runs drawn from the same distributions: no SLOWER or FASTER at ±5%.
+  std::mt19937_64 rng(11);
+  std::vector<std::pair<std::string, std::vector<double>>> base, next;
+  for (int i = 0; i < 300; ++i) {
+    const double t = 1e-4 * (1 + i % 17);
+    base.push_back({case_name(i), draw(rng, t, 0.05, 10)});
+    next.push_back({case_name(i), draw(rng, t, 0.05, 10)});
+  }
+  const json b = sampled_run(base), n = sampled_run(next);
+  const RunComparison c = compare_runs(b, n, {});
+  EXPECT_EQ(count_verdict(c, "SLOWER") + count_verdict(c, "FASTER"), 0);
+  EXPECT_FALSE(c.regressed());
+  EXPECT_EQ(count_verdict(c, "SAME") + count_verdict(c, "AMBIGUOUS"), 300);
+  // At threshold 0 every case is tested at its null's edge: unadjusted, about 5% of 300 would be
+  // called; Benjamini–Hochberg keeps the expected share of false calls at 5% of the calls, so
+  // with only nulls nearly always none.
+  CompareOptions zero;
+  zero.threshold = 0;
+  const RunComparison z = compare_runs(b, n, zero);
+  int raw_significant = 0;
+  for (std::size_t i = 0; i < base.size(); ++i) {
+    const RatioInterval r = ratio_interval(base[i].second, next[i].second, 0);
+    raw_significant += std::min(1.0, 2 * std::min(r.p_slower, r.p_faster)) <= 0.05;
+  }
+  EXPECT_GE(raw_significant, 5);
+  EXPECT_LE(count_verdict(z, "SLOWER") + count_verdict(z, "FASTER"), 1);
+}
+
+TEST(CompareFromSamples, ParamsDifferIsNotComparable) {
+  std::mt19937_64 rng(5);
+  const auto s = draw(rng, 1e-3, 0.01, 10);
+  json base = sampled_run({{"copy", s}}), next = sampled_run({{"copy", times(s, 0.35)}});
+  next["benchmarks"][0]["params"]["working_set_bytes"] = 1 << 22;
+  const RunComparison c = compare_runs(base, next, {});
+  EXPECT_EQ(delta(c, "copy").verdict, "NOT_COMPARABLE");
+  EXPECT_NE(delta(c, "copy").note.find("params differ: working_set_bytes 1048576 vs 4194304"),
+            std::string::npos);
+  EXPECT_FALSE(c.regressed());
+  const std::string table = comparison_table(c, {});
+  EXPECT_EQ(table.find("-65"), std::string::npos) << table;
+}
+
+TEST(CompareFromSamples, MachinesMustMatchUnlessCrossDevice) {
+  std::mt19937_64 rng(7);
+  const auto s = draw(rng, 1e-3, 0.01, 10);
+  json base = sampled_run({{"a", s}, {"b", s}}, 480u << 20);
+  json next = sampled_run({{"a", s}, {"b", s}}, 32u << 20);
+  try {
+    compare_runs(base, next, {});
+    FAIL() << "different caches compared";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("caches.L3 480 MiB vs 32 MiB"), std::string::npos)
+        << e.what();
+  }
+  // Cross-device: % of bound; a case without a bound is listed as such, never as a number.
+  base["benchmarks"][0]["pct_of_bound"] = 40.0;
+  next["benchmarks"][0]["pct_of_bound"] = 80.0;
+  CompareOptions cross;
+  cross.cross_device = true;
+  const RunComparison c = compare_runs(base, next, cross);
+  EXPECT_NEAR(delta(c, "a").base, 40.0, 1e-9);
+  EXPECT_NEAR(delta(c, "a").next, 80.0, 1e-9);
+  EXPECT_EQ(delta(c, "a").verdict, "FASTER");
+  EXPECT_EQ(delta(c, "b").verdict, "NO_BOUND");
+  const json j = comparison_json(c, cross);
+  EXPECT_TRUE(j["cases"][1]["base"].is_null());
+  EXPECT_EQ(j["machine_differences"][0], "caches.L3 480 MiB vs 32 MiB");
+  const std::string table = comparison_table(c, cross);
+  EXPECT_EQ(table.find("-1.0%"), std::string::npos) << table;
+  EXPECT_NE(table.find("NO_BOUND (no bound in either run)"), std::string::npos) << table;
+}
+
+TEST(CompareFromSamples, OldFileWithoutFingerprintIsNoted) {
+  std::mt19937_64 rng(9);
+  json next = sampled_run({{"a", draw(rng, 1e-3, 0.01, 10)}});
+  json base = next;
+  base["context"]["boundbench"].erase("fingerprint");
+  base["context"]["boundbench"]["host"] = {
+      {"cpu_model", "AMD EPYC"},
+      {"logical_cpus", 2},
+      {"physical_cores", 2},
+      {"memory_bytes", 24.2 * (1u << 30)},
+      {"caches",
+       {{{"level", 1}, {"type", "Data"}, {"size_bytes", 48 << 10}},
+        {{"level", 3}, {"type", "Unified"}, {"size_bytes", 32 << 20}}}}};
+  const RunComparison c = compare_runs(base, next, {});
+  ASSERT_FALSE(c.notes.empty());
+  EXPECT_NE(c.notes[0].find("base has no machine fingerprint"), std::string::npos);
+  base["context"]["boundbench"]["host"]["caches"][1]["size_bytes"] = 480 << 20;
+  EXPECT_THROW(compare_runs(base, next, {}), std::invalid_argument);
+}
+
 class BadInput : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -172,6 +396,13 @@ TEST_F(BadInput, EachProblemNamedWithItsFile) {
   EXPECT_NE(
       error_of(write("v3.json", v3.dump())).find("schema version 3, this boundbench reads 1 to 2"),
       std::string::npos);
+  json bad_fp = v2;
+  bad_fp["context"]["boundbench"]["fingerprint"] = "x";
+  EXPECT_NE(error_of(write("fp.json", bad_fp.dump())).find("malformed context"), std::string::npos);
+  json bad_samples = v2;
+  bad_samples["benchmarks"][0]["samples_s"] = {"a"};
+  EXPECT_NE(error_of(write("s.json", bad_samples.dump())).find("malformed benchmark entry"),
+            std::string::npos);
   v0["context"]["boundbench"]["schema_version"] = 0;
   EXPECT_NE(error_of(write("v0.json", v0.dump())).find("schema version 0"), std::string::npos);
   json empty = run("H200", {});

@@ -12,6 +12,7 @@
 #include "harness/measure.h"
 #include "harness/measured_info.h"
 #include "harness/regression.h"
+#include "harness/summary.h"
 
 namespace bb {
 namespace {
@@ -55,20 +56,79 @@ TEST(Text, RooflineAndClockReasons) {
 
 TEST(Text, CompareTable) {
   RunComparison c;
-  c.base_device = c.next_device = "H200";
-  c.cases = {{"bandwidth/copy/fp32/cuda", 1.5e-3, 1.8e-3, 0.2, 0.01, 0.0234, 0.0412, "SLOWER"},
-             {"a", 2.0, 1.0, -0.5, 0, 0, kNaN, "FASTER"},
-             {"b", 0, 3e-6, kInf, 0, 0, kNaN, "SLOWER"}};
-  EXPECT_EQ(comparison_table(c, {}),
-            "case                                                 base   "
-            "       new    change  noise base/new        p  verdict\n"
-            "bandwidth/copy/fp32/cuda                           1.5 ms   "
-            "    1.8 ms    +20.0%   1.00%/  2.34%   0.0412  SLOWER\n"
-            "a                                                     2 s   "
-            "       1 s    -50.0%   0.00%/  0.00%        -  FASTER\n"
-            "b                                                    0 us   "
-            "      3 us     +inf%   0.00%/  0.00%        -  SLOWER\n"
-            "REGRESSED\n");
+  c.base_device = c.next_device = c.base_label = c.next_label = "H200";
+  CaseDelta slower;
+  slower.name = "bandwidth/copy/fp32/cuda";
+  slower.base = 1.5e-3;
+  slower.next = 1.8e-3;
+  slower.change = 0.2;
+  slower.change_low = 0.15;
+  slower.change_high = 0.251;
+  slower.p_value = 0.0412;
+  slower.verdict = "SLOWER";
+  CaseDelta old_rule;
+  old_rule.name = "a";
+  old_rule.base = 2.0;
+  old_rule.next = 1.0;
+  old_rule.change = -0.5;
+  old_rule.p_value = kNaN;
+  old_rule.verdict = "FASTER";
+  old_rule.note = "no samples: old rule";
+  CaseDelta params;
+  params.name = "b";
+  params.p_value = kNaN;
+  params.verdict = "NOT_COMPARABLE";
+  params.note = "not comparable: params differ: n 1 vs 2";
+  c.cases = {slower, old_rule, params};
+  EXPECT_EQ(
+      comparison_table(c, {}),
+      "case                                                 base          new    change"
+      "       95% interval  p (FDR)  verdict\n"
+      "bandwidth/copy/fp32/cuda                           1.5 ms       1.8 ms    +20.0%"
+      "   [+15.0%, +25.1%]   0.0412  SLOWER\n"
+      "a                                                     2 s          1 s    -50.0%"
+      "                  -        -  FASTER (no samples: old rule)\n"
+      "b                                                       -            -         -"
+      "                  -        -  NOT_COMPARABLE (not comparable: params differ: n 1 vs 2)\n"
+      "REGRESSED\n");
+}
+
+TEST(Text, MarkdownCellsTotalsAndSkips) {
+  EXPECT_EQ(markdown_cell("|out - ref| <= tol\nnext"), "\\|out - ref\\| <= tol next");
+  const auto check = [](std::string suite, std::string name, Verdict v, std::string reason) {
+    Check c;
+    c.suite = std::move(suite);
+    c.name = std::move(name);
+    c.law = "|x| <= 1";
+    c.verdict = v;
+    c.reason = std::move(reason);
+    return c;
+  };
+  const std::vector<Check> checks = {check("s", "a/validate", Verdict::pass, "max |err| 0"),
+                                     check("s", "a/roofline", Verdict::skip, "peak unknown"),
+                                     check("s", "b/roofline", Verdict::skip, "peak unknown"),
+                                     check("t", "c/roofline", Verdict::skip, "peak unknown"),
+                                     check("t", "c/speed", Verdict::below_expectation, "slow"),
+                                     check("t", "d/x", Verdict::skip, "other")};
+  EXPECT_EQ(markdown_totals(checks),
+            "| suite | PASS | FAIL | INCONCLUSIVE | BELOW-EXPECTATION | SKIP |\n"
+            "|---|---:|---:|---:|---:|---:|\n"
+            "| s | 1 | 0 | 0 | 0 | 2 |\n"
+            "| t | 0 | 0 | 0 | 1 | 2 |\n"
+            "| **all** | 1 | 0 | 0 | 1 | 4 |\n");
+  const nlohmann::json results = {{"context",
+                                   {{"boundbench",
+                                     {{"git_commit", "abc"},
+                                      {"date", "d"},
+                                      {"host", {{"cpu_model", "cpu"}}},
+                                      {"gpus", {{"usable", false}, {"reason", "none"}}}}}}}};
+  const std::string md = markdown_summary({}, checks, results);
+  EXPECT_NE(md.find("| PASS | law | s/a/validate | `\\|x\\| <= 1` | max \\|err\\| 0 |\n"),
+            std::string::npos)
+      << md;
+  EXPECT_NE(md.find("| 3 | s/a/roofline and 2 more | peak unknown |\n"), std::string::npos) << md;
+  EXPECT_NE(md.find("| 1 | t/d/x | other |\n"), std::string::npos) << md;
+  EXPECT_EQ(md.find("| SKIP | law |"), std::string::npos) << md;
 }
 
 TEST(Text, MeasuredHierarchy) {

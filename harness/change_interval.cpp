@@ -1,0 +1,102 @@
+#include "harness/change_interval.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "harness/stats.h"
+
+namespace bb {
+namespace {
+
+std::vector<double> log_thinned(std::span<const double> samples_s) {
+  std::vector<double> positive;
+  for (double x : samples_s)
+    if (x > 0 && std::isfinite(x)) positive.push_back(x);
+  std::vector<double> v = kept_samples(positive, kMaxRankSamples);
+  for (double& x : v) x = std::log(x);
+  return v;
+}
+
+// Standard normal quantile by bisection of erfc (this is called once per comparison).
+double normal_quantile(double p) {
+  double lo = -10, hi = 10;
+  for (int i = 0; i < 200; ++i) {
+    const double mid = 0.5 * (lo + hi);
+    (0.5 * std::erfc(-mid / std::sqrt(2.0)) < p ? lo : hi) = mid;
+  }
+  return 0.5 * (lo + hi);
+}
+
+// P(Z ≥ z) for the standard normal.
+double upper_tail(double z) { return 0.5 * std::erfc(z / std::sqrt(2.0)); }
+
+}  // namespace
+
+RatioInterval ratio_interval(std::span<const double> base_s, std::span<const double> next_s,
+                             double threshold, double confidence) {
+  RatioInterval r;
+  const std::vector<double> x = log_thinned(base_s), y = log_thinned(next_s);
+  r.base_n = x.size();
+  r.next_n = y.size();
+  if (x.size() < 2 || y.size() < 2) return r;
+  std::vector<double> d;
+  d.reserve(x.size() * y.size());
+  for (double yj : y)
+    for (double xi : x) d.push_back(yj - xi);
+  const std::size_t N = d.size();
+  const double n1 = static_cast<double>(x.size()), n2 = static_cast<double>(y.size());
+  // Order statistics by selection (linear time) rather than a sort of all n1·n2 differences.
+  const auto order_stat = [&](std::size_t rank0) {
+    std::nth_element(d.begin(), d.begin() + static_cast<std::ptrdiff_t>(rank0), d.end());
+    return d[rank0];
+  };
+  const double upper_mid = order_stat(N / 2);
+  const double mid =
+      N % 2
+          ? upper_mid
+          : 0.5 * (upper_mid + *std::max_element(d.begin(), d.begin() + static_cast<long>(N / 2)));
+  const double sigma = std::sqrt(n1 * n2 * (n1 + n2 + 1) / 12);
+  const double z = normal_quantile(0.5 + 0.5 * confidence);
+  const double k = std::floor(static_cast<double>(N) / 2 - z * sigma);
+  const std::size_t lo_rank = k >= 1 ? static_cast<std::size_t>(k) : 1;  // 1-based
+  const double low = order_stat(lo_rank - 1), high = order_stat(N - lo_rank);
+  r.ratio = std::exp(mid);
+  r.low = std::exp(low);
+  r.high = std::exp(high);
+  // Coverage of [D_(k), D_(N+1−k)] = 1 − 2·P(U ≤ k − 1), U's normal approximation with continuity.
+  r.coverage =
+      1 - 2 * upper_tail((static_cast<double>(N) / 2 - (static_cast<double>(lo_rank) - 1 + 0.5)) /
+                         sigma);
+  // U counts pairs beyond the threshold's shift (ties half): a large count rejects "no more than".
+  const auto pairs_above = [&](double shift) {
+    double u = 0;
+    for (double v : d) u += v > shift ? 1.0 : v == shift ? 0.5 : 0.0;
+    return u;
+  };
+  const double half = static_cast<double>(N) / 2;
+  const double u_slower = pairs_above(std::log1p(threshold));
+  r.p_slower = upper_tail((u_slower - half - 0.5) / sigma);
+  if (threshold < 1) {
+    const double u_faster = static_cast<double>(N) - pairs_above(std::log1p(-threshold));
+    r.p_faster = upper_tail((u_faster - half - 0.5) / sigma);
+  }
+  return r;
+}
+
+std::vector<double> benjamini_hochberg(std::span<const double> p) {
+  std::vector<std::size_t> order;
+  for (std::size_t i = 0; i < p.size(); ++i)
+    if (!std::isnan(p[i])) order.push_back(i);
+  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return p[a] < p[b]; });
+  const double m = static_cast<double>(order.size());
+  std::vector<double> q(p.size(), std::numeric_limits<double>::quiet_NaN());
+  double running = 1;  // the minimum over the larger ranks
+  for (std::size_t i = order.size(); i-- > 0;) {
+    running = std::min(running, p[order[i]] * m / static_cast<double>(i + 1));
+    q[order[i]] = running;
+  }
+  return q;
+}
+
+}  // namespace bb

@@ -1,0 +1,39 @@
+// The change of one case between two runs, from both runs' samples: the ratio new/base of typical
+// times with a distribution-free confidence interval, one-sided tests against a ±threshold, and the
+// Benjamini–Hochberg step-up rule that holds the false discovery rate over many cases.
+#pragma once
+
+#include <cstddef>
+#include <span>
+#include <vector>
+
+namespace bb {
+
+struct RatioInterval {
+  double ratio = 1;  // exp(Hodges–Lehmann shift of log times): new/base
+  double low = 1, high = 1;
+  double coverage = 0;  // nominal coverage of [low, high] (normal approximation of U)
+  // One-sided p-values of "the ratio exceeds 1 + threshold" (slower) and "the ratio is below
+  // 1 − threshold" (faster): the Mann–Whitney test of log(new) − log(1 ± threshold) vs log(base).
+  double p_slower = 1, p_faster = 1;
+  std::size_t base_n = 0, next_n = 0;  // samples used (each side thinned to kMaxRankSamples)
+};
+
+// Samples per side that the interval uses: more are thinned to this many evenly spaced order
+// statistics (stats.h kept_samples), so that n1·n2 pairwise differences stay ≤ 40,000.
+inline constexpr std::size_t kMaxRankSamples = 200;
+
+// Hodges–Lehmann estimate of the shift between log(next) and log(base) — the median of all
+// n1·n2 differences log y_j − log x_i — with the Moses interval [D_(k), D_(n1·n2+1−k)],
+// k = ⌊n1·n2/2 − z·σ_U⌋ (σ_U² = n1·n2·(n1+n2+1)/12; Hollander & Wolfe, Nonparametric Statistical
+// Methods, 4.3), exponentiated. Needs ≥ 2 positive samples each side; the result is the ratio, its
+// interval at `confidence` (the widest, [D_(1), D_(N)], when k < 1) and the threshold tests.
+RatioInterval ratio_interval(std::span<const double> base_s, std::span<const double> next_s,
+                             double threshold, double confidence = 0.95);
+
+// Benjamini–Hochberg adjusted p-values (Benjamini & Hochberg 1995): q_(i) = min over j ≥ i of
+// p_(j)·m/j, capped at 1; rejecting every q_i ≤ α holds the false discovery rate at α. NaN p-values
+// stay NaN and are not counted in m.
+std::vector<double> benjamini_hochberg(std::span<const double> p);
+
+}  // namespace bb
