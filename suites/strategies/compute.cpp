@@ -29,7 +29,19 @@ std::vector<GemmShape> with_backward(const std::vector<GemmShape>& gemms) {
   return all;
 }
 
+double thread_cpu_s() {
+  timespec t{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return double(t.tv_sec) + 1e-9 * double(t.tv_nsec);
+}
+
 }  // namespace
+
+double Compute::take_core_share() {
+  const double share = wall_s_ > 0 ? cpu_s_ / wall_s_ : 1;
+  cpu_s_ = wall_s_ = 0;
+  return share;
+}
 
 Compute::Compute(bool synthetic, double synthetic_flop_per_s, const std::vector<GemmShape>& largest)
     : synthetic_(synthetic), rate_(synthetic_flop_per_s) {
@@ -80,19 +92,25 @@ double Compute::gemm(int m, int n, int k) {
 
 double Compute::forward(const std::vector<GemmShape>& gemms) {
   if (synthetic_) return wait(forward_flop(gemms) / rate_);
-  const double start = now_s();
+  const double start = now_s(), cpu_start = thread_cpu_s();
   for (const GemmShape& g : gemms) gemm(g.m, g.n, g.k);
-  return now_s() - start;
+  const double taken = now_s() - start;
+  cpu_s_ += thread_cpu_s() - cpu_start;
+  wall_s_ += taken;
+  return taken;
 }
 
 double Compute::backward(const std::vector<GemmShape>& gemms) {
   if (synthetic_) return wait(backward_flop(gemms) / rate_);
-  const double start = now_s();
+  const double start = now_s(), cpu_start = thread_cpu_s();
   for (const GemmShape& g : gemms) {
     gemm(g.m, g.k, g.n);
     gemm(g.k, g.n, g.m);
   }
-  return now_s() - start;
+  const double taken = now_s() - start;
+  cpu_s_ += thread_cpu_s() - cpu_start;
+  wall_s_ += taken;
+  return taken;
 }
 
 }  // namespace bb::strategies

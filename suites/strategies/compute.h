@@ -21,6 +21,9 @@ class Compute {
   double wait(double seconds);
 
   bool synthetic() const { return synthetic_; }
+  // GEMM: the share of a core this rank's compute had since the last call (its thread's CPU time
+  // over the wall time; 1 when it ran alone on a core), and restarts the count. Synthetic: 1.
+  double take_core_share();
   // The synthetic waits so far: how many, and the largest and mean overshoot (s).
   int waits() const { return waits_; }
   double max_overshoot_s() const { return max_overshoot_s_; }
@@ -31,6 +34,7 @@ class Compute {
   bool synthetic_;
   double rate_;
   std::vector<float> a_, b_, c_;
+  double cpu_s_ = 0, wall_s_ = 0;  // GEMM compute since take_core_share()
   int waits_ = 0;
   double max_overshoot_s_ = 0, overshoot_sum_s_ = 0;
 };

@@ -119,8 +119,15 @@ void check_options(const Options& o, int ranks) {
   if (o.batch < 1 || o.sequence < 1 || o.hidden < 1 || o.layers < 1 || o.tokens < 1 || o.top_k < 1)
     throw std::invalid_argument("--batch, --sequence, --hidden, --layers, --tokens, --top-k >= 1");
   if (!(o.bucket_bytes >= 4)) throw std::invalid_argument("--bucket-bytes must be >= 4");
+  if (o.stages < 0) throw std::invalid_argument("--stages must be >= 0");
+  for (const std::string& s : o.schedules) (void)schedule_from_name(s);
+  for (int m : o.micro_batches)
+    if (m < 1) throw std::invalid_argument("--micro-batches must be >= 1");
+  for (int a : o.accumulation)
+    if (a < 1) throw std::invalid_argument("--accumulation must be >= 1");
+  if (ranks == 0) return;  // the world's size is not known yet
   const int stages = o.stages > 0 ? o.stages : ranks;
-  if (o.stages < 0 || ranks % stages != 0)
+  if (ranks % stages != 0)
     throw std::invalid_argument("--stages " + std::to_string(o.stages) + " does not divide the " +
                                 std::to_string(ranks) + " ranks");
   const auto wanted = [&](const char* s) {
@@ -131,15 +138,12 @@ void check_options(const Options& o, int ranks) {
     for (const std::string& s : o.schedules) {
       const PipelineSchedule schedule = schedule_from_name(s);
       for (int m : o.micro_batches) {
-        if (m < 1) throw std::invalid_argument("--micro-batches must be >= 1");
         if (schedule == PipelineSchedule::one_f_one_b && m < stages)
           throw std::invalid_argument("1F1B needs at least as many micro-batches as stages: m = " +
                                       std::to_string(m) + " < p = " + std::to_string(stages));
       }
     }
   }
-  for (int a : o.accumulation)
-    if (a < 1) throw std::invalid_argument("--accumulation must be >= 1");
   if (wanted("tensor")) (void)transformer_layer(o.batch, o.sequence, o.hidden, ranks);
 }
 

@@ -56,7 +56,8 @@ std::vector<int> router_loads(int tokens, int top_k, int experts, bool skewed);
 std::vector<std::string> strategy_list(const Options& o);
 void settle_defaults(Options& o);
 // Options that need no other rank (a one-line error, exit 2): throws std::invalid_argument.
-// `ranks`: the world's size (the stages, the tensor- and expert-parallel degree).
+// `ranks`: the world's size (the stages, the tensor- and expert-parallel degree); 0 before it is
+// known: what depends on it is left for later.
 void check_options(const Options& o, int ranks);
 
 // The options that every rank must share, as one text.

@@ -63,7 +63,8 @@ json entry(const CaseResult& r, const Setup& setup) {
           {"cpu_time", s.median_s * 1e9},
           {"params", params},
           {"observations", r.observations},
-          {"bytes_read", 0.0},
+          // The bytes the ranks send, as the collectives count a message (read from the sender).
+          {"bytes_read", r.bytes},
           {"bytes_written", 0.0},
           {"bytes", r.bytes},
           {"flop", r.flop},

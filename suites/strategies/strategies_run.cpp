@@ -103,8 +103,7 @@ int measure(Options& o, lockstep::Processes& procs, const std::string& engine) {
 int run(Options o, int& argc, char**& argv) {
   settle_defaults(o);
   const std::string engine = engine_name(o);
-  // Names and values before MPI starts (the world size is not known yet: --stages ranks stand in).
-  check_options(o, o.stages > 0 ? o.stages : 1);
+  check_options(o, 0);  // names and values, before MPI starts
   const auto procs = lockstep::make_processes(true, collectives::kOpenMpiWorld, argc, argv);
   return lockstep::run_ending_every_rank_on_error(*procs, kWho,
                                                   [&] { return measure(o, *procs, engine); });
