@@ -19,6 +19,7 @@ packages=(
   likwid                           # likwid-bench: the host STREAM reference measurement
   patchelf                         # GPU bundles: rpath $ORIGIN
   openmpi-bin libopenmpi-dev       # collectives between processes (mpirun)
+  munge slurmctld slurmd slurm-client  # the Slurm launch test (tests/slurm_test.sh): srun
 )
 
 missing=()

@@ -49,6 +49,35 @@ bool launched_by_mpi() {
   return false;
 }
 
+SlurmTask slurm_task() {
+  SlurmTask t;
+  const char* ntasks = std::getenv("SLURM_NTASKS");
+  const char* procid = std::getenv("SLURM_PROCID");
+  if (!ntasks || !procid) return t;
+  const auto number = [](const char* name) {
+    const char* v = std::getenv(name);
+    return v ? std::atoi(v) : -1;
+  };
+  t.ntasks = std::atoi(ntasks);
+  t.procid = std::atoi(procid);
+  t.localid = number("SLURM_LOCALID");
+  t.nodeid = number("SLURM_NODEID");
+  if (const char* v = std::getenv("SLURM_JOB_ID")) t.job_id = v;
+  if (const char* v = std::getenv("SLURM_STEP_ID")) t.step_id = v;
+  return t;
+}
+
+void check_slurm_world(const Processes& processes) {
+  const SlurmTask t = slurm_task();
+  if (t.ntasks <= 1) return;
+  if (processes.size() != t.ntasks || processes.rank() != t.procid)
+    throw std::invalid_argument("srun started " + std::to_string(t.ntasks) +
+                                " tasks but this one is rank " + std::to_string(processes.rank()) +
+                                " of " + std::to_string(processes.size()) + " (SLURM_PROCID " +
+                                std::to_string(t.procid) +
+                                "): launch with an MPI plugin, srun --mpi=pmix");
+}
+
 std::unique_ptr<Processes> make_processes(bool want_mpi, OpenMpiWorld open_mpi, int& argc,
                                           char**& argv) {
   if (!want_mpi && !launched_by_mpi()) return std::make_unique<SingleProcess>();

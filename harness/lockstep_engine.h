@@ -47,6 +47,18 @@ std::unique_ptr<Processes> make_processes(bool want_mpi, OpenMpiWorld open_mpi, 
                                           char**& argv);
 bool launched_by_mpi();  // OMPI_COMM_WORLD_SIZE, PMI_SIZE, PMIX_RANK or MPI_LOCALNRANKS in the env
 
+// The Slurm task this process is when `srun` started it (SLURM_PROCID, SLURM_NTASKS,
+// SLURM_LOCALID, SLURM_JOB_ID, SLURM_STEP_ID, SLURM_NODEID); ntasks 0 otherwise. The MPI rank
+// and the local rank that picks a GPU come from the same launch (srun --mpi=pmix).
+struct SlurmTask {
+  int procid = -1, ntasks = 0, localid = -1, nodeid = -1;
+  std::string job_id, step_id;
+};
+SlurmTask slurm_task();
+// Throws std::invalid_argument when srun started several tasks but they are not one world of
+// that many ranks with this task's rank (srun without an MPI plugin: each task alone).
+void check_slurm_world(const Processes& processes);
+
 // True when every process was started with the same `options` (their canonical text); otherwise
 // rank 0 prints "<who>: error: rank r was started with other arguments than rank 0; nothing
 // measured" and every process gets false.

@@ -142,6 +142,60 @@ void MpiGroup::broadcast(void* data, int bytes, int root) {
   mpi_check(MPI_Bcast(data, bytes, MPI_BYTE, root, comm_), "MPI_Bcast");
 }
 
+namespace {
+
+// Polls `request` with 5 µs sleeps (a sleeping rank holds no core; oversubscribed ranks that spin
+// would take the cores from the ranks that compute).
+void wait_polled(MPI_Request& request, const char* what) {
+  for (int done = 0;;) {
+    mpi_check(MPI_Test(&request, &done, MPI_STATUS_IGNORE), what);
+    if (done) return;
+    std::this_thread::sleep_for(std::chrono::microseconds(5));
+  }
+}
+
+int int_count(std::size_t count, const char* what) {
+  if (count > static_cast<std::size_t>(std::numeric_limits<int>::max()))
+    throw std::runtime_error(std::string(what) + ": more than 2^31-1 elements");
+  return static_cast<int>(count);
+}
+
+}  // namespace
+
+void MpiGroup::send(const void* data, std::size_t bytes, int to, int tag) {
+  MPI_Request request = MPI_REQUEST_NULL;
+  mpi_check(MPI_Isend(data, int_count(bytes, "MPI_Isend"), MPI_BYTE, to, tag, comm_, &request),
+            "MPI_Isend");
+  sends_.push_back(request);
+}
+
+void MpiGroup::receive(void* data, std::size_t bytes, int from, int tag) {
+  MPI_Request request = MPI_REQUEST_NULL;
+  mpi_check(MPI_Irecv(data, int_count(bytes, "MPI_Irecv"), MPI_BYTE, from, tag, comm_, &request),
+            "MPI_Irecv");
+  wait_polled(request, "MPI_Test (receive)");
+}
+
+void MpiGroup::complete_sends() {
+  for (MPI_Request& r : sends_) wait_polled(r, "MPI_Test (send)");
+  sends_.clear();
+}
+
+void MpiGroup::all_reduce_sum(float* data, std::size_t count) {
+  mpi_check(MPI_Allreduce(MPI_IN_PLACE, data, int_count(count, "MPI_Allreduce"), MPI_FLOAT, MPI_SUM,
+                          comm_),
+            "MPI_Allreduce");
+}
+
+void MpiGroup::all_to_all(const float* send, const std::vector<int>& send_counts,
+                          const std::vector<int>& send_offsets, float* recv,
+                          const std::vector<int>& recv_counts,
+                          const std::vector<int>& recv_offsets) {
+  mpi_check(MPI_Alltoallv(send, send_counts.data(), send_offsets.data(), MPI_FLOAT, recv,
+                          recv_counts.data(), recv_offsets.data(), MPI_FLOAT, comm_),
+            "MPI_Alltoallv");
+}
+
 void keep_freed_memory_in_heap() {
   mallopt(M_MMAP_MAX, 0);
   mallopt(M_TRIM_THRESHOLD, std::numeric_limits<int>::max());

@@ -66,9 +66,27 @@ class MpiGroup {
   double sum(double v);
   void broadcast(void* data, int bytes, int root);
 
+  // The training steps' communication (suites/strategies). Point to point: `send` starts a send
+  // of `bytes` (the buffer must live until complete_sends()); `receive` returns once the bytes
+  // have arrived; both wait polling with short sleeps, as MpiWorld::meet does, so that a stage
+  // waiting for its neighbour leaves the cores to the stages that compute. Not collective.
+  void send(const void* data, std::size_t bytes, int to, int tag);
+  void receive(void* data, std::size_t bytes, int from, int tag);
+  void complete_sends();
+  // The collectives block in MPI (every rank takes part at once; a polled non-blocking collective
+  // would progress only at each poll). In place: the sum over the group of every rank's `count`
+  // floats (MPI_Allreduce).
+  void all_reduce_sum(float* data, std::size_t count);
+  // MPI_Alltoallv of floats: send_counts[r] floats (from send_offsets[r]) go to rank r,
+  // recv_counts[r] floats come from rank r (to recv_offsets[r]).
+  void all_to_all(const float* send, const std::vector<int>& send_counts,
+                  const std::vector<int>& send_offsets, float* recv,
+                  const std::vector<int>& recv_counts, const std::vector<int>& recv_offsets);
+
  private:
   MPI_Comm comm_ = MPI_COMM_NULL;
   int rank_ = 0, size_ = 1;
+  std::vector<MPI_Request> sends_;  // started by send(), until complete_sends()
 };
 
 // MPI allocates temporary buffers inside some collectives (OpenMPI's reduce_scatter from 16 MiB);

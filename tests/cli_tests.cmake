@@ -83,3 +83,26 @@ foreach(t IN LISTS _collectives_tests)
     set_tests_properties(collectives.${t} PROPERTIES RUN_SERIAL TRUE)
   endif()
 endforeach()
+
+# The Slurm launch path: a one-node Slurm cluster (munged, slurmctld, slurmd as root) runs
+# `srun -n 4 --mpi=pmix` of strategies and collectives --quick; skipped (77) with the reason where
+# Slurm cannot be started. Alone on the machine: it measures.
+add_test(NAME slurm.srun_four_ranks
+         COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/slurm_test.sh $<TARGET_FILE:boundbench>
+                 ${PROJECT_SOURCE_DIR})
+set_tests_properties(slurm.srun_four_ranks PROPERTIES LABELS "cpu;slurm" TIMEOUT 1200
+                     SKIP_RETURN_CODE 77 RUN_SERIAL TRUE)
+
+# The strategies suite under mpirun (skipped with the reason when mpirun is absent).
+set(_strategies_tests MpiRuns.test_two_ranks Reliability.test_watchdog_aborts_a_hung_rank
+  Reliability.test_ranks_with_different_arguments Reliability.test_bad_input_on_every_rank
+  Reliability.test_bad_input)
+foreach(t IN LISTS _strategies_tests)
+  add_test(NAME strategies.${t}
+           COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/strategies_cli_test.py
+                   $<TARGET_FILE:boundbench> ${t})
+  set_tests_properties(strategies.${t} PROPERTIES LABELS "cpu;cli;strategies" TIMEOUT 300)
+  if(t MATCHES "^MpiRuns")
+    set_tests_properties(strategies.${t} PROPERTIES RUN_SERIAL TRUE)
+  endif()
+endforeach()

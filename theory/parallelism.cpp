@@ -1,5 +1,7 @@
 #include "theory/parallelism.h"
 
+#include <algorithm>
+#include <cmath>
 #include <stdexcept>
 
 #include "theory/collectives.h"
@@ -37,6 +39,52 @@ double interleaved_bubble_ratio(int stages, int micro_batches, int chunks_per_de
   if (stages < 1 || micro_batches < 1 || chunks_per_device < 1)
     throw std::invalid_argument("stages, micro-batches and chunks must be >= 1");
   return static_cast<double>(stages - 1) / (static_cast<double>(chunks_per_device) * micro_batches);
+}
+
+double data_parallel_step_s(double accumulation_steps, double micro_step_s, double all_reduce_s) {
+  return accumulation_steps * micro_step_s + all_reduce_s;
+}
+
+double bucketed_all_reduce_s(double parameters, double bytes_per_parameter, double bucket_bytes,
+                             int devices, double alpha_s, double beta_s_per_byte) {
+  if (!(bucket_bytes > 0)) throw std::invalid_argument("the bucket must hold > 0 bytes");
+  const double total_bytes = parameters * bytes_per_parameter;
+  const double full = std::floor(total_bytes / bucket_bytes);
+  const double rest_bytes = total_bytes - full * bucket_bytes;
+  const auto terms = alpha_beta_terms(Collective::all_reduce, Algorithm::ring, devices);
+  return full * alpha_beta_time_s(terms, bucket_bytes, alpha_s, beta_s_per_byte) +
+         (rest_bytes > 0 ? alpha_beta_time_s(terms, rest_bytes, alpha_s, beta_s_per_byte) : 0);
+}
+
+double pipeline_step_s(int stages, int micro_batches, double forward_s, double backward_s,
+                       double p2p_s) {
+  if (stages < 1 || micro_batches < 1)
+    throw std::invalid_argument("stages and micro-batches must be >= 1");
+  return (micro_batches + stages - 1) * (forward_s + backward_s) + 2 * (stages - 1) * p2p_s;
+}
+
+int pipeline_peak_activations(PipelineSchedule schedule, int stages, int micro_batches, int stage) {
+  if (stages < 1 || micro_batches < 1 || stage < 0 || stage >= stages)
+    throw std::invalid_argument("stages, micro-batches >= 1 and 0 <= stage < stages");
+  if (schedule == PipelineSchedule::gpipe) return micro_batches;
+  return std::min(micro_batches, stages - stage);
+}
+
+double tensor_parallel_layer_forward_flop(double batch, double sequence, double hidden,
+                                          int tp_degree) {
+  if (tp_degree < 1) throw std::invalid_argument("the tensor-parallel degree must be >= 1");
+  return 24 * batch * sequence * hidden * hidden / tp_degree;
+}
+
+double expert_load_imbalance(const double* tokens_per_expert, int experts) {
+  if (experts < 1) throw std::invalid_argument("at least one expert");
+  double max = 0, sum = 0;
+  for (int e = 0; e < experts; ++e) {
+    max = std::max(max, tokens_per_expert[e]);
+    sum += tokens_per_expert[e];
+  }
+  if (!(sum > 0)) throw std::invalid_argument("the experts hold no tokens");
+  return max / (sum / experts);
 }
 
 double expert_all_to_all_bytes(double tokens_per_device, double top_k, double hidden,

@@ -30,6 +30,43 @@ TensorParallelComm tensor_parallel_comm(double batch, double sequence, double hi
 double pipeline_bubble_fraction(int stages, int micro_batches);
 double interleaved_bubble_ratio(int stages, int micro_batches, int chunks_per_device);
 
+// A training step's time under each strategy, the schedule's compute and communication without
+// overlap, given the measured (or declared) parts.
+
+// Data parallel with gradient accumulation: t_step = N_acc·t_micro + t_all-reduce(P), the
+// accumulation's micro-steps, then the gradient all-reduce (Li et al., "PyTorch Distributed",
+// VLDB 2020, §3: no synchronisation under no_sync, one bucketed all-reduce after the last).
+double data_parallel_step_s(double accumulation_steps, double micro_step_s, double all_reduce_s);
+
+// Bucketed gradient all-reduce: ⌈P·bytes / bucket⌉ ring all-reduces (each 2(p−1)α + 2(p−1)/p·nβ),
+// the last one holding the remainder (Li et al. 2020, §4.2.1 gradient bucketing).
+double bucketed_all_reduce_s(double parameters, double bytes_per_parameter, double bucket_bytes,
+                             int devices, double alpha_s, double beta_s_per_byte);
+
+// GPipe and 1F1B (non-interleaved) pipeline step of p stages and m micro-batches with forward
+// t_f and backward t_b per micro-batch and stage: (m+p−1)(t_f+t_b) (Huang et al., GPipe, 2019;
+// Narayanan et al., PipeDream-Flush, ICML 2021, §3: 1F1B has the same bubble), plus the p−1
+// activation sends down the pipeline and the p−1 gradient sends back on the critical path,
+// 2(p−1)·t_p2p (a send slower than a micro-batch's compute is not modelled).
+double pipeline_step_s(int stages, int micro_batches, double forward_s, double backward_s,
+                       double p2p_s = 0);
+
+// Activations a stage holds at its peak (forwards done, backwards not yet): GPipe m (all forwards
+// first); 1F1B min(m, p − stage) (the warm-up's p−stage−1 forwards plus one; Narayanan et al.
+// 2021, §3). stage counts from 0.
+enum class PipelineSchedule { gpipe, one_f_one_b };
+int pipeline_peak_activations(PipelineSchedule schedule, int stages, int micro_batches, int stage);
+
+// Megatron tensor-parallel transformer layer per rank (Narayanan et al., SC'21, §5.1: 24·b·s·h²
+// flop per layer forward in the QKV, projection and MLP GEMMs, the attention scores' 4·b·s²·h
+// left out), split over t ranks: forward 24·b·s·h²/t, backward twice that.
+double tensor_parallel_layer_forward_flop(double batch, double sequence, double hidden,
+                                          int tp_degree);
+
+// MoE load imbalance: max/mean tokens per expert; the busiest expert sets the layer's time
+// (Fedus et al., Switch Transformer, JMLR 2022, §2.2: the capacity factor covers it).
+double expert_load_imbalance(const double* tokens_per_expert, int experts);
+
 // Expert parallelism: each MoE layer dispatches every token's hidden state to its top-k experts
 // and combines the results back: 2 all-to-alls per layer forward. With uniform routing over
 // `ep` devices, a device sends tokens·k·h·bytes·(ep−1)/ep in each (Lepikhin et al., GShard, 2020).

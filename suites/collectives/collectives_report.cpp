@@ -42,6 +42,14 @@ json context(const Options& o, const Setup& s, const lockstep::Processes& procs,
                                     {"memory_note", s.memory_note},
                                     {"nccl_algo", env_or_empty("NCCL_ALGO")},
                                     {"nccl_proto", env_or_empty("NCCL_PROTO")}};
+  // The Slurm task, when srun launched the run (the job id, the tasks).
+  const lockstep::SlurmTask slurm = lockstep::slurm_task();
+  if (slurm.ntasks > 0)
+    c["boundbench"]["slurm"] = {{"job_id", slurm.job_id},
+                                {"step_id", slurm.step_id},
+                                {"ntasks", slurm.ntasks},
+                                {"rank_0_localid", slurm.localid},
+                                {"rank_0_nodeid", slurm.nodeid}};
   return c;
 }
 

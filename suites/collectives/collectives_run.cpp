@@ -168,6 +168,7 @@ class Sweep {
 int measure(Options& o, lockstep::Processes& procs, const std::string& transport_name,
             double max_bytes) {
   if (!lockstep::same_options_everywhere(procs, kWho, canonical(o))) return lockstep::kExitUsage;
+  lockstep::check_slurm_world(procs);
   const std::unique_ptr<Transport> transport = make_transport(transport_name, procs);
   const Setup setup = settle(o, procs, *transport, transport_name, max_bytes);
   std::optional<Report> report;

@@ -1,0 +1,38 @@
+// The communication a training step needs from an engine: point-to-point sends between pipeline
+// stages, the all-reduce of gradients and activations, and MoE's all-to-all; over the run's
+// processes, with the lockstep harness's engine calls (reductions, barrier, abort) for the
+// sampling loop and the watchdog. The strategies run on this interface only, whatever the engine
+// (MPI: comm_mpi.cpp, over kernels/collectives_mpi.h).
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "harness/lockstep_engine.h"
+
+namespace bb::strategies {
+
+class StepComm : public lockstep::Engine {
+ public:
+  virtual int rank() const = 0;
+  virtual std::string description() const = 0;  // library version, processes
+  // Starts a send to `to` (the buffer lives until complete_sends()); `receive` returns once the
+  // bytes from `from` have arrived. Not collective.
+  virtual void send(const float* data, std::size_t count, int to, int tag) = 0;
+  virtual void receive(float* data, std::size_t count, int from, int tag) = 0;
+  virtual void complete_sends() = 0;
+  // Collective: the sum over every rank, in place.
+  virtual void all_reduce_sum(float* data, std::size_t count) = 0;
+  // Collective: counts[r] floats to and from rank r, packed in rank order.
+  virtual void all_to_all(const float* send, const std::vector<int>& send_counts, float* recv,
+                          const std::vector<int>& recv_counts) = 0;
+  // Not used by the strategies' own loop (each step is timed as a whole): one barrier each.
+  lockstep::LocalTimes time_here(int iterations) override;
+};
+
+// Throws std::runtime_error naming what is missing (not built with MPI).
+std::unique_ptr<StepComm> make_mpi_comm(lockstep::Processes& processes);
+
+}  // namespace bb::strategies

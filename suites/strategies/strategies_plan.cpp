@@ -1,0 +1,170 @@
+#include "suites/strategies/strategies_plan.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <sstream>
+#include <stdexcept>
+
+#include "theory/gemm.h"
+
+namespace bb::strategies {
+
+using theory::PipelineSchedule;
+
+double forward_flop(const std::vector<GemmShape>& gemms) {
+  double flop = 0;
+  for (const GemmShape& g : gemms) flop += theory::gemm_work(g.m, g.n, g.k, 4, 4).flop;
+  return flop;
+}
+
+double backward_flop(const std::vector<GemmShape>& gemms) { return 2 * forward_flop(gemms); }
+
+std::vector<GemmShape> LayerBlocks::all() const {
+  std::vector<GemmShape> v = attention;
+  v.insert(v.end(), mlp.begin(), mlp.end());
+  return v;
+}
+
+LayerBlocks transformer_layer(int batch, int sequence, int hidden, int tp_degree) {
+  if (tp_degree < 1 || hidden % tp_degree != 0)
+    throw std::invalid_argument("the tensor-parallel degree " + std::to_string(tp_degree) +
+                                " must divide --hidden " + std::to_string(hidden));
+  const int rows = batch * sequence, h = hidden, part = hidden / tp_degree;
+  return {{{rows, 3 * part, h}, {rows, h, part}}, {{rows, 4 * part, h}, {rows, h, 4 * part}}};
+}
+
+std::vector<GemmShape> expert_mlp(int tokens, int hidden) {
+  if (tokens <= 0) return {};
+  return {{tokens, 4 * hidden, hidden}, {tokens, hidden, 4 * hidden}};
+}
+
+std::vector<PipelineOp> pipeline_ops(PipelineSchedule schedule, int stages, int micro_batches,
+                                     int stage) {
+  std::vector<PipelineOp> ops;
+  if (schedule == PipelineSchedule::gpipe) {
+    for (int i = 0; i < micro_batches; ++i) ops.push_back({true, i});
+    for (int i = 0; i < micro_batches; ++i) ops.push_back({false, i});
+    return ops;
+  }
+  const int warmup = std::min(stages - stage - 1, micro_batches);
+  int next_forward = 0, next_backward = 0;
+  for (; next_forward < warmup; ++next_forward) ops.push_back({true, next_forward});
+  while (next_forward < micro_batches) {
+    ops.push_back({true, next_forward++});
+    ops.push_back({false, next_backward++});
+  }
+  while (next_backward < micro_batches) ops.push_back({false, next_backward++});
+  return ops;
+}
+
+int peak_held(const std::vector<PipelineOp>& ops) {
+  int held = 0, peak = 0;
+  for (const PipelineOp& op : ops) {
+    held += op.forward ? 1 : -1;
+    peak = std::max(peak, held);
+  }
+  return peak;
+}
+
+PipelineSchedule schedule_from_name(const std::string& name) {
+  if (name == "gpipe") return PipelineSchedule::gpipe;
+  if (name == "1f1b") return PipelineSchedule::one_f_one_b;
+  throw std::invalid_argument("unknown pipeline schedule '" + name + "' (gpipe, 1f1b)");
+}
+
+const char* schedule_name(PipelineSchedule s) {
+  return s == PipelineSchedule::gpipe ? "gpipe" : "1f1b";
+}
+
+std::vector<int> router_loads(int tokens, int top_k, int experts, bool skewed) {
+  const int total = tokens * top_k;
+  std::vector<int> loads(static_cast<std::size_t>(experts), 0);
+  std::vector<double> share(loads.size());
+  for (std::size_t j = 0; j < share.size(); ++j) share[j] = skewed ? 1.0 / double(j + 1) : 1.0;
+  const double sum = std::accumulate(share.begin(), share.end(), 0.0);
+  std::vector<std::pair<double, std::size_t>> remainders;
+  int given = 0;
+  for (std::size_t j = 0; j < loads.size(); ++j) {
+    const double exact = total * share[j] / sum;
+    loads[j] = static_cast<int>(std::floor(exact));
+    given += loads[j];
+    remainders.push_back({-(exact - loads[j]), j});  // largest first, then the lower index
+  }
+  std::sort(remainders.begin(), remainders.end());
+  for (std::size_t r = 0; given < total; ++r, ++given) ++loads[remainders[r].second];
+  return loads;
+}
+
+std::vector<std::string> strategy_list(const Options& o) {
+  if (o.strategies.empty()) return {"data", "pipeline", "tensor", "expert"};
+  return o.strategies;
+}
+
+void settle_defaults(Options& o) {
+  if (o.micro_batches.empty()) o.micro_batches = {4, 8, 16};
+  if (o.schedules.empty()) o.schedules = {"gpipe", "1f1b"};
+  if (o.accumulation.empty()) o.accumulation = {1, 4, 16};
+  if (o.parameters <= 0) o.parameters = o.quick ? 0x1p19 : 0x1p21;
+  if (o.samples <= 0) o.samples = o.quick ? 5 : 15;
+}
+
+void check_options(const Options& o, int ranks) {
+  for (const std::string& s : strategy_list(o))
+    if (s != "data" && s != "pipeline" && s != "tensor" && s != "expert")
+      throw std::invalid_argument("unknown strategy '" + s + "' (data, pipeline, tensor, expert)");
+  if (o.compute != "synthetic" && o.compute != "gemm")
+    throw std::invalid_argument("--compute must be synthetic or gemm");
+  if (!(o.synthetic_flop_per_s > 0)) throw std::invalid_argument("--synthetic-rate must be > 0");
+  if (o.batch < 1 || o.sequence < 1 || o.hidden < 1 || o.layers < 1 || o.tokens < 1 || o.top_k < 1)
+    throw std::invalid_argument("--batch, --sequence, --hidden, --layers, --tokens, --top-k >= 1");
+  if (!(o.bucket_bytes >= 4)) throw std::invalid_argument("--bucket-bytes must be >= 4");
+  if (o.stages < 0) throw std::invalid_argument("--stages must be >= 0");
+  for (const std::string& s : o.schedules) (void)schedule_from_name(s);
+  for (int m : o.micro_batches)
+    if (m < 1) throw std::invalid_argument("--micro-batches must be >= 1");
+  for (int a : o.accumulation)
+    if (a < 1) throw std::invalid_argument("--accumulation must be >= 1");
+  if (ranks == 0) return;  // the world's size is not known yet
+  const int stages = o.stages > 0 ? o.stages : ranks;
+  if (ranks % stages != 0)
+    throw std::invalid_argument("--stages " + std::to_string(o.stages) + " does not divide the " +
+                                std::to_string(ranks) + " ranks");
+  const auto wanted = [&](const char* s) {
+    const auto list = strategy_list(o);
+    return std::find(list.begin(), list.end(), s) != list.end();
+  };
+  if (wanted("pipeline")) {
+    for (const std::string& s : o.schedules) {
+      const PipelineSchedule schedule = schedule_from_name(s);
+      for (int m : o.micro_batches) {
+        if (schedule == PipelineSchedule::one_f_one_b && m < stages)
+          throw std::invalid_argument("1F1B needs at least as many micro-batches as stages: m = " +
+                                      std::to_string(m) + " < p = " + std::to_string(stages));
+      }
+    }
+  }
+  if (wanted("tensor")) (void)transformer_layer(o.batch, o.sequence, o.hidden, ranks);
+}
+
+std::string canonical(const Options& o) {
+  std::ostringstream s;
+  s.precision(17);
+  const auto list = [&](const auto& v) {
+    for (const auto& x : v) s << x << ',';
+    s << ';';
+  };
+  s << o.engine << ';';
+  list(o.strategies);
+  s << o.compute << ';' << o.synthetic_flop_per_s << ';' << o.batch << ';' << o.sequence << ';'
+    << o.hidden << ';' << o.stages << ';';
+  list(o.micro_batches);
+  list(o.schedules);
+  list(o.accumulation);
+  s << o.parameters << ';' << o.bucket_bytes << ';' << o.layers << ';' << o.tokens << ';' << o.top_k
+    << ';' << o.samples << ';' << o.warmup << ';' << o.timeout_s << ';' << o.quick << ';'
+    << o.no_fail << ';' << o.out << ';' << o.simulate_hang;
+  return s.str();
+}
+
+}  // namespace bb::strategies

@@ -1,0 +1,66 @@
+// What the strategies suite runs, the same on every rank: the GEMMs of a layer (their flop from
+// theory/), the pipeline schedules as lists of operations per stage, the MoE router's loads, the
+// cases' names and the options every rank must share. No processes here (tests/strategies_test).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "suites/strategies/strategies.h"
+#include "theory/parallelism.h"
+
+namespace bb::strategies {
+
+// C (m×n) = A (m×k) · B (k×n). Its backward pass is two GEMMs of the same flop: dA = dC·Bᵀ
+// (m×k from k = n) and dB = Aᵀ·dC (k×n from k = m).
+struct GemmShape {
+  int m = 1, n = 1, k = 1;
+};
+double forward_flop(const std::vector<GemmShape>& gemms);   // Σ 2mnk (theory::gemm_work)
+double backward_flop(const std::vector<GemmShape>& gemms);  // twice the forward
+
+// A Megatron transformer layer's GEMMs on one of t ranks, in its two blocks, each ending in an
+// all-reduce of b·s·h: attention (QKV h→3h/t, projection h/t→h) and MLP (h→4h/t, 4h/t→h). Their
+// flop sum to theory::tensor_parallel_layer_forward_flop. Throws std::invalid_argument when t does
+// not divide h.
+struct LayerBlocks {
+  std::vector<GemmShape> attention, mlp;
+  std::vector<GemmShape> all() const;
+};
+LayerBlocks transformer_layer(int batch, int sequence, int hidden, int tp_degree);
+
+// An expert's MLP (h→4h→h) on `tokens` tokens; none for 0 tokens.
+std::vector<GemmShape> expert_mlp(int tokens, int hidden);
+
+// One stage's operations in a pipeline step, in order.
+struct PipelineOp {
+  bool forward = true;
+  int micro_batch = 0;
+};
+// GPipe: every forward, then every backward. 1F1B: p−stage−1 forwards (at most m), then one
+// forward and one backward alternately, then the remaining backwards.
+std::vector<PipelineOp> pipeline_ops(theory::PipelineSchedule schedule, int stages,
+                                     int micro_batches, int stage);
+// The largest number of activations the operations hold at once (a forward adds one, a backward
+// frees one): counted from the list.
+int peak_held(const std::vector<PipelineOp>& ops);
+theory::PipelineSchedule schedule_from_name(const std::string& name);  // throws on others
+const char* schedule_name(theory::PipelineSchedule s);
+
+// Tokens routed to each of e experts from one rank: tokens·top_k in all. Uniform: as equal as
+// integers allow (the first remainders one more). Skewed: in proportion to 1/(j+1) (Zipf),
+// rounded by largest remainder.
+std::vector<int> router_loads(int tokens, int top_k, int experts, bool skewed);
+
+// The strategies to run (--strategy, default all) and the defaults --quick and the mode settle.
+std::vector<std::string> strategy_list(const Options& o);
+void settle_defaults(Options& o);
+// Options that need no other rank (a one-line error, exit 2): throws std::invalid_argument.
+// `ranks`: the world's size (the stages, the tensor- and expert-parallel degree); 0 before it is
+// known: what depends on it is left for later.
+void check_options(const Options& o, int ranks);
+
+// The options that every rank must share, as one text.
+std::string canonical(const Options& o);
+
+}  // namespace bb::strategies

@@ -1,0 +1,167 @@
+#!/usr/bin/env python3
+"""`boundbench strategies` end to end under mpirun: the four strategies' steps at 2 ranks with
+synthetic compute (valid results, predictions beside measurements, the exact laws), `theory --from`
+on its link, compare and report; the watchdog on a hung rank; bad input (different arguments on the
+ranks, stages that do not divide them, 1F1B with m < p, a missing engine): one line, exit 2.
+
+Usage: strategies_cli_test.py BOUNDBENCH [unittest args...]  (one ctest test per method)
+"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+
+BOUNDBENCH = None
+SRC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+MPIRUN = shutil.which("mpirun")
+# Short steps (a synthetic rate 10x the default) keep the runs to seconds.
+FAST = ["--synthetic-rate", "1e10", "--samples", "3", "--micro-batches", "4",
+        "--accumulation", "1", "--accumulation", "4"]
+
+
+def mpirun(np, *args, timeout=300, mpmd=None):
+    cmd = [MPIRUN, "--oversubscribe"]
+    if os.geteuid() == 0:
+        cmd.append("--allow-run-as-root")
+    cmd += ["-np", str(np), BOUNDBENCH, "strategies", *args]
+    if mpmd:
+        cmd += [":", "-np", "1", BOUNDBENCH, "strategies", *mpmd]
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+
+
+def bb(*args, timeout=300):
+    return subprocess.run([BOUNDBENCH, *args], capture_output=True, text=True, timeout=timeout)
+
+
+def needs_mpi(test):
+    return unittest.skipUnless(MPIRUN, "mpirun not found (install openmpi-bin: ci/setup.sh)")(test)
+
+
+def error_lines(r):
+    return [l for l in r.stderr.splitlines() if "boundbench strategies: error:" in l
+            or l.startswith("boundbench: error")]
+
+
+class MpiRuns(unittest.TestCase):
+
+    @needs_mpi
+    def test_two_ranks(self):
+        with tempfile.TemporaryDirectory() as d:
+            out = os.path.join(d, "s.json")
+            # --no-fail: the timing laws' verdicts depend on the machine's load (they are results);
+            # what must hold everywhere is asserted below.
+            r = mpirun(2, "--quick", "--no-fail", *FAST, "--out", out)
+            self.assertEqual(r.returncode, 0, r.stdout[-3000:] + r.stderr[-3000:])
+            v = subprocess.run([sys.executable, os.path.join(SRC, "ci", "validate_results.py"), out,
+                                "--require-complete", "--min-benchmarks", "1"],
+                               capture_output=True, text=True)
+            self.assertEqual(v.returncode, 0, v.stdout + v.stderr)
+            doc = json.load(open(out))
+            cases = {b["case"]: b for b in doc["benchmarks"]}
+            want = {"data/n2/acc1/synthetic", "data/n2/acc4/synthetic",
+                    "pipeline/gpipe/p2/m4/synthetic", "pipeline/1f1b/p2/m4/synthetic",
+                    "tensor/t2/l2/synthetic", "expert/e2/uniform/synthetic",
+                    "expert/e2/skewed/synthetic"}
+            self.assertEqual(set(cases), want)
+            for b in cases.values():
+                self.assertEqual(b["suite"], "strategies")
+                self.assertGreater(b["predicted_s"], 0)
+                self.assertGreater(b["median_s"], 0)
+                # The step cannot be faster than its compute: the prediction's compute part.
+                self.assertLess(b["predicted_s"] / b["median_s"], 1.5, b["case"])
+            # Data parallel: B_global = B x N x N_acc.
+            self.assertEqual(cases["data/n2/acc4/synthetic"]["params"]["global_batch"], 8)
+            checks = {c["name"]: c for c in doc["checks"]}
+            # The counted laws hold exactly on any machine.
+            for name in ("pipeline/gpipe/p2/m4/synthetic/peak_activations_max",
+                         "pipeline/1f1b/p2/m4/synthetic/peak_activations_max",
+                         "pipeline/1f1b/p2/m4/synthetic/peak_activations_sum",
+                         "expert/e2/uniform/synthetic/bytes_sent"):
+                self.assertEqual(checks[name]["verdict"], "PASS", checks[name])
+            self.assertEqual(checks["pipeline/gpipe/p2/m4/synthetic/peak_activations_max"]
+                             ["measured"], 4)
+            self.assertEqual(checks["pipeline/1f1b/p2/m4/synthetic/peak_activations_max"]
+                             ["measured"], 2)
+            self.assertEqual(checks["pipeline/1f1b/p2/m4/synthetic/peak_activations_sum"]
+                             ["measured"], 3)  # stages hold 2 and 1
+            # Every check is judged from an interval (no verdict without numbers).
+            for c in doc["checks"]:
+                self.assertIn(c["verdict"], ("PASS", "FAIL", "INCONCLUSIVE"), c)
+            link = doc["figures"]["strategies"]["links"]["all_reduce"]
+            self.assertGreater(link["link_bytes_per_s"], 0)
+            # theory --from reads the strategies run's link.
+            t = bb("theory", "gradient-all-reduce", "--parameters", "1G", "--devices", "8",
+                   "--from", out, "--json")
+            self.assertEqual(t.returncode, 0, t.stderr)
+            self.assertIn("mpi, 2 ranks, strategies all_reduce link", t.stdout)
+            j = json.loads(t.stdout[t.stdout.index("{"):])
+            want_s = 14 * link["alpha_s"] + 1.75 * 2e9 / link["link_bytes_per_s"]
+            self.assertAlmostEqual(j["outputs"]["time_s"], want_s, delta=1e-5 * want_s)
+            c = bb("compare", out, out)
+            self.assertEqual(c.returncode, 0, c.stdout + c.stderr)
+            rep = bb("report", out, "--out", os.path.join(d, "report"))
+            self.assertEqual(rep.returncode, 0, rep.stdout + rep.stderr)
+
+
+class Reliability(unittest.TestCase):
+
+    @needs_mpi
+    def test_watchdog_aborts_a_hung_rank(self):
+        with tempfile.TemporaryDirectory() as d:
+            out = os.path.join(d, "s.json")
+            r = mpirun(2, "--quick", *FAST, "--strategy", "data", "--timeout", "3",
+                       "--simulate-hang", "1", "--out", out, timeout=120)
+            self.assertNotEqual(r.returncode, 0)
+            line = next(l for l in r.stderr.splitlines() if "did not complete" in l)
+            # Rank 1 stops at its second measured piece: the all-to-all link.
+            self.assertRegex(line, r"^boundbench strategies: error: the all-to-all link")
+            self.assertIn("within 3 s", line)
+            doc = json.load(open(out))  # opened before the hang, never completed
+            self.assertFalse(doc["context"]["boundbench"]["complete"])
+
+    @needs_mpi
+    def test_ranks_with_different_arguments(self):
+        with tempfile.TemporaryDirectory() as d:
+            out = os.path.join(d, "s.json")
+            r = mpirun(1, "--quick", "--micro-batches", "4", "--out", out,
+                       mpmd=["--quick", "--micro-batches", "8", "--out", out], timeout=120)
+            self.assertEqual(r.returncode, 2, r.stderr)
+            self.assertEqual(len(error_lines(r)), 1, r.stderr)
+            self.assertIn("boundbench strategies: error: rank 1 was started with other arguments",
+                          r.stderr)
+            self.assertFalse(os.path.exists(out))
+
+    @needs_mpi
+    def test_bad_input_on_every_rank(self):
+        with tempfile.TemporaryDirectory() as d:
+            out = os.path.join(d, "s.json")
+            for args, needle in (
+                    (["--stages", "3"], "--stages 3 does not divide the 2 ranks"),
+                    (["--stages", "0", "--micro-batches", "1", "--schedule", "1f1b"],
+                     "1F1B needs at least as many micro-batches as stages: m = 1 < p = 2"),
+                    (["--engine", "nccl"], "--engine nccl: no usable GPU")):
+                r = mpirun(2, "--quick", *args, "--out", out, timeout=120)
+                self.assertEqual(r.returncode, 2, (args, r.stdout, r.stderr))
+                lines = error_lines(r)
+                self.assertTrue(lines and all(needle in l for l in lines), (args, r.stderr))
+                # One line per rank at most (a rank-dependent check speaks once, from rank 0).
+                self.assertLessEqual(len(lines), 2, r.stderr)
+                self.assertFalse(os.path.exists(out))
+
+    def test_bad_input(self):
+        for args, needle in ((["--strategy", "zero"], "unknown strategy 'zero'"),
+                             (["--compute", "fpga"], "--compute"),
+                             (["--schedule", "interleaved"], "unknown pipeline schedule"),
+                             (["--accumulation", "0"], "--accumulation must be >= 1")):
+            r = bb("strategies", "--quick", *args, "--out", os.devnull, timeout=60)
+            self.assertEqual(r.returncode, 2, (args, r.stdout, r.stderr))
+            self.assertIn(needle, r.stderr)
+            self.assertEqual(len([l for l in r.stderr.splitlines() if "error" in l]), 1, r.stderr)
+
+
+if __name__ == "__main__":
+    BOUNDBENCH = os.path.abspath(sys.argv.pop(1))
+    unittest.main()
