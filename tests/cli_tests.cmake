@@ -69,3 +69,12 @@ foreach(t IN LISTS _collectives_tests)
     set_tests_properties(collectives.${t} PROPERTIES RUN_SERIAL TRUE)
   endif()
 endforeach()
+
+# The false-alarm test (label "falsealarm"): `run --quick` of every suite and the collectives at
+# 2 MPI ranks beside a CPU-bound process pinned to core 0 must report no FAIL. Alone on the
+# machine, as the smoke run.
+add_test(NAME falsealarm.loaded
+         COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/false_alarm.sh $<TARGET_FILE:boundbench>
+                 ${PROJECT_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR}/falsealarm)
+set_tests_properties(falsealarm.loaded PROPERTIES LABELS "cpu;falsealarm" TIMEOUT 900
+                     RUN_SERIAL TRUE)
