@@ -2,7 +2,8 @@
 find_package(Python3 REQUIRED COMPONENTS Interpreter)
 set(_cli_tests
   UsageErrors.test_unknown_suite UsageErrors.test_unknown_backend
-  UsageErrors.test_negative_repetitions UsageErrors.test_malformed_number UsageErrors.test_bad_regex
+  UsageErrors.test_negative_repetitions UsageErrors.test_malformed_number
+  UsageErrors.test_strict_with_malformed_number UsageErrors.test_bad_regex
   UsageErrors.test_filter_matches_nothing UsageErrors.test_filter_matches_nothing_any_backend
   UsageErrors.test_summary_same_as_out UsageErrors.test_unwritable_out
   UsageErrors.test_out_is_directory UsageErrors.test_unknown_subcommand
