@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
 
 namespace bb {
 namespace {
@@ -72,6 +73,14 @@ Check at_least(const CheckHead& head, double limit, const Interval& measured) {
 Check exact_count(const CheckHead& head, std::uint64_t expected, std::uint64_t counted) {
   const auto e = static_cast<double>(expected);
   return judged(head, e, Band{e, e}, Interval::point(static_cast<double>(counted)));
+}
+
+Check point_check(const CheckHead& head, double predicted, const Band& band, double measured,
+                  double tolerance, std::string reason) {
+  Check k = judged(head, predicted, band, Interval::point(measured));
+  k.tolerance = tolerance;
+  k.reason = std::move(reason);
+  return k;
 }
 
 Check fit(const CheckHead& head, double predicted, const Band& band, const Interval& fitted,

@@ -35,6 +35,11 @@ Check at_most(const CheckHead& head, double limit, const Interval& measured);
 Check at_least(const CheckHead& head, double limit, const Interval& measured);
 // An exact count: `counted` == `expected` (e.g. mismatches == 0).
 Check exact_count(const CheckHead& head, std::uint64_t expected, std::uint64_t counted);
+// A point measurement (an exact quantity: a count, a rounding error, a fitted figure judged as it
+// is) within `band`, told in the caller's own words: the verdict still follows from the numbers
+// (PASS or outside, never INCONCLUSIVE); `tolerance` is recorded as given.
+Check point_check(const CheckHead& head, double predicted, const Band& band, double measured,
+                  double tolerance, std::string reason);
 // A fitted quantity (an exponent, a slope: harness/fit.h) with its interval, over `points`.
 Check fit(const CheckHead& head, double predicted, const Band& band, const Interval& fitted,
           std::size_t points);

@@ -53,6 +53,8 @@ SuiteCommand collectives_command(CLI::App& app, QuantityParser parse_quantity) {
       ->check(CLI::IsMember({"max", "mean"}));
   c->add_flag("--quick", o.quick, "fewer samples and smaller sizes");
   c->add_flag("--no-fail", o.no_fail, "exit 0 even when a check fails");
+  c->add_flag("--strict", o.strict,
+              "exit 1 on INCONCLUSIVE or BELOW-EXPECTATION checks too, not only on FAIL");
   c->add_option("--out", o.out, "results JSON file")->default_val("boundbench-collectives.json");
   c->add_option("--summary", o.summary, "markdown summary (default: OUT with .md)");
   c->add_option("--simulate-hang", o.simulate_hang,

@@ -46,6 +46,11 @@ class UsageErrors(unittest.TestCase):
     def test_malformed_number(self):
         self.assert_usage_error(["run", "--timeout", "soon"], "--timeout")
 
+    def test_strict_with_malformed_number(self):
+        # --strict changes what fails a run, not how bad input is told: one line, exit 2.
+        self.assert_usage_error(["run", "--strict", "--timeout", "soon"], "--timeout")
+        self.assert_usage_error(["run", "--repetitions", "x", "--strict"], "--repetitions")
+
     def test_bad_regex(self):
         self.assert_usage_error(["run", "--filter", "("], "--filter")
 

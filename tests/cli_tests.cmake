@@ -2,7 +2,8 @@
 find_package(Python3 REQUIRED COMPONENTS Interpreter)
 set(_cli_tests
   UsageErrors.test_unknown_suite UsageErrors.test_unknown_backend
-  UsageErrors.test_negative_repetitions UsageErrors.test_malformed_number UsageErrors.test_bad_regex
+  UsageErrors.test_negative_repetitions UsageErrors.test_malformed_number
+  UsageErrors.test_strict_with_malformed_number UsageErrors.test_bad_regex
   UsageErrors.test_filter_matches_nothing UsageErrors.test_filter_matches_nothing_any_backend
   UsageErrors.test_summary_same_as_out UsageErrors.test_unwritable_out
   UsageErrors.test_out_is_directory UsageErrors.test_unknown_subcommand
@@ -106,3 +107,12 @@ foreach(t IN LISTS _strategies_tests)
     set_tests_properties(strategies.${t} PROPERTIES RUN_SERIAL TRUE)
   endif()
 endforeach()
+
+# The false-alarm test (label "falsealarm"): `run --quick` of every suite and the collectives at
+# 2 MPI ranks beside a CPU-bound process pinned to core 0 must report no FAIL. Alone on the
+# machine, as the smoke run.
+add_test(NAME falsealarm.loaded
+         COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/false_alarm.sh $<TARGET_FILE:boundbench>
+                 ${PROJECT_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR}/falsealarm)
+set_tests_properties(falsealarm.loaded PROPERTIES LABELS "cpu;falsealarm" TIMEOUT 900
+                     RUN_SERIAL TRUE)

@@ -84,7 +84,15 @@ class MpiRuns(unittest.TestCase):
                  "all_to_all": (p["ranks"] - 1) / p["ranks"]}.get(p["collective"], 1)
             self.assertAlmostEqual(e["algbw_bytes_per_s"], p["bytes"] / e["median_s"], delta=1e-6 * e["algbw_bytes_per_s"])
             self.assertAlmostEqual(e["busbw_bytes_per_s"], e["algbw_bytes_per_s"] * f, delta=1e-6 * e["algbw_bytes_per_s"] + 1e-9)
-        # Fits at every rank count >= 2, with the laws evaluated (PASS or FAIL, not SKIP).
+        # Fits at every rank count >= 2, with the checks judged (not SKIP). Each check says its kind:
+        # the link bound and exactness are laws; the fit's R^2, busbw agreement and rank scaling are
+        # expectations (a library's algorithms, a machine's tuning), never a FAIL.
+        judged = ("PASS", "FAIL", "INCONCLUSIVE", "BELOW-EXPECTATION")
+        for c in doc["checks"]:
+            law = c["name"].endswith(("/link-bound", "/verify"))
+            self.assertEqual(c["kind"], "law" if law else "expectation", c)
+            if not law:
+                self.assertNotEqual(c["verdict"], "FAIL", c)
         names = {c["name"]: c for c in doc["checks"]}
         for p in (r for r in (2, 4) if r <= np):
             series = doc["figures"]["collectives"]["mpi"][f"p{p}"]["series"]
@@ -105,7 +113,7 @@ class MpiRuns(unittest.TestCase):
             self.assertGreaterEqual(fitted, 5, series)
             for law in ("busbw-agreement", "link-bound"):
                 c = names[f"mpi/p{p}/{law}"]
-                self.assertTrue(c["verdict"] in ("PASS", "FAIL") or "not fitted" in c["reason"], c)
+                self.assertTrue(c["verdict"] in judged or "not fitted" in c["reason"], c)
         return names
 
     @needs_mpi
@@ -123,9 +131,9 @@ class MpiRuns(unittest.TestCase):
         names = self.assert_common(doc, 4)
         rs = [c for n, c in names.items() if n.endswith("/rank-scaling")]
         self.assertEqual(len(rs), 7)
-        self.assertTrue(all(c["verdict"] in ("PASS", "FAIL") or "two rank counts" in c["reason"]
-                            for c in rs))
-        self.assertGreaterEqual(sum(c["verdict"] in ("PASS", "FAIL") for c in rs), 5)
+        judged = ("PASS", "INCONCLUSIVE", "BELOW-EXPECTATION")
+        self.assertTrue(all(c["verdict"] in judged or "two rank counts" in c["reason"] for c in rs))
+        self.assertGreaterEqual(sum(c["verdict"] in judged for c in rs), 5)
         cores = doc["figures"]["collectives"]["mpi"]["p4"]["cores"]
         self.assertEqual(cores, os.cpu_count())
 

@@ -261,16 +261,58 @@ TEST(CollectivesChecks, EachLawCanFail) {
   }
   std::map<std::string, Verdict> v;
   for (const auto& c : collectives::collectives_checks(pts)) v[c.name] = c.verdict;
-  EXPECT_EQ(v.at("mpi/p2/busbw-agreement"), Verdict::fail);
+  // A library's algorithm and a machine's tuning are expectations: findings, not failures.
+  EXPECT_EQ(v.at("mpi/p2/busbw-agreement"), Verdict::below_expectation);
   EXPECT_EQ(v.at("mpi/p4/busbw-agreement"), Verdict::pass);
-  EXPECT_EQ(v.at("mpi/p4/broadcast/fp32/out-of-place/alpha-beta-fit"), Verdict::fail);
-  EXPECT_EQ(v.at("mpi/reduce_scatter/fp32/sum/out-of-place/rank-scaling"), Verdict::fail);
+  EXPECT_EQ(v.at("mpi/p4/broadcast/fp32/out-of-place/alpha-beta-fit"), Verdict::below_expectation);
+  EXPECT_EQ(v.at("mpi/reduce_scatter/fp32/sum/out-of-place/rank-scaling"),
+            Verdict::below_expectation);
   // A collective faster than the link: send_recv three times slower than the rest.
   for (auto& p : pts)
     if (p.op == Collective::send_recv) p.time_s *= 3;
   v.clear();
   for (const auto& c : collectives::collectives_checks(pts)) v[c.name] = c.verdict;
-  EXPECT_EQ(v.at("mpi/p4/link-bound"), Verdict::fail);
+  EXPECT_EQ(v.at("mpi/p4/link-bound"), Verdict::fail);  // a law
+}
+
+// Noisy times: each check is judged from the intervals of the Theil–Sen slopes, so a spread
+// that noise could explain is INCONCLUSIVE, one beyond it a finding or a FAIL.
+TEST(CollectivesChecks, JudgedFromTheFitsIntervals) {
+  auto pts = model_points(10e9, 0);
+  std::erase_if(pts, [](const collectives::Point& p) { return p.ranks != 2; });
+  // ±20% noise, alternating along the sizes (the same at every collective): the slopes' intervals
+  // widen, the medians stay at the model's.
+  const auto noisy = [](std::vector<collectives::Point> ps, double amplitude) {
+    int i = 0;
+    for (auto& p : ps) p.time_s *= 1 + ((i++ % 3) - 1) * amplitude;
+    return ps;
+  };
+  const auto verdicts = [](const std::vector<collectives::Point>& ps) {
+    std::map<std::string, Check> v;
+    for (const auto& c : collectives::collectives_checks(ps)) v[c.name] = c;
+    return v;
+  };
+  auto v = verdicts(noisy(pts, 0.2));
+  const Check& link = v.at("mpi/p2/link-bound");
+  EXPECT_LT(link.interval.low, link.interval.high) << link.reason;
+  EXPECT_NE(link.verdict, Verdict::fail) << link.reason;
+  // reduce_scatter 30% slower: within the noise of the agreement, INCONCLUSIVE; 3x: a finding.
+  for (auto& p : pts)
+    if (p.op == Collective::reduce_scatter) p.time_s *= 1.3;
+  v = verdicts(noisy(pts, 0.2));
+  EXPECT_EQ(v.at("mpi/p2/busbw-agreement").verdict, Verdict::inconclusive)
+      << v.at("mpi/p2/busbw-agreement").reason;
+  for (auto& p : pts)
+    if (p.op == Collective::reduce_scatter) p.time_s *= 3 / 1.3;
+  v = verdicts(noisy(pts, 0.2));
+  EXPECT_EQ(v.at("mpi/p2/busbw-agreement").verdict, Verdict::below_expectation)
+      << v.at("mpi/p2/busbw-agreement").reason;
+  // A collective moving half the bytes its bus factor counts (all_gather's work declared as
+  // all_reduce's: busbw twice the link) FAILs the link bound, noise or not.
+  for (auto& p : pts)
+    if (p.op == Collective::all_reduce) p.time_s /= 2;
+  v = verdicts(noisy(pts, 0.2));
+  EXPECT_EQ(v.at("mpi/p2/link-bound").verdict, Verdict::fail) << v.at("mpi/p2/link-bound").reason;
 }
 
 TEST(CollectivesChecks, OneRankOnlySaysWhyNothingIsFitted) {

@@ -116,9 +116,13 @@ TEST(OccupancySuiteChecks, SpillsAreSeenInTheCappedKernelOnly) {
   const Check* k = find(checks, "spills/forced");
   ASSERT_NE(k, nullptr);
   EXPECT_EQ(k->verdict, Verdict::pass) << k->reason;
-  EXPECT_DOUBLE_EQ(k->measured, 1.6);
+  EXPECT_DOUBLE_EQ(k->measured, 280);  // local bytes per thread; the slowdown is told
+  EXPECT_NE(k->reason.find("slowdown 1.60x"), std::string::npos) << k->reason;
+  EXPECT_EQ(find(checks, "spills/uncapped")->verdict, Verdict::pass);
   rs[1].params["local_bytes_per_thread"] = 0;  // no spill where one was forced: FAIL
   EXPECT_EQ(find(occupancy_suite_checks(rs), "spills/forced")->verdict, Verdict::fail);
+  rs[0].params["local_bytes_per_thread"] = 8;  // the uncapped kernel spills: FAIL
+  EXPECT_EQ(find(occupancy_suite_checks(rs), "spills/uncapped")->verdict, Verdict::fail);
 }
 
 TEST(OccupancySuiteChecks, MissingPartnersAreSkippedWithTheReason) {
@@ -156,6 +160,20 @@ TEST(OccupancySuiteChecks, HostLittlesLaw) {
   // Streaming slower than one chasing thread per core cannot be right: FAIL.
   rs[1].summary.median_s = 100.0;
   EXPECT_EQ(find(occupancy_suite_checks(rs), "host/littles_law")->verdict, Verdict::fail);
+  // Judged from the medians' intervals: one that reaches below `threads` lines is too noisy to
+  // judge; one entirely above passes.
+  rs[1].summary.median_s = 0.2;
+  for (auto* r : {&rs[0], &rs[1]}) {
+    r->summary.median_ci_low_s = 0.9 * r->summary.median_s;
+    r->summary.median_ci_high_s = 1.1 * r->summary.median_s;
+    r->summary.median_ci_coverage = 0.97;
+  }
+  EXPECT_EQ(find(occupancy_suite_checks(rs), "host/littles_law")->verdict, Verdict::pass);
+  rs[1].summary.median_s = 3.0;  // 2.08 lines: its interval [1.71, 2.55] straddles 2
+  rs[1].summary.median_ci_low_s = 2.7, rs[1].summary.median_ci_high_s = 3.3;
+  const auto noisy_checks = occupancy_suite_checks(rs);
+  const Check* noisy = find(noisy_checks, "host/littles_law");
+  EXPECT_EQ(noisy->verdict, Verdict::inconclusive) << noisy->reason;
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "harness/checks.h"
 #include "suites/bandwidth/bandwidth_suite.h"
 #include "theory/hierarchy.h"
 
@@ -21,9 +22,17 @@ constexpr double kSectorTolerance = 0.2;
 constexpr double kSerialSlack = 0.7;
 constexpr double kRidgeFactor = 2.0;
 
-Check make_check(const std::string& name, const std::string& law, double predicted, double measured,
-                 double tolerance, Verdict v, const std::string& reason) {
-  return {"bandwidth", name, law, predicted, measured, tolerance, v, reason};
+CheckHead head(const std::string& name, const std::string& law, CheckKind kind = CheckKind::law,
+               const std::string& quantity = "measured") {
+  return {"bandwidth", name, law, kind, quantity};
+}
+
+// A check not judged here (no step found, a premise that does not hold), its numbers kept.
+Check not_judged(const CheckHead& h, double predicted, double measured, double tolerance,
+                 const std::string& reason) {
+  Check k = skipped(h, reason);
+  k.predicted = predicted, k.measured = measured, k.tolerance = tolerance;
+  return k;
 }
 
 struct Curve {
@@ -99,23 +108,27 @@ void analyse_sweep(const std::vector<CaseResult>& rs, Backend b, const std::stri
     if (reported <= 0) continue;
     const theory::CapacityMatch m = theory::match_capacity(cc, reported, kCapacityFactor);
     const std::string what = latency ? "latency staircase" : "read-bandwidth plateaus";
-    Verdict v = !m.detected_bytes ? Verdict::skip : m.within ? Verdict::pass : Verdict::fail;
-    std::string note;
-    if (v == Verdict::fail && c.virtualized) {
-      // A VM's sysfs sizes are the host CPU's; what its vCPUs get is not promised.
-      v = Verdict::skip;
-      note = "under a hypervisor the reported size is the host CPU's, not this VM's share: ";
-    }
+    // A VM's sysfs sizes are the host CPU's; what its vCPUs get is not promised.
+    const bool judged = m.detected_bytes && (m.within || !c.virtualized);
+    const std::string note =
+        m.detected_bytes && !judged
+            ? "under a hypervisor the reported size is the host CPU's, not this VM's share: "
+            : "";
     std::string reason =
         m.detected_bytes ? "detected " + theory::format_bytes(*m.detected_bytes) + " from the " +
                                what + ", reported " + theory::format_bytes(reported) +
                                fmt::format(" (ratio {:.2f}); ", m.ratio)
                          : "no clear step within 4x of the reported " +
                                theory::format_bytes(reported) + " in the " + what + "; ";
-    out.checks.push_back(make_check(
-        be + "/" + (latency ? "latency" : "bandwidth") + "/" + name + "-capacity",
-        "reported/1.5 <= capacity detected from the " + what + " <= 1.5 x reported", reported,
-        m.detected_bytes ? *m.detected_bytes : NAN, kCapacityFactor, v, note + reason + evidence));
+    const CheckHead h =
+        head(be + "/" + (latency ? "latency" : "bandwidth") + "/" + name + "-capacity",
+             "reported/1.5 <= capacity detected from the " + what + " <= 1.5 x reported");
+    const double detected = m.detected_bytes ? *m.detected_bytes : NAN;
+    out.checks.push_back(
+        judged
+            ? point_check(h, reported, Band{reported / kCapacityFactor, reported * kCapacityFactor},
+                          detected, kCapacityFactor, note + reason + evidence)
+            : not_judged(h, reported, detected, kCapacityFactor, note + reason + evidence));
     fig["levels"].push_back(
         {{"name", name},
          {"reported_bytes", reported},
@@ -142,6 +155,16 @@ void analyse_strided(const std::vector<CaseResult>& rs, Backend b, Analysis& out
   const auto units_per_s = [](const CaseResult& r) {
     return r.work.bytes_read / r.summary.median_s;
   };
+  // The time ratio's interval from the medians' own (order statistics): its ends pair the one
+  // median's low end with the other's high end. Without intervals (one sample), the point.
+  const auto time_ratio = [](const CaseResult& r, const CaseResult& u) {
+    const Summary &a = r.summary, &c = u.summary;
+    const double value = a.median_s / c.median_s;
+    if (!(a.median_ci_low_s > 0 && c.median_ci_low_s > 0)) return Interval::point(value);
+    return Interval{value, a.median_ci_low_s / c.median_ci_high_s,
+                    a.median_ci_high_s / c.median_ci_low_s,
+                    a.median_ci_coverage * c.median_ci_coverage};
+  };
   // The time ratio is the traffic ratio only if stride 1 is limited by memory. A stride that moved
   // its units faster than stride 1 did shows that memory had more to give: stride 1 was limited by
   // the core (e.g. a 2.3 GHz vCPU's loads), and the model cannot be judged on this machine.
@@ -158,7 +181,8 @@ void analyse_strided(const std::vector<CaseResult>& rs, Backend b, Analysis& out
   for (const auto& [s, r] : by_stride) {
     if (s == 1) continue;
     const double predicted = r->work.bytes_read / unit.work.bytes_read;
-    const double measured = r->summary.median_s / unit.summary.median_s;
+    const Interval ratio = time_ratio(*r, unit);
+    const double measured = ratio.value;
     const double sector = r->params.value("sector_bytes", 0.0);
     // GPU loads move exactly the 32-byte sectors they touch: the model is an equality. CPU
     // prefetchers (adjacent-line, streamer) also fetch lines nobody reads, so on the host the
@@ -166,33 +190,39 @@ void analyse_strided(const std::vector<CaseResult>& rs, Backend b, Analysis& out
     // it.
     const bool equality = b == Backend::cuda;
     const double rel = measured / predicted - 1;
-    const bool ok = equality ? std::fabs(rel) <= kSectorTolerance : rel >= -kSectorTolerance;
     const std::string units = fmt::format("{:.0f}", sector) + " B units touched";
-    out.checks.push_back(make_check(
+    const CheckHead h = head(
         be + "/strided/s" + fmt::format("{:.0f}", s) + "/sector-model",
         equality
             ? "t(s) / t(1) = bytes moved(s) / bytes moved(1) within 20%, bytes moved = " + units
             : "t(s) / t(1) >= 0.8 x bytes moved(s) / bytes moved(1), bytes moved >= " + units +
                   " (premise: stride 1 memory-bound)",
-        predicted, measured, kSectorTolerance,
-        !premise ? Verdict::skip
-        : ok     ? Verdict::pass
-                 : Verdict::fail,
+        CheckKind::law, "time ratio");
+    const Band band = equality ? Band::relative(predicted, kSectorTolerance)
+                               : Band::at_least(predicted * (1 - kSectorTolerance));
+    const std::string reason =
         (premise
              ? std::string()
              : fmt::format("premise not met: stride 1 is not memory-bound here (stride {} moved "
                            "{:.1f} GB/s of units, stride 1 {:.1f} GB/s, {} {:.1f} GB/s); ",
                            fastest->params["stride_elements"].dump(), units_per_s(*fastest) / 1e9,
                            units_per_s(unit) / 1e9, stream_case, stream.value_or(0) / 1e9)) +
-            fmt::format("stride {:.0f}: time ratio {:.3f}, model {:.3f}", s, measured, predicted) +
-            (!equality && rel > kSectorTolerance
-                 ? fmt::format(
-                       "; {:.2f}x the touched lines' traffic (prefetched lines nobody reads)",
-                       measured / predicted)
-                 : std::string()) +
-            fmt::format(" ({:.1f} GB/s of units moved, {:.1f} GB/s at stride 1)",
-                        r->work.bytes_read / r->summary.median_s / 1e9,
-                        unit.work.bytes_read / unit.summary.median_s / 1e9)));
+        fmt::format("stride {:.0f}: time ratio {:.3f}, model {:.3f}", s, measured, predicted) +
+        (!equality && rel > kSectorTolerance
+             ? fmt::format("; {:.2f}x the touched lines' traffic (prefetched lines nobody reads)",
+                           measured / predicted)
+             : std::string()) +
+        fmt::format(" ({:.1f} GB/s of units moved, {:.1f} GB/s at stride 1)",
+                    r->work.bytes_read / r->summary.median_s / 1e9,
+                    unit.work.bytes_read / unit.summary.median_s / 1e9);
+    if (!premise) {
+      out.checks.push_back(not_judged(h, predicted, measured, kSectorTolerance, reason));
+      continue;
+    }
+    Check k = within(h, predicted, band, ratio);
+    k.tolerance = kSectorTolerance;
+    k.reason = reason + "; " + k.reason;
+    out.checks.push_back(k);
   }
 }
 
@@ -246,15 +276,15 @@ void analyse_intensity(const std::vector<CaseResult>& rs, Backend b, Analysis& o
     // construction; what is judged is the overlap of compute and memory, t_min within 1/0.7 of
     // their serial sum: what a machine reaches (an expectation), not a law — one point slowed by a
     // neighbour on a shared machine misses it without anything being wrong.
-    Check attainable = make_check(
-        base + "/attainable",
-        "max(flop/P_max, bytes/B_max) <= t_min <= (flop/P_max + bytes/B_max) / 0.7 at every "
-        "intensity (measured ceilings)",
-        1, worst, kSerialSlack, worst >= kSerialSlack ? Verdict::pass : Verdict::below_expectation,
+    Check attainable = point_check(
+        head(base + "/attainable",
+             "max(flop/P_max, bytes/B_max) <= t_min <= (flop/P_max + bytes/B_max) / 0.7 at every "
+             "intensity (measured ceilings)",
+             CheckKind::expectation),
+        1, Band::at_least(kSerialSlack), worst, kSerialSlack,
         fmt::format("measured ceilings {:.4g} GFLOP/s and {:.4g} GB/s; ", peak / 1e9, bw / 1e9) +
             fmt::format("slowest point at {:.2f} of the serial-sum rate", worst) + " (" +
             worst_case + ")");
-    attainable.kind = CheckKind::expectation;
     out.checks.push_back(attainable);
     // The ridge from the datasheet side: the device's peak for the precision over its DRAM peak
     // (GPU), or the host's peak estimate over its best measured STREAM bandwidth.
@@ -272,22 +302,20 @@ void analyse_intensity(const std::vector<CaseResult>& rs, Backend b, Analysis& o
     json fig = {{"flop_per_s", peak}, {"bytes_per_s", bw}, {"ridge_flop_per_byte", ridge}};
     if (table_peak > 0 && table_bw > 0) {
       const double expected = table_peak / table_bw;
-      const double r = ridge / expected;
       fig["table_ridge_flop_per_byte"] = expected;
       // What a machine reaches, not a law: a shared or throttled machine misses it honestly.
-      Check ridge_check = make_check(
-          base + "/ridge-point", "measured ridge P_max / B_max within 2x of peak / BW", expected,
-          ridge, kRidgeFactor,
-          std::max(r, 1 / r) <= kRidgeFactor ? Verdict::pass : Verdict::below_expectation,
+      out.checks.push_back(point_check(
+          head(base + "/ridge-point", "measured ridge P_max / B_max within 2x of peak / BW",
+               CheckKind::expectation),
+          expected, Band{expected / kRidgeFactor, expected * kRidgeFactor}, ridge, kRidgeFactor,
           fmt::format("measured {:.3g} flop/byte, expected {:.3g} from the peak {:.4g} GFLOP/s",
                       ridge, expected, table_peak / 1e9) +
-              " over " + bw_source);
-      ridge_check.kind = CheckKind::expectation;
-      out.checks.push_back(ridge_check);
+              " over " + bw_source));
     } else {
-      out.checks.push_back(make_check(
-          base + "/ridge-point", "measured ridge P_max / B_max within 2x of peak / BW", NAN, ridge,
-          kRidgeFactor, Verdict::skip, "no peak FLOP/s or bandwidth to compare with"));
+      out.checks.push_back(not_judged(
+          head(base + "/ridge-point", "measured ridge P_max / B_max within 2x of peak / BW",
+               CheckKind::expectation),
+          NAN, ridge, kRidgeFactor, "no peak FLOP/s or bandwidth to compare with"));
     }
     out.figures[be]["ceilings"][dtype] = fig;
   }

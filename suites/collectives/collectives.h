@@ -25,6 +25,7 @@ struct Options {
   double timeout_s = 120;    // watchdog, per size
   std::string time_reduction = "max";  // max, mean
   bool quick = false, no_fail = false;
+  bool strict = false;  // INCONCLUSIVE and BELOW-EXPECTATION fail the run too
   std::string out = "boundbench-collectives.json", summary;
   int simulate_hang =
       -1;  // testing the watchdog: this rank stops at the second size it takes part in

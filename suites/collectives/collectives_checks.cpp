@@ -2,10 +2,16 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <map>
 #include <optional>
 #include <tuple>
+
+#include <fmt/format.h>
+
+#include "harness/checks.h"
+#include "harness/fit.h"
 
 namespace bb::collectives {
 namespace {
@@ -13,6 +19,7 @@ namespace {
 using json = nlohmann::json;
 using theory::Collective;
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+constexpr double kInf = std::numeric_limits<double>::infinity();
 
 // A series: one collective, data type, operator and placement at one rank count.
 std::string series_name(const Point& p) {
@@ -30,7 +37,56 @@ struct Series {
   std::vector<double> bytes, times;
   std::optional<theory::AlphaBetaFit> fit;
   std::string fit_error;
+  // β with its interval: Theil–Sen's slope of t against n over the bandwidth-bound sizes (n ≥ n½
+  // of the α–β fit, at least two), over the byte terms; else the α–β fit's β as a point.
+  Interval beta;
+  // The link 1/β with its interval (the ends swap; β's low end ≤ 0 leaves it unbounded above).
+  Interval link() const {
+    const auto inv = [](double b) { return b > 0 ? 1 / b : kInf; };
+    return {inv(beta.value), inv(beta.high), inv(beta.low), beta.coverage};
+  }
 };
+
+// β's interval for a fitted series (see Series::beta).
+Interval beta_interval(const Series& s, double byte_terms) {
+  std::vector<double> n, t;
+  for (std::size_t i = 0; i < s.bytes.size(); ++i)
+    if (s.bytes[i] >= s.fit->half_bytes) n.push_back(s.bytes[i]), t.push_back(s.times[i]);
+  const bool distinct = std::adjacent_find(n.begin(), n.end(), std::not_equal_to<>()) != n.end();
+  if (n.size() < 2 || !distinct) return Interval::point(s.fit->beta_s_per_byte);
+  const RobustFit f = theil_sen_fit(n, t);
+  return {f.slope / byte_terms, f.slope_low / byte_terms, f.slope_high / byte_terms, f.coverage};
+}
+
+// max_i x_i / min_j x_j − 1 over positive quantities, with the interval their intervals allow:
+// from max over pairs of low_i / high_j (at least 1) to max high / min low. Coverage: the
+// product of theirs (independent intervals all covering).
+Interval spread(const std::vector<Interval>& xs) {
+  double lo_best = 1, hi_num = 0, hi_den = kInf, v_max = 0, v_min = kInf, coverage = 1;
+  bool point = true;
+  for (const auto& a : xs) {
+    const double a_lo = a.is_point() ? a.value : a.low, a_hi = a.is_point() ? a.value : a.high;
+    point = point && a.is_point();
+    if (!std::isnan(a.coverage)) coverage *= a.coverage;
+    v_max = std::max(v_max, a.value), v_min = std::min(v_min, a.value);
+    hi_num = std::max(hi_num, a_hi), hi_den = std::min(hi_den, a_lo);
+    for (const auto& b : xs) {
+      const double b_hi = b.is_point() ? b.value : b.high;
+      lo_best = std::max(lo_best, a_lo / b_hi);
+    }
+  }
+  const double value = v_max / v_min - 1;
+  if (point) return Interval::point(value);
+  return {value, std::min(value, lo_best - 1),
+          std::max(value, hi_den > 0 ? hi_num / hi_den - 1 : kInf), coverage};
+}
+
+// "12.3 GB/s [11.9, 12.8]" for a link.
+std::string gbps(const Interval& link) {
+  Interval g = link;
+  g.value /= 1e9, g.low /= 1e9, g.high /= 1e9;
+  return interval_text(g) + " GB/s";
+}
 
 // Sweep points by group then series, in a stable order.
 using Groups = std::map<std::string, std::map<std::string, Series>>;
@@ -49,6 +105,7 @@ Groups fitted_series(const std::vector<Point>& points) {
           s.first->op, theory::bandwidth_optimal_algorithm(s.first->op), s.first->ranks);
       try {
         s.fit = theory::fit_alpha_beta(terms, s.bytes, s.times);
+        s.beta = beta_interval(s, terms.byte_terms);
       } catch (const std::invalid_argument& e) {
         s.fit_error = e.what();
       }
@@ -56,12 +113,8 @@ Groups fitted_series(const std::vector<Point>& points) {
   return groups;
 }
 
-Check make_check(std::string name, std::string law) {
-  Check k;
-  k.suite = "collectives";
-  k.name = std::move(name);
-  k.law = std::move(law);
-  return k;
+CheckHead head(std::string name, std::string law, CheckKind kind, std::string quantity) {
+  return {"collectives", std::move(name), std::move(law), kind, std::move(quantity)};
 }
 
 double oversubscription(const Point& p) {
@@ -100,117 +153,140 @@ std::vector<Check> collectives_checks(const std::vector<Point>& points, const Ch
     it->second = it->second && p.ranks < 2;
   }
   for (const auto& [transport, only] : single_only)
-    if (only) {
-      Check k = make_check(transport + "/scaling", "alpha-beta models need p >= 2 ranks");
-      k.reason =
+    if (only)
+      checks.push_back(skipped(
+          head(transport + "/scaling", "alpha-beta models need p >= 2 ranks", CheckKind::law, ""),
           "only 1 rank here: the collectives ran and were verified, but at p = 1 they move "
-          "no data between ranks, so nothing is fitted";
-      checks.push_back(k);
-    }
+          "no data between ranks, so nothing is fitted"));
 
   for (const auto& [group, series] : groups) {
     for (const auto& [name, s] : series) {
-      Check k = make_check(group + "/" + name + "/alpha-beta-fit",
-                           "t = latency_terms alpha + byte_terms n beta (" +
-                               std::string(theory::algorithm_name(
-                                   theory::bandwidth_optimal_algorithm(s.first->op))) +
-                               "); R^2 over sizes >= n_half");
+      // How straight the times lie: an expectation, since libraries switch algorithm and
+      // protocol (eager, rendezvous, segment sizes) with the size.
+      const CheckHead h = head(group + "/" + name + "/alpha-beta-fit",
+                               "t = latency_terms alpha + byte_terms n beta (" +
+                                   std::string(theory::algorithm_name(
+                                       theory::bandwidth_optimal_algorithm(s.first->op))) +
+                                   "); R^2 over sizes >= n_half >= 0.95",
+                               CheckKind::expectation, "R^2");
+      Check k;
+      if (!s.fit) {
+        k = skipped(h, "no fit: " + s.fit_error);
+      } else if (std::isnan(s.fit->r2_bandwidth_bound)) {
+        k = skipped(h, std::to_string(s.fit->bandwidth_bound_points) +
+                           " sizes above n_half = " + fmt::format("{:.0f}", s.fit->half_bytes) +
+                           " B: 3 needed (raise --max-bytes)");
+      } else {
+        k = at_least(h, limits.min_r2, Interval::point(s.fit->r2_bandwidth_bound));
+        k.reason += fmt::format("; alpha {:.3g} us, link ", s.fit->alpha_s * 1e6) + gbps(s.link()) +
+                    " over " + std::to_string(s.fit->bandwidth_bound_points) +
+                    " bandwidth-bound sizes";
+      }
       k.predicted = limits.min_r2;
       k.tolerance = 0;
-      if (!s.fit) {
-        k.reason = "no fit: " + s.fit_error;
-      } else if (std::isnan(s.fit->r2_bandwidth_bound)) {
-        k.reason = std::to_string(s.fit->bandwidth_bound_points) +
-                   " sizes above n_half = " + std::to_string(s.fit->half_bytes) +
-                   " B: 3 needed (raise --max-bytes)";
-      } else {
-        k.measured = s.fit->r2_bandwidth_bound;
-        k.verdict = k.measured >= limits.min_r2 ? Verdict::pass : Verdict::fail;
-        k.reason = "alpha " + std::to_string(s.fit->alpha_s * 1e6) + " us, link " +
-                   std::to_string(s.fit->link_bytes_per_s() / 1e9) + " GB/s over " +
-                   std::to_string(s.fit->bandwidth_bound_points) + " bandwidth-bound sizes";
-      }
       checks.push_back(k);
     }
 
-    // busbw's point: all_reduce, all_gather and reduce_scatter run on one link at one speed.
-    Check agree = make_check(group + "/busbw-agreement",
-                             "asymptotic busbw (1/beta) of all_reduce, all_gather and "
-                             "reduce_scatter agree: max/min - 1 <= tolerance");
-    agree.predicted = 0;
-    agree.tolerance = limits.busbw_spread;
-    double lo = std::numeric_limits<double>::infinity(), hi = 0;
-    std::string missing;
+    // busbw's point: all_reduce, all_gather and reduce_scatter run on one link at one speed, if
+    // the library's algorithms are the bandwidth-optimal ones (an expectation: OpenMPI's
+    // reduce_scatter is not).
+    const CheckHead agree = head(group + "/busbw-agreement",
+                                 "asymptotic busbw (1/beta) of all_reduce, all_gather and "
+                                 "reduce_scatter agree: max/min - 1 <= tolerance",
+                                 CheckKind::expectation, "spread max/min - 1");
+    std::vector<Interval> links;
+    std::string missing, told;
     for (auto op : {Collective::all_reduce, Collective::all_gather, Collective::reduce_scatter}) {
       const Series* s = find_op(series, op);
       if (!s) {
         missing += (missing.empty() ? "" : ", ") + std::string(theory::collective_name(op));
         continue;
       }
-      lo = std::min(lo, s->fit->link_bytes_per_s()), hi = std::max(hi, s->fit->link_bytes_per_s());
+      links.push_back(s->link());
+      told += (told.empty() ? "" : "; ") + std::string(theory::collective_name(op)) + " " +
+              gbps(s->link());
     }
-    if (!missing.empty()) {
-      agree.reason = "not fitted here: " + missing;
-    } else {
-      agree.measured = hi / lo - 1;
-      agree.verdict = agree.measured <= limits.busbw_spread ? Verdict::pass : Verdict::fail;
-      agree.reason = std::to_string(lo / 1e9) + " to " + std::to_string(hi / 1e9) + " GB/s";
-    }
-    checks.push_back(agree);
+    Check a = missing.empty() ? at_most(agree, limits.busbw_spread, spread(links))
+                              : skipped(agree, "not fitted here: " + missing);
+    if (missing.empty()) a.reason += "; " + told;
+    a.predicted = 0, a.tolerance = limits.busbw_spread;
+    checks.push_back(a);
 
     // No collective beats the point-to-point link: the asymptotic busbw (1/β) of each is at most
-    // send_recv's 1/β (the byte terms are the bandwidth lower bounds, Patarasuk & Yuan 2009).
-    Check bound = make_check(group + "/link-bound",
-                             "asymptotic busbw 1/beta of every collective <= the link 1/beta "
-                             "fitted to send_recv (the bandwidth lower bound)");
-    bound.predicted = 1;
-    bound.tolerance = limits.link_tolerance;
+    // send_recv's 1/β (the byte terms are the bandwidth lower bounds, Patarasuk & Yuan 2009). A
+    // law; judged on the ratio's interval, the series whose interval reaches highest.
+    const CheckHead bound = head(group + "/link-bound",
+                                 "asymptotic busbw 1/beta of every collective <= the link 1/beta "
+                                 "fitted to send_recv (the bandwidth lower bound), within " +
+                                     fmt::format("{:.0f}%", 100 * limits.link_tolerance),
+                                 CheckKind::law, "busbw / link");
+    Check b;
     if (const Series* link = find_op(series, Collective::send_recv)) {
-      double worst = 0;
+      const Interval l = link->link();
+      Interval worst = Interval::point(0);
       std::string where;
       for (const auto& [other, s] : series) {
-        if (!s.fit || !(s.fit->beta_s_per_byte > 0)) continue;
-        const double ratio = s.fit->link_bytes_per_s() / link->fit->link_bytes_per_s();
-        if (ratio > worst) worst = ratio, where = other;
+        if (!s.fit || !(s.fit->beta_s_per_byte > 0) || &s == link) continue;
+        const Interval c = s.link();
+        const Interval ratio =
+            l.is_point() && c.is_point()
+                ? Interval::point(c.value / l.value)
+                : Interval{c.value / l.value,
+                           (c.is_point() ? c.value : c.low) / (l.is_point() ? l.value : l.high),
+                           (c.is_point() ? c.value : c.high) / (l.is_point() ? l.value : l.low),
+                           c.coverage * l.coverage};
+        // The series that says most: the highest low end (a point's is its value).
+        const double rank = ratio.is_point() ? ratio.value : ratio.low;
+        const double best = worst.is_point() ? worst.value : worst.low;
+        if (where.empty() || rank > best) worst = ratio, where = other;
       }
-      bound.measured = worst;
-      bound.verdict = worst <= 1 + limits.link_tolerance ? Verdict::pass : Verdict::fail;
-      bound.reason = "highest: " + where + " at " + std::to_string(worst) + " x the link (" +
-                     std::to_string(link->fit->link_bytes_per_s() / 1e9) + " GB/s)";
+      if (where.empty()) {
+        b = skipped(bound, "no collective besides send_recv fitted here");
+      } else {
+        b = at_most(bound, 1 + limits.link_tolerance, worst);
+        b.reason += "; highest: " + where + ", link (send_recv) " + gbps(l);
+      }
     } else {
-      bound.reason = "send_recv not fitted here";
+      b = skipped(bound, "send_recv not fitted here");
     }
-    checks.push_back(bound);
+    b.predicted = 1, b.tolerance = limits.link_tolerance;
+    checks.push_back(b);
   }
 
-  // Scaling in ranks: one link, one β at every p, once oversubscribed cores are accounted for.
-  std::map<std::string, std::vector<std::pair<int, double>>> betas;  // transport/series → (p, β)
+  // Scaling in ranks: one link, one β at every p, once oversubscribed cores are accounted for;
+  // an expectation (how a machine shares its cores and memory among more ranks is its tuning).
+  struct Scaled {
+    int ranks;
+    Interval beta;
+  };
+  std::map<std::string, std::vector<Scaled>> betas;  // transport/series → (p, β)
   for (const auto& [group, series] : groups)
     for (const auto& [name, s] : series)
-      if (s.fit && s.fit->beta_s_per_byte > 0)
-        betas[s.first->transport + "/" + name].emplace_back(
-            s.first->ranks, s.fit->beta_s_per_byte / oversubscription(*s.first));
+      if (s.fit && s.fit->beta_s_per_byte > 0) {
+        const double o = oversubscription(*s.first);
+        betas[s.first->transport + "/" + name].push_back(
+            {s.first->ranks, {s.beta.value / o, s.beta.low / o, s.beta.high / o, s.beta.coverage}});
+      }
   for (const auto& [name, list] : betas) {
-    Check k =
-        make_check(name + "/rank-scaling",
-                   "t(p) follows the model's p-dependence: beta fitted at each p (divided by "
-                   "ranks/cores where ranks outnumber cores) agrees: max/min - 1 <= tolerance");
-    k.predicted = 0;
-    k.tolerance = limits.rank_scaling_spread;
+    const CheckHead h =
+        head(name + "/rank-scaling",
+             "t(p) follows the model's p-dependence: beta fitted at each p (divided by "
+             "ranks/cores where ranks outnumber cores) agrees: max/min - 1 <= tolerance",
+             CheckKind::expectation, "spread max/min - 1");
     std::string ps;
-    double lo = std::numeric_limits<double>::infinity(), hi = 0;
+    std::vector<Interval> links;
     for (const auto& [p, beta] : list) {
       ps += (ps.empty() ? "p=" : ", ") + std::to_string(p);
-      lo = std::min(lo, beta), hi = std::max(hi, beta);
+      const auto inv = [](double v) { return v > 0 ? 1 / v : kInf; };
+      links.push_back({inv(beta.value), inv(beta.high), inv(beta.low), beta.coverage});
     }
-    if (list.size() < 2) {
-      k.reason = "needs fits at two rank counts >= 2 (here " + ps + ")";
-    } else {
-      k.measured = hi / lo - 1;
-      k.verdict = k.measured <= limits.rank_scaling_spread ? Verdict::pass : Verdict::fail;
-      k.reason = ps + ": link " + std::to_string(1 / hi / 1e9) + " to " +
-                 std::to_string(1 / lo / 1e9) + " GB/s";
+    Check k = list.size() < 2 ? skipped(h, "needs fits at two rank counts >= 2 (here " + ps + ")")
+                              : at_most(h, limits.rank_scaling_spread, spread(links));
+    if (list.size() >= 2) {
+      k.reason += "; " + ps + ": link";
+      for (std::size_t i = 0; i < links.size(); ++i) k.reason += (i ? ", " : " ") + gbps(links[i]);
     }
+    k.predicted = 0, k.tolerance = limits.rank_scaling_spread;
     checks.push_back(k);
   }
   return checks;
@@ -220,7 +296,7 @@ json collectives_figures(const std::vector<Point>& points) {
   json f = json::object();
   const Groups groups = fitted_series(points);
   for (const auto& p : points) {
-    json& g = f[p.transport]["p" + std::to_string(p.ranks)];
+    json& g = f[p.transport][std::string("p").append(std::to_string(p.ranks))];
     g["ranks"] = p.ranks;
     g["ranks_on_node"] = p.ranks_on_node;
     g["cores"] = p.cores;
@@ -236,7 +312,8 @@ json collectives_figures(const std::vector<Point>& points) {
   }
   for (const auto& [group, series] : groups)
     for (const auto& [name, s] : series) {
-      json& out = f[s.first->transport]["p" + std::to_string(s.first->ranks)]["series"][name];
+      json& out = f[s.first->transport][std::string("p").append(std::to_string(s.first->ranks))]
+                   ["series"][name];
       const theory::Algorithm alg = theory::bandwidth_optimal_algorithm(s.first->op);
       const theory::AlphaBetaTerms terms =
           theory::alpha_beta_terms(s.first->op, alg, s.first->ranks);

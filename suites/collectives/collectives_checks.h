@@ -1,5 +1,12 @@
-// The collectives suite's laws over its measurements: α–β fits per collective and rank count, busbw
-// agreement, the link bound, scaling in ranks; and the figures written to the results.
+// The collectives suite's checks over its measurements, and the figures written to the results.
+// Each is judged from an interval (harness/checks.h): the link 1/β of a series comes with the
+// interval of its Theil–Sen slope over the bandwidth-bound sizes (harness/fit.h).
+//   law:         link bound (no collective's busbw beyond the point-to-point link: byte
+//                conservation); exactness is each size's verify check (collectives_report.cpp)
+//   expectation: the α–β fit's R² (libraries switch algorithm and protocol with the size), busbw
+//                agreement between all_reduce, all_gather and reduce_scatter (whether a library's
+//                algorithms are bandwidth-optimal: OpenMPI's reduce_scatter is not), rank scaling
+//                (a machine's tuning, oversubscription)
 #pragma once
 
 #include <cstdint>

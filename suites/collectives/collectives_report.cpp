@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "harness/checks.h"
 #include "harness/gpu.h"
 #include "harness/runner.h"
 
@@ -110,14 +111,11 @@ json entry(const Measured& m, const std::string& transport, const std::string& r
 }
 
 Check verify_check(const Measured& m) {
-  Check v;
-  v.suite = "collectives";
-  v.name = m.name + "/verify";
-  v.law = "every output element equals the CPU reference (exact)";
-  v.predicted = 0;
-  v.measured = static_cast<double>(m.wrong);
+  Check v = exact_count(
+      {"collectives", m.name + "/verify", "every output element equals the CPU reference (exact)",
+       CheckKind::law, "wrong elements"},
+      0, m.wrong);
   v.tolerance = 0;
-  v.verdict = m.wrong == 0 ? Verdict::pass : Verdict::fail;
   v.reason = std::to_string(m.wrong) + " wrong elements over " + std::to_string(m.ranks) + " ranks";
   return v;
 }
@@ -181,22 +179,23 @@ int Report::finish() {
   const double elapsed =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
   // The per-size verify checks are in the table above; the laws follow, then the counts.
-  int failed = 0, passed = 0, skipped = 0;
   for (const auto& c : laws)
-    std::printf("%s %s: %s\n", verdict_name(c.verdict).c_str(), c.name.c_str(), c.reason.c_str());
-  for (const auto& c : checks_) {
-    failed += c.verdict == Verdict::fail;
-    passed += c.verdict == Verdict::pass;
-    skipped += c.verdict == Verdict::skip;
-  }
+    if (c.verdict != Verdict::below_expectation)
+      std::printf("%s %s (%s): %s\n", verdict_name(c.verdict).c_str(), c.name.c_str(),
+                  check_kind_name(c.kind).c_str(), c.reason.c_str());
+  // The findings on their own, after the rest, where they are seen.
+  std::printf("%s", findings_text(laws).c_str());
+  const VerdictCounts n = count_verdicts(checks_);
   std::printf(
       "collectives: %zu sizes measured and verified; checks: %d passed, %d failed, %d "
-      "skipped; %.1f s\n",
-      points_.size(), passed, failed, skipped, elapsed);
+      "inconclusive, %d below expectation, %d skipped; %.1f s\n",
+      points_.size(), n.pass, n.fail, n.inconclusive, n.below_expectation, n.skip, elapsed);
   const std::string summary = summary_path(o_);
   write_file_atomically(summary, markdown_summary(rows_, checks_, file_.document()));
   std::printf("results: %s\nsummary: %s\n", o_.out.c_str(), summary.c_str());
-  return failed > 0 && !o_.no_fail ? lockstep::kExitFailed : 0;
+  // A FAIL fails the run; INCONCLUSIVE and BELOW-EXPECTATION only with --strict.
+  const bool failed = n.fail > 0 || (o_.strict && (n.inconclusive > 0 || n.below_expectation > 0));
+  return failed && !o_.no_fail ? lockstep::kExitFailed : 0;
 }
 
 }  // namespace bb::collectives

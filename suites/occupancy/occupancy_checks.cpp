@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "harness/checks.h"
 #include "harness/fit.h"
 #include "suites/occupancy/occupancy_suite.h"
 #include "theory/occupancy.h"
@@ -23,13 +24,7 @@ std::string fit_text(const LinearFit& f, const char* unit) {
 // A suite check that could not be made because a case it needs was not measured (filtered out, or
 // it failed its own checks): SKIP, saying which.
 Check missing(const std::string& name, const std::string& law, const std::string& what) {
-  Check k;
-  k.suite = "occupancy";
-  k.name = name;
-  k.law = law;
-  k.verdict = Verdict::skip;
-  k.reason = "needs " + what + ", which was not measured";
-  return k;
+  return skipped({"occupancy", name, law}, "needs " + what + ", which was not measured");
 }
 
 std::size_t count_prefix(const std::vector<CaseResult>& results, const char* prefix) {
@@ -57,10 +52,15 @@ void waves_checks(const std::vector<CaseResult>& results, std::vector<Check>& ou
     const double measured = std::round(ratio);
     out.push_back(occupancy_check(
         r.name + "/waves", "round(t(N) / t(one wave)) == ceil(N / (SMs x blocks/SM))",
-        static_cast<double>(predicted), measured, 0, measured == static_cast<double>(predicted),
+        static_cast<double>(predicted),
+        Band{static_cast<double>(predicted), static_cast<double>(predicted)}, measured, 0,
         fmt::format("{} blocks, {} per wave: t/t(one wave) = {:.3f}", blocks, per_wave, ratio)));
   }
 }
+
+// R² of a fit that rises (slope > 0), −R² of one that does not: a time that grows linearly in k
+// has it near 1; a flat or falling one fails R² ≥ 0.95 whatever its R².
+double rising_r2(const LinearFit& f) { return f.slope > 0 ? f.r2 : -f.r2; }
 
 void linear_checks(const std::vector<CaseResult>& results, std::vector<Check>& out) {
   std::vector<double> paths, t_paths, ways, t_ways;
@@ -93,20 +93,21 @@ void linear_checks(const std::vector<CaseResult>& results, std::vector<Check>& o
   if (paths.size() >= 3) {
     const LinearFit f = linear_fit(paths, t_paths);
     out.push_back(occupancy_check("divergence/linear",
-                                  "t(k paths) = a + b k with R^2 >= 0.95, b > 0", 0.95, f.r2, 0,
-                                  f.r2 >= 0.95 && f.slope > 0, fit_text(f, "path")));
+                                  "t(k paths) = a + b k with R^2 >= 0.95, b > 0", 0.95,
+                                  Band::at_least(0.95), rising_r2(f), 0, fit_text(f, "path")));
   }
   if (ways.size() >= 3) {
     const LinearFit f = linear_fit(ways, t_ways);
     out.push_back(occupancy_check("bank_conflicts/linear",
-                                  "t(k-way conflict) = a + b k with R^2 >= 0.95, b > 0", 0.95, f.r2,
-                                  0, f.r2 >= 0.95 && f.slope > 0, fit_text(f, "way")));
+                                  "t(k-way conflict) = a + b k with R^2 >= 0.95, b > 0", 0.95,
+                                  Band::at_least(0.95), rising_r2(f), 0, fit_text(f, "way")));
   }
   if (t_stride1 > 0 && t_padded > 0) {
     const double ratio = t_padded / t_stride1;
-    out.push_back(occupancy_check(
-        "bank_conflicts/padded", "padding to stride 33 removes the conflict: t <= 1.25 t(1)", 1.0,
-        ratio, 0.25, ratio <= 1.25, fmt::format("t(stride 33) / t(stride 1) = {:.3f}", ratio)));
+    out.push_back(occupancy_check("bank_conflicts/padded",
+                                  "padding to stride 33 removes the conflict: t <= 1.25 t(1)", 1.0,
+                                  Band::at_most(1.25), ratio, 0.25,
+                                  fmt::format("t(stride 33) / t(stride 1) = {:.3f}", ratio)));
   }
 }
 
@@ -152,7 +153,7 @@ void latency_hiding_checks(const std::vector<CaseResult>& results, std::vector<C
       occupancy_check("latency_hiding/littles_law",
                       "warps/SM at the bandwidth plateau within 2x of BW x latency / (SMs x bytes "
                       "per warp)",
-                      little, plateau, 2, plateau >= little / 2 && plateau <= 2 * little, reason));
+                      little, Band{little / 2, 2 * little}, plateau, 2, reason));
 }
 
 // The host's Little's law: lines in flight = BW × latency / 64 B. A streaming read keeps at least
@@ -167,21 +168,37 @@ void host_checks(const std::vector<CaseResult>& results, std::vector<Check>& out
                             "both host/latency and host/read"));
     return;
   }
-  const double latency_s = chase->summary.median_s / chase->params.at("steps").get<double>();
-  const double bw = read->work.bytes() / read->summary.median_s;
+  const double steps = chase->params.at("steps").get<double>();
   const double line = read->params.at("line_bytes").get<double>();
   const double threads = read->params.at("threads").get<double>();
-  const double in_flight = theory::bytes_in_flight(bw, latency_s) / line;
+  // From the medians, with the interval their order-statistic intervals give (both ends move it
+  // the same way: a longer latency, a shorter read time).
+  const auto lines = [&](double chase_s, double read_s) {
+    return theory::bytes_in_flight(read->work.bytes() / read_s, chase_s / steps) / line;
+  };
+  const Summary &c = chase->summary, &r = read->summary;
+  const double latency_s = c.median_s / steps, bw = read->work.bytes() / r.median_s;
+  const double in_flight = lines(c.median_s, r.median_s);
+  const bool have_ci = c.median_ci_low_s > 0 && r.median_ci_low_s > 0;
+  const Interval in_flight_ci =
+      have_ci ? Interval{in_flight, lines(c.median_ci_low_s, r.median_ci_high_s),
+                         lines(c.median_ci_high_s, r.median_ci_low_s),
+                         c.median_ci_coverage * r.median_ci_coverage}
+              : Interval::point(in_flight);
   const std::string reason = fmt::format(
       "latency {:.1f} ns, read {:.2f} GB/s: {:.1f} lines in flight, {:.1f} per thread ({:g} "
       "threads); parallelism {} cores x {} fp64 lanes = {}",
       latency_s * 1e9, bw / 1e9, in_flight, in_flight / threads, threads,
       read->params.at("cores").get<int>(), read->params.at("fp64_lanes").get<int>(),
       read->params.at("parallel_fp64_lanes").get<int>());
-  out.push_back(occupancy_check(
-      "host/littles_law",
-      "lines in flight = BW x latency / 64 B >= threads (one line per thread at least)", threads,
-      in_flight, 0, in_flight >= threads, reason));
+  Check k = at_least({"occupancy", "host/littles_law",
+                      "lines in flight = BW x latency / 64 B >= threads (one line per thread at "
+                      "least)",
+                      CheckKind::law, "lines in flight"},
+                     threads, in_flight_ci);
+  k.tolerance = 0;
+  k.reason += "; " + reason;
+  out.push_back(k);
 }
 
 void spill_checks(const std::vector<CaseResult>& results, std::vector<Check>& out) {
@@ -201,22 +218,23 @@ void spill_checks(const std::vector<CaseResult>& results, std::vector<Check>& ou
       "slowdown {:.2f}x",
       capped->params.at("registers_per_thread").get<int>(), local_capped,
       uncapped->params.at("registers_per_thread").get<int>(), local_uncapped, slowdown);
-  Check k = occupancy_check("spills/forced",
-                            "capping registers spills to local memory; the uncapped kernel "
-                            "does not (slowdown reported)",
-                            std::numeric_limits<double>::quiet_NaN(), slowdown,
-                            std::numeric_limits<double>::quiet_NaN(),
-                            local_capped > 0 && local_uncapped == 0, reason);
-  out.push_back(k);
+  // The capped kernel's local bytes show the spill; the uncapped one's must be none.
+  out.push_back(occupancy_check("spills/forced",
+                                "capping registers spills to local memory: local bytes/thread > 0 "
+                                "(slowdown reported)",
+                                std::numeric_limits<double>::quiet_NaN(), Band::at_least(1),
+                                local_capped, std::numeric_limits<double>::quiet_NaN(), reason));
+  out.push_back(occupancy_check("spills/uncapped",
+                                "the uncapped kernel does not spill: local bytes/thread == 0", 0,
+                                Band{0, 0}, local_uncapped, 0, reason));
 }
 
 }  // namespace
 
 Check occupancy_check(const std::string& name, const std::string& law, double predicted,
-                      double measured, double tolerance, bool ok, const std::string& reason) {
-  return {
-      "occupancy", name, law, predicted, measured, tolerance, ok ? Verdict::pass : Verdict::fail,
-      reason};
+                      const Band& band, double measured, double tolerance,
+                      const std::string& reason) {
+  return point_check({"occupancy", name, law}, predicted, band, measured, tolerance, reason);
 }
 
 int max_co_resident(const std::vector<kernels::BlockRecord>& records) {

@@ -119,7 +119,7 @@ class Residency final : public Instance {
 // Exact agreement of two counts.
 Check observed_check(const std::string& name, const std::string& law, double predicted,
                      double measured, const std::string& detail) {
-  return occupancy_check(name, law, predicted, measured, 0, predicted == measured, detail);
+  return occupancy_check(name, law, predicted, Band{predicted, predicted}, measured, 0, detail);
 }
 
 Case residency_case(const std::string& label, ResidencyKernel kernel, int threads,

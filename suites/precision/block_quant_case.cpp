@@ -140,19 +140,19 @@ std::vector<Check> block_quant_checks(const std::string& name, const BlockQuantS
       precision_check(name + "/error-bound",
                       "|x - x^| <= S q(|x|/S)/2 (relative 2^-p in the normal range), or "
                       "the clipping |x| - S max (+ x^'s own float rounding)",
-                      1, worst, 1e-9, worst <= 1 + 1e-9,
+                      1, Band::at_most(1 + 1e-9), worst, 1e-9,
                       fmt::format("largest |x - x^| is {:.6f} of its bound", worst)));
   checks.push_back(
       precision_check(name + "/sqnr",
                       "SQNR = 10 log10(sum x^2 / sum S^2 q^2/12) (+ clipping), q the "
                       "element grid at x (Widrow & Kollar ch. 12)",
-                      law, sqnr, 0.5, std::fabs(sqnr - law) <= 0.5,
+                      law, Band::plus_minus(law, 0.5), sqnr, 0.5,
                       fmt::format("SQNR {:.3f} dB, uniform-noise law {:.3f} dB", sqnr, law)));
   if (s.spec.scheme != kernels::BlockScheme::mx_floor) {
     checks.push_back(precision_check(name + "/no-clipping",
                                      "the scale rule leaves amax/S <= max_finite (+ half a step): "
                                      "nothing clips",
-                                     0, clipped, 0, clipped == 0,
+                                     0, Band{0, 0}, clipped, 0,
                                      fmt::format("{:.0f} elements clipped", clipped)));
   }
   return checks;

@@ -67,18 +67,20 @@ void series_checks(const Series& s, std::vector<Check>& checks) {
     if (q >= worst_prob) worst_prob = q, worst_prob_k = p.k;
   }
   const double k_lo = s.points.front().k, k_hi = s.points.back().k;
-  Check bound = precision_check(
-      name + "/bound",
-      "|C^ - C|_ij <= (factor(K) + reference's) (|A||B|)_ij for every entry and K; " + s.model, 1,
-      worst, 0, worst <= 1,
+  const std::string bound_law =
+      "|C^ - C|_ij <= (factor(K) + reference's) (|A||B|)_ij for every entry and K; " + s.model;
+  const std::string bound_reason =
       fmt::format(
           "largest error / bound over K = {:.0f}..{:.0f}: {:.3g} (at K = {:.0f}); effective bits ",
           k_lo, k_hi, worst, worst_k) +
-          bits_by_k(s) +
-          (unbounded.empty() ? "" : "; no deterministic bound (n u >= 1) at K = " + unbounded));
-  if (std::none_of(s.points.begin(), s.points.end(), [](const Point& p) { return p.bounded; }))
-    bound.verdict = Verdict::skip;  // nothing to hold
-  checks.push_back(bound);
+      bits_by_k(s) +
+      (unbounded.empty() ? "" : "; no deterministic bound (n u >= 1) at K = " + unbounded);
+  // No K with a deterministic bound: nothing to hold.
+  checks.push_back(
+      std::none_of(s.points.begin(), s.points.end(), [](const Point& p) { return p.bounded; })
+          ? precision_skip(name + "/bound", bound_law, bound_reason)
+          : precision_check(name + "/bound", bound_law, 1, Band::at_most(1), worst, 0,
+                            bound_reason));
 
   // Exponent of the median normalized error in K (reported; a check for the host's k order).
   std::optional<double> exponent;
@@ -88,24 +90,24 @@ void series_checks(const Series& s, std::vector<Check>& checks) {
       if (p.median > 0 && std::isfinite(p.median)) k.push_back(p.k), med.push_back(p.median);
     if (k.size() >= 3) exponent = power_law_fit(k, med).slope;
   }
-  Check prob = precision_check(
-      name + "/probabilistic",
+  const std::string prob_law =
       "median |C^ - C|_ij/(|A||B|)_ij <= gamma~_K(lambda) = exp(lambda sqrt(n) u + n u^2/(1-u)) - "
       "1 per accumulation stage, lambda = sqrt(2 ln 4n): Higham & Mary 2019 Thm 3.1 then holds "
-      "for at least half the entries",
-      1, worst_prob, 0, worst_prob <= 1,
+      "for at least half the entries";
+  const std::string prob_reason =
       fmt::format("largest median / probabilistic bound: {:.3g} (at K = {:.0f})", worst_prob,
                   worst_prob_k) +
-          (exponent ? fmt::format("; median grows like K^{:.3f}", *exponent) : std::string()));
-  if (s.truncates && s.data != "zero_mean") {
-    // Rounding toward zero on partial sums of one sign: errors of one sign, no mean-zero model.
-    prob.verdict = Verdict::skip;
-    prob.reason =
-        "not applicable: the accumulator truncates and the data have a nonzero mean, "
-        "so its errors share a sign (the zero-mean series is checked); measured " +
-        prob.reason;
-  }
-  checks.push_back(prob);
+      (exponent ? fmt::format("; median grows like K^{:.3f}", *exponent) : std::string());
+  // Rounding toward zero on partial sums of one sign: errors of one sign, no mean-zero model.
+  checks.push_back(
+      s.truncates && s.data != "zero_mean"
+          ? precision_skip(name + "/probabilistic", prob_law,
+                           "not applicable: the accumulator truncates and the data have a nonzero "
+                           "mean, so its errors share a sign (the zero-mean series is checked); "
+                           "measured " +
+                               prob_reason)
+          : precision_check(name + "/probabilistic", prob_law, 1, Band::at_most(1), worst_prob, 0,
+                            prob_reason));
 
   if (s.backend == "host" && exponent && (s.data == "mixed" || s.data == "zero_mean")) {
     const bool mixed = s.data == "mixed";
@@ -116,7 +118,7 @@ void series_checks(const Series& s, std::vector<Check>& checks) {
                 "(independent rounding errors; Higham & Mary 2019)"
               : "median |C^ - C|/(|A||B|) ~ K^0 for zero-mean data (Higham & Mary 2020: the "
                 "partial sums grow like sqrt(K), not K)",
-        want, *exponent, kExponentTolerance, std::fabs(*exponent - want) <= kExponentTolerance,
+        want, Band::plus_minus(want, kExponentTolerance), *exponent, kExponentTolerance,
         fmt::format("fitted exponent {:.3f} over K = {:.0f}..{:.0f}", *exponent, k_lo, k_hi)));
   }
 }
@@ -167,7 +169,7 @@ std::vector<Check> gemm_suite_checks(const std::vector<CaseResult>& results) {
           "gemm/" + mode + "/cuda/speedup",
           "a lower precision computes faster: TFLOP/s(mode) / TFLOP/s(fp32 pedantic) > 1 at the "
           "same size (predicted: the ratio of the peaks)",
-          peak_ratio, speedup, 0, speedup > 1,
+          peak_ratio, Band::at_least(1), speedup, 0,
           fmt::format("{:.1f} TFLOP/s = {:.1f}% of the peak {:.0f} TFLOP/s; fp32 {:.1f} TFLOP/s",
                       t.flop_per_s / 1e12,
                       t.peak_flop_per_s > 0 ? 100 * t.flop_per_s / t.peak_flop_per_s : 0.0,

@@ -5,21 +5,20 @@
 
 #include <fmt/format.h>
 
+#include "harness/checks.h"
 #include "harness/fit.h"
 #include "suites/precision/precision_suite.h"
 
 namespace bb::suites {
 
-Check precision_check(const std::string& name, std::string law, double predicted, double measured,
-                      double tolerance, bool pass, std::string reason) {
-  return {"precision",
-          name,
-          std::move(law),
-          predicted,
-          measured,
-          tolerance,
-          pass ? Verdict::pass : Verdict::fail,
-          std::move(reason)};
+Check precision_check(const std::string& name, std::string law, double predicted, const Band& band,
+                      double measured, double tolerance, std::string reason) {
+  return point_check({"precision", name, std::move(law)}, predicted, band, measured, tolerance,
+                     std::move(reason));
+}
+
+Check precision_skip(const std::string& name, std::string law, std::string reason) {
+  return skipped({"precision", name, std::move(law)}, reason);
 }
 
 std::vector<Check> precision_suite_checks(const std::vector<CaseResult>& results) {
@@ -51,7 +50,7 @@ std::vector<Check> precision_suite_checks(const std::vector<CaseResult>& results
         : alg == "cub"  ? "|S^ - S| <= gamma_(n-1) sum|x|: any order (Higham 4.2)"
                         : "|S^ - S| <= (2u + 2nu^2) sum|x| (Higham 4.8: 2u + O(nu^2); "
                           "the O-term constant 2 is an estimate)",
-        1, s.worst, 0, s.worst <= 1,
+        1, Band::at_most(1), s.worst, 0,
         fmt::format("largest error over its bound, all n and seeds: {:.3g}", s.worst)));
     if (s.n.size() >= 3) exponent[alg] = power_law_fit(s.n, s.median).slope;
   }
@@ -61,7 +60,7 @@ std::vector<Check> precision_suite_checks(const std::vector<CaseResult>& results
         "summation/recursive/growth",
         "median |S^ - S| / |S| ~ n^(1/2) for random-sign data (independent rounding errors; "
         "Higham & Mary 2019)",
-        0.5, e, 0.2, std::fabs(e - 0.5) <= 0.2, fmt::format("fitted exponent {:.3f}", e)));
+        0.5, Band::plus_minus(0.5, 0.2), e, 0.2, fmt::format("fitted exponent {:.3f}", e)));
   }
   // Trees grow far slower than recursive summation: exponent < recursive's − 0.25 (its law's, ½,
   // in a run without host sums). The GPU tree is fitted where it is one (n ≤ 2^20: at most four
@@ -76,7 +75,7 @@ std::vector<Check> precision_suite_checks(const std::vector<CaseResult>& results
         std::string("median relative error of ") + alg +
             " summation grows far slower: exponent < recursive's - 0.25" +
             (alg == std::string("tree") ? " (GPU tree, n <= 2^20)" : ""),
-        recursive - 0.25, p, 0.25, p < recursive - 0.25,
+        recursive - 0.25, Band::at_most(recursive - 0.25), p, 0.25,
         have_recursive
             ? fmt::format("fitted exponent {:.3f} (recursive {:.3f})", p, recursive)
             : fmt::format("fitted exponent {:.3f} (recursive's law {:.1f})", p, recursive)));
@@ -86,7 +85,7 @@ std::vector<Check> precision_suite_checks(const std::vector<CaseResult>& results
     for (double m : by_alg["kahan"].median) top = std::max(top, m);
     checks.push_back(precision_check(
         "summation/kahan/flat", "median relative error of Kahan summation <= 2u whatever n",
-        2 * 0x1p-24, top, 0, top <= 2 * 0x1p-24,
+        2 * 0x1p-24, Band::at_most(2 * 0x1p-24), top, 0,
         fmt::format("largest median relative error {:.3g} (2u = {:.3g})", top, 2 * 0x1p-24)));
   }
   // The GEMM precision matrix (gemm_checks.cpp).

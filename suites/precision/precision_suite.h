@@ -64,10 +64,14 @@ std::vector<float> summation_data(int seed, std::size_t n);
 Declared summation_declared(const char* algorithm, std::size_t n, int seeds,
                             double flop_per_element);
 std::vector<Case> summation_cuda_cases();  // the GPU's tree and CUB sums, judged the same way
-// One check of the precision suite (suite "precision", PASS or FAIL; precision_checks.cpp): what
-// every case and suite check here builds its checks with, its reason formatted by fmt::format.
-Check precision_check(const std::string& name, std::string law, double predicted, double measured,
-                      double tolerance, bool pass, std::string reason);
+// One check of the precision suite (suite "precision"; precision_checks.cpp): what every case and
+// suite check here builds its checks with. A law on an exact quantity (a rounding error, a
+// count, a fitted exponent over deterministic data): PASS inside `band`, FAIL outside
+// (harness/checks.h point_check); the reason formatted by fmt::format.
+Check precision_check(const std::string& name, std::string law, double predicted, const Band& band,
+                      double measured, double tolerance, std::string reason);
+// The same check, not judged here (nothing to hold, a model that does not apply): SKIP.
+Check precision_skip(const std::string& name, std::string law, std::string reason);
 // Summation: every error within its deterministic bound; the median relative error's exponent in
 // n near ½ for recursive summation and far flatter for pairwise; Kahan's within 2u.
 std::vector<Check> precision_suite_checks(const std::vector<CaseResult>& results);

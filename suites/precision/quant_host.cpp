@@ -129,17 +129,18 @@ Case quant_case(QuantSetup s, bool in_quick) {
                name + "/error-bound",
                s.stochastic ? "|x - x^| < s (stochastic)"
                             : "|x - x^| <= s/2 (+ x^'s own float rounding)",
-               limit, worst, 0, worst <= limit,
+               limit, Band::at_most(limit), worst, 0,
                fmt::format("largest |x - x^| is {:.6f} of s/2 + ulp(x^)/2", worst)));
            checks.push_back(
                precision_check(name + "/sqnr", "SQNR = 10 log10(P / (s^2/12)) (stochastic: s^2/6)",
-                               law, sqnr, 0.5, std::fabs(sqnr - law) <= 0.5,
+                               law, Band::plus_minus(law, 0.5), sqnr, 0.5,
                                fmt::format("SQNR {:.3f} dB, law {:.3f} dB (noise s^2/{})", sqnr,
                                            law, s.stochastic ? 6 : 12)));
            if (s.stochastic) {
-             checks.push_back(precision_check(
-                 name + "/unbiased", "E[x^ - x] = 0: |mean| <= 4 standard errors", 0, z, 4,
-                 std::fabs(z) <= 4, fmt::format("mean error {:.3f} standard errors from 0", z)));
+             checks.push_back(
+                 precision_check(name + "/unbiased", "E[x^ - x] = 0: |mean| <= 4 standard errors",
+                                 0, Band::plus_minus(0, 4), z, 4,
+                                 fmt::format("mean error {:.3f} standard errors from 0", z)));
            }
            return checks;
          }};
