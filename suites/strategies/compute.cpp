@@ -82,12 +82,11 @@ double Compute::wait(double seconds) {
   return taken;
 }
 
-double Compute::gemm(int m, int n, int k) {
+void Compute::gemm(int m, int n, int k) {
   if (std::size_t(m) * std::size_t(k) > a_.size() || std::size_t(k) * std::size_t(n) > b_.size() ||
       std::size_t(m) * std::size_t(n) > c_.size())
     throw std::logic_error("strategies: a GEMM larger than the buffers planned");
   kernels::gemm_fp32_host(a_.data(), b_.data(), c_.data(), m, n, k);
-  return 0;
 }
 
 double Compute::forward(const std::vector<GemmShape>& gemms) {

@@ -30,7 +30,7 @@ class Compute {
   double mean_overshoot_s() const { return waits_ ? overshoot_sum_s_ / waits_ : 0; }
 
  private:
-  double gemm(int m, int n, int k);
+  void gemm(int m, int n, int k);
   bool synthetic_;
   double rate_;
   std::vector<float> a_, b_, c_;
