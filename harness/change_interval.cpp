@@ -84,6 +84,50 @@ RatioInterval ratio_interval(std::span<const double> base_s, std::span<const dou
   return r;
 }
 
+namespace {
+
+double median_in_place(std::vector<double>& v) {
+  const std::size_t n = v.size();
+  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(n / 2), v.end());
+  const double upper = v[n / 2];
+  if (n % 2) return upper;
+  return 0.5 *
+         (upper + *std::max_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(n / 2)));
+}
+
+double log_se(const RatioInterval& r, double z) { return std::log(r.high / r.low) / (2 * z); }
+
+}  // namespace
+
+double run_level_noise(std::span<const RatioInterval> cases, double confidence) {
+  if (cases.size() < kMinCasesForRunNoise) return 0;
+  const double z = normal_quantile(0.5 + 0.5 * confidence);
+  std::vector<double> logs, se2;
+  for (const auto& c : cases) {
+    logs.push_back(std::log(c.ratio));
+    se2.push_back(log_se(c, z) * log_se(c, z));
+  }
+  std::vector<double> dev = logs;
+  const double center = median_in_place(logs);
+  for (double& x : dev) x = std::fabs(x - center);
+  const double s = 1.4826 * median_in_place(dev);
+  return std::sqrt(std::max(0.0, s * s - median_in_place(se2)));
+}
+
+RatioInterval widened(const RatioInterval& r, double s_b, double threshold, double confidence) {
+  if (s_b <= 0) return r;
+  const double z = normal_quantile(0.5 + 0.5 * confidence);
+  const double center = std::log(r.ratio);
+  const double below = center - std::log(r.low), above = std::log(r.high) - center;
+  RatioInterval w = r;
+  w.low = std::exp(center - std::hypot(below, z * s_b));
+  w.high = std::exp(center + std::hypot(above, z * s_b));
+  const double se = std::hypot(log_se(r, z), s_b);
+  w.p_slower = upper_tail((center - std::log1p(threshold)) / se);
+  w.p_faster = threshold < 1 ? upper_tail((std::log1p(-threshold) - center) / se) : 1.0;
+  return w;
+}
+
 std::vector<double> benjamini_hochberg(std::span<const double> p) {
   std::vector<std::size_t> order;
   for (std::size_t i = 0; i < p.size(); ++i)

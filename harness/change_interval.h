@@ -31,6 +31,22 @@ inline constexpr std::size_t kMaxRankSamples = 200;
 RatioInterval ratio_interval(std::span<const double> base_s, std::span<const double> next_s,
                              double threshold, double confidence = 0.95);
 
+// Run-level noise: on a shared machine a whole run is slowed by whatever else ran meanwhile, by a
+// different amount per case, which no single run's samples show. Estimated from the cases
+// themselves, as Efron's empirical null (Large-Scale Simultaneous Hypothesis Testing, JASA 2004):
+// the robust spread (1.4826·MAD) s of the cases' log ratios, less what their own intervals explain,
+// s_b² = max(0, s² − median(se²)), se = log(high/low) / (2·z). A regression that moves every case
+// alike leaves s small; runs that scatter widely make s_b large. 0 with fewer than
+// kMinCasesForRunNoise cases.
+inline constexpr std::size_t kMinCasesForRunNoise = 10;
+double run_level_noise(std::span<const RatioInterval> cases, double confidence = 0.95);
+
+// `r` with the run-level noise `s_b` (log units) added in quadrature to each side of its interval,
+// and its threshold p-values from that normal approximation, se_total = sqrt(se² + s_b²).
+// Unchanged when s_b = 0.
+RatioInterval widened(const RatioInterval& r, double s_b, double threshold,
+                      double confidence = 0.95);
+
 // Benjamini–Hochberg adjusted p-values (Benjamini & Hochberg 1995): q_(i) = min over j ≥ i of
 // p_(j)·m/j, capped at 1; rejecting every q_i ≤ α holds the false discovery rate at α. NaN p-values
 // stay NaN and are not counted in m.

@@ -338,6 +338,7 @@ RunComparison compare_runs(const json& base, const json& next, const CompareOpti
 
   const auto bc = measured_cases(base), nc = measured_cases(next);
   std::vector<double> p;  // per case; NaN: not part of the false-discovery-rate step
+  std::vector<RatioInterval> intervals;
   std::size_t old_rule = 0;
   for (const auto& [name, b] : bc) {
     const auto it = nc.find(name);
@@ -350,7 +351,27 @@ RunComparison compare_runs(const json& base, const json& next, const CompareOpti
     RatioInterval ri;
     p.push_back(judge_case(b, it->second, opts, d, ri));
     old_rule += d.note.find("old rule") != std::string::npos;
+    intervals.push_back(ri);
     r.cases.push_back(d);
+  }
+  // The scatter of the cases' changes beyond their intervals widens every interval (a busy
+  // machine), and the tests follow.
+  std::vector<RatioInterval> sampled;
+  for (std::size_t i = 0; i < r.cases.size(); ++i)
+    if (!std::isnan(p[i])) sampled.push_back(intervals[i]);
+  r.run_noise = run_level_noise(sampled, 1 - opts.alpha);
+  if (r.run_noise > 0) {
+    for (std::size_t i = 0; i < r.cases.size(); ++i) {
+      if (std::isnan(p[i])) continue;
+      const RatioInterval w = widened(intervals[i], r.run_noise, opts.threshold, 1 - opts.alpha);
+      r.cases[i].change_low = w.low - 1;
+      r.cases[i].change_high = w.high - 1;
+      p[i] = std::min(1.0, 2 * std::min(w.p_slower, w.p_faster));
+    }
+    r.notes.push_back(fmt::format(
+        "run-level noise: the cases' changes scatter by {:.1f}% (robust SD) beyond their own "
+        "intervals; each interval is widened by it (a busy or drifting machine)",
+        100 * std::expm1(r.run_noise)));
   }
   const std::vector<double> q = benjamini_hochberg(p);
   for (std::size_t i = 0; i < r.cases.size(); ++i)

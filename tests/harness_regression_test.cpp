@@ -291,6 +291,30 @@ TEST(CompareFromSamples, NoFalseAlarmsAndFalseDiscoveryRateHeld) {
   EXPECT_LE(count_verdict(z, "SLOWER") + count_verdict(z, "FASTER"), 1);
 }
 
+TEST(CompareFromSamples, RunLevelNoiseWidensIntervals) {
+  // A busy machine: each case of the second run slowed or sped by its own factor (30% log-normal),
+  // while each run's samples are tight (1%). Without the run-level term most cases would be
+  // called; the cases' scatter is measured and widens every interval.
+  std::mt19937_64 rng(13);
+  std::normal_distribution<double> load(0, 0.3);
+  std::vector<std::pair<std::string, std::vector<double>>> base, next;
+  for (int i = 0; i < 100; ++i) {
+    base.push_back({case_name(i), draw(rng, 1e-3, 0.01, 10)});
+    next.push_back({case_name(i), draw(rng, 1e-3 * std::exp(load(rng)), 0.01, 10)});
+  }
+  const RunComparison c = compare_runs(sampled_run(base), sampled_run(next), {});
+  EXPECT_NEAR(c.run_noise, 0.3, 0.1);
+  EXPECT_LE(count_verdict(c, "SLOWER") + count_verdict(c, "FASTER"), 5);
+  ASSERT_FALSE(c.notes.empty());
+  EXPECT_NE(c.notes.back().find("run-level noise"), std::string::npos);
+  int tight_calls = 0;  // the same cases judged on their own samples alone
+  for (std::size_t i = 0; i < base.size(); ++i) {
+    const RatioInterval r = ratio_interval(base[i].second, next[i].second, 0.05);
+    tight_calls += r.low > 1.05 || r.high < 0.95;
+  }
+  EXPECT_GT(tight_calls, 50);
+}
+
 TEST(CompareFromSamples, ParamsDifferIsNotComparable) {
   std::mt19937_64 rng(5);
   const auto s = draw(rng, 1e-3, 0.01, 10);
