@@ -4,6 +4,7 @@
 #include <dlfcn.h>
 
 #include <cstdint>
+#include <cstdio>
 #include <string>
 
 #include "base/cuda_check.h"
@@ -29,6 +30,12 @@ GpuDevice describe_device(int index) {
   GpuDevice d;
   d.index = index;
   d.name = p.name;
+  // domain:bus:device.function, hexadecimal (a form NVML's lookup by PCI bus id accepts), from the
+  // properties already read (no cudaDeviceGetPCIBusId: one call fewer, and simulators lack it).
+  char bus[40] = {};
+  std::snprintf(bus, sizeof bus, "%x:%x:%x.0", static_cast<unsigned>(p.pciDomainID),
+                static_cast<unsigned>(p.pciBusID), static_cast<unsigned>(p.pciDeviceID));
+  d.pci_bus_id = bus;
   d.cc_major = p.major;
   d.cc_minor = p.minor;
   d.sm_count = p.multiProcessorCount;
