@@ -30,6 +30,7 @@ done | sort -u | while read -r name path; do
   cp -L "$path" "$bundle/lib/$name"
 done
 for f in "$bundle"/bin/* "$bundle"/lib/*; do
+  strip --strip-debug "$f"  # symbols stay (backtraces); debug sections do not travel
   patchelf --set-rpath '$ORIGIN/../lib' "$f"
 done
 
@@ -41,3 +42,8 @@ git rev-parse HEAD >"$bundle/COMMIT" 2>/dev/null || echo unknown >"$bundle/COMMI
 git status --porcelain --untracked-files=no | grep -q . && echo "dirty" >>"$bundle/COMMIT" || true
 du -sh "$bundle"
 ls -l "$bundle/bin" "$bundle/lib"
+# A lent GPU's device tool carries at most 64 MiB of working tree (bundle/ included): say so early.
+kib=$(du -sk "$bundle" | cut -f1)
+if ((kib > 60 * 1024)); then
+  echo "bundle.sh: warning: $bundle is $((kib / 1024)) MiB; the device tool carries at most 64 MiB" >&2
+fi

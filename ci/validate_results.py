@@ -106,10 +106,15 @@ def validate_benchmark(i, b, t):
     if all(is_num(v) for v in (peak, pct, bps)) and peak > 0:
         t.check(close(pct, 100 * bps / peak, 1e-6), where,
                 f"pct_of_peak_bandwidth {pct!r} != 100*bytes_per_s/peak_bytes_per_s = {100 * bps / peak!r}")
+    # harness/measure.h clock_throttled: min(start, end) < 0.75 x the sustained clock, or an NVML
+    # slowdown reason; no reference clock: never throttled.
     c0, c1, thr = b.get("clock_start_hz"), b.get("clock_end_hz"), b.get("throttled")
-    if is_num(c0) and is_num(c1) and isinstance(thr, bool):
-        t.check(thr == (c1 < 0.9 * c0), where,
-                f"throttled {thr} disagrees with clock_end_hz {c1!r} < 0.9 * clock_start_hz {c0!r}")
+    ref, slow = b.get("clock_reference_hz", 0), b.get("clock_slowdown", False)
+    if is_num(c0) and is_num(c1) and is_num(ref) and isinstance(thr, bool):
+        want = (ref > 0 and min(c0, c1) < 0.75 * ref) or slow is True
+        t.check(thr == want, where,
+                f"throttled {thr} disagrees with min(clock_start_hz {c0!r}, clock_end_hz {c1!r}) "
+                f"< 0.75 * clock_reference_hz {ref!r} or clock_slowdown {slow!r}")
     samples, iters = b.get("samples"), b.get("iterations")
     if isinstance(samples, int) and isinstance(iters, int):
         t.check(samples == iters, where, f"iterations {iters} != samples {samples}")

@@ -123,7 +123,14 @@ struct Measurement {
   StopReason stop = StopReason::none;
   double harness_overhead_s = 0;  // per sample: (wall time − sum of samples) / samples
   double clock_start_hz = 0, clock_end_hz = 0;  // GPU SM clock around the case; 0 on the host
-  std::vector<double> samples_s;                // every sample, in the order taken
+  // The clock throttling is judged against: NVML's applications clock (what the driver sustains),
+  // else the rated clock (cudaDevAttrClockRate); 0 unknown. NVML's clock-event reasons just after
+  // the case, when the library answered.
+  double clock_reference_hz = 0;
+  std::string clock_reference_source;
+  std::uint64_t clock_event_reasons = 0;
+  bool clock_reasons_known = false;
+  std::vector<double> samples_s;  // every sample, in the order taken
 };
 
 struct Case {

@@ -23,6 +23,7 @@ struct GpuDevice {
   int index = 0;
   std::string name;
   std::string uuid;  // "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx", as nvidia-smi prints it
+  std::string pci_bus_id;  // "domain:bus:device.0" in hex, e.g. "0:1b:0.0" (NVML finds it by that)
   int cc_major = 0, cc_minor = 0;
   int sm_count = 0;
   double sm_clock_hz = 0;      // maximum SM clock (cudaDevAttrClockRate)

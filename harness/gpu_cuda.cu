@@ -4,6 +4,8 @@
 #include <dlfcn.h>
 
 #include <cstdint>
+#include <cstdio>
+#include <sstream>
 #include <string>
 
 #include "base/cuda_check.h"
@@ -43,6 +45,11 @@ GpuDevice describe_device(int index) {
   d.index = index;
   d.name = p.name;
   d.uuid = uuid_text(p.uuid);
+  // domain:bus:device.function, hexadecimal (a form NVML's lookup by PCI bus id accepts), from the
+  // properties already read (no cudaDeviceGetPCIBusId: one call fewer, and simulators lack it).
+  std::ostringstream bus;
+  bus << std::hex << p.pciDomainID << ':' << p.pciBusID << ':' << p.pciDeviceID << ".0";
+  d.pci_bus_id = bus.str();
   d.cc_major = p.major;
   d.cc_minor = p.minor;
   d.sm_count = p.multiProcessorCount;

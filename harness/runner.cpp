@@ -6,12 +6,14 @@
 #include <cstdio>
 #include <deque>
 #include <map>
+#include <memory>
 #include <regex>
 #include <stdexcept>
 
 #include "harness/checks.h"
 #include "harness/host_threads.h"
 #include "harness/measure.h"
+#include "harness/nvml.h"
 #include "harness/results.h"
 #include "harness/summary.h"
 
@@ -46,6 +48,8 @@ struct RunState {
   std::map<std::string, std::vector<double>> cpu_per_sample;  // by case, one per repetition
   std::map<const Suite*, std::vector<CaseResult>> results;    // measured cases, for suite checks
   RunOutcome outcome;
+  std::unique_ptr<Nvml>
+      nvml;  // the GPU clocks and their event reasons: loaded at the 1st CUDA case
 };
 
 double elapsed_s(const RunState& s) {
@@ -83,7 +87,9 @@ void run_one(benchmark::State& st, RunState& rs, const SelectedCase& sel) {
       for (auto _ : st) {
         const StoppingRule rule =
             sel.item->sweep_point ? rs.opts.rule.for_sweep_point() : rs.opts.rule;
-        rec.m = gpu ? measure_cuda(*p.instance, rule, *gpu, rs.opts.hot || sel.item->warm_caches)
+        if (gpu && !rs.nvml) rs.nvml = std::make_unique<Nvml>();  // once per run, if a GPU case
+        rec.m = gpu ? measure_cuda(*p.instance, rule, *gpu, rs.opts.hot || sel.item->warm_caches,
+                                   rs.nvml.get())
                     : measure_host(*p.instance, rule);
         st.SetIterationTime(rec.m.summary.median_s);
       }
@@ -184,7 +190,15 @@ json benchmark_entry(const benchmark::BenchmarkReporter::Run& run, const Selecte
   if (rec->m.clock_start_hz > 0) {
     e["clock_start_hz"] = rec->m.clock_start_hz;
     e["clock_end_hz"] = rec->m.clock_end_hz;
-    e["throttled"] = rec->m.clock_end_hz < 0.9 * rec->m.clock_start_hz;
+    if (rec->m.clock_reference_hz > 0) {
+      e["clock_reference_hz"] = rec->m.clock_reference_hz;
+      e["clock_reference_source"] = rec->m.clock_reference_source;
+    }
+    if (rec->m.clock_reasons_known) {
+      e["clock_event_reasons"] = clock_event_reason_names(rec->m.clock_event_reasons);
+      e["clock_slowdown"] = clock_event_is_slowdown(rec->m.clock_event_reasons);
+    }
+    e["throttled"] = clock_throttled(rec->m);
   }
   return e;
 }

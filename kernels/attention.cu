@@ -3,6 +3,9 @@
 #include <cuda_fp16.h>
 #include <mma.h>
 
+#include <algorithm>
+#include <array>
+#include <atomic>
 #include <cmath>
 #include <stdexcept>
 #include <string>
@@ -83,10 +86,7 @@ void naive(const AttentionDims& s, const T* q, const T* k, const T* v, float* sc
   const long long rows = group * n;  // one group's query rows: one matrix
   const int batches = static_cast<int>(s.batch * s.kv_heads);
   const float scale = 1 / std::sqrt(static_cast<float>(s.d)), one = 1, zero = 0;
-  check_cublas(cublasSetStream(handle.get(), stream), "cublasSetStream");
-  // cublasSetStream resets the workspace to cuBLAS's own pool: give it the handle's again.
-  check_cublas(cublasSetWorkspace(handle.get(), handle.workspace(), handle.workspace_bytes()),
-               "cublasSetWorkspace");
+  handle.bind(stream);  // host calls only when the stream changes
   // Row-major S (rows × n) = Q·Kᵀ is column-major Sᵀ = K·Qᵀ: op(A) = Kᵀ stored d×n, B = Qᵀ d×rows.
   check_cublas(
       cublasGemmStridedBatchedEx(
@@ -229,18 +229,27 @@ __global__ void __launch_bounds__(32 * kWarps)
   }
 }
 
+constexpr int kMaxDevices = 64;
+
 template <class T, int D>
 void launch_fused(const AttentionDims& s, const T* q, const T* k, const T* v, float* o,
                   cudaStream_t stream) {
   constexpr std::size_t smem = fused_smem_bytes<D>();
-  static const bool opted_in = [] {  // once per kernel, not inside every timed launch
+  // cudaFuncSetAttribute applies to the current device only: opt in once per device (not inside
+  // every timed launch; a second GPU of the process needs its own).
+  static std::array<std::atomic<bool>, kMaxDevices> opted_in{};
+  int device = 0;
+  check_cuda(cudaGetDevice(&device), "cudaGetDevice");
+  if (device < 0 || device >= kMaxDevices)
+    throw std::runtime_error("fused attention: device index " + std::to_string(device) +
+                             " beyond " + std::to_string(kMaxDevices));
+  if (!opted_in[static_cast<std::size_t>(device)].load(std::memory_order_acquire)) {
     check_cuda(
         cudaFuncSetAttribute(fused_attention<T, D>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                              static_cast<int>(smem)),
         "cudaFuncSetAttribute (fused attention shared memory)");
-    return true;
-  }();
-  (void)opted_in;
+    opted_in[static_cast<std::size_t>(device)].store(true, std::memory_order_release);
+  }
   const FusedDims dims{static_cast<int>(s.n), static_cast<int>(s.heads),
                        static_cast<int>(s.kv_heads), s.causal,
                        1 / std::sqrt(static_cast<float>(D))};
@@ -250,72 +259,226 @@ void launch_fused(const AttentionDims& s, const T* q, const T* k, const T* v, fl
   check_launch("fused_attention");
 }
 
-constexpr int kDecodeWarps = 8, kDecodeUnroll = 4;
+// Decode, split-KV. One block serves up to kDecodeMaxHeads query heads of one GQA group (they share
+// K and V, so the cache is read once for all of them) over one chunk of the positions (a split);
+// with several splits, each block writes its partial softmax state (m, l, Σ p·v) and a merge kernel
+// combines them. Each lane loads 16 bytes (8 elements) of a K row and of a V row per load,
+// kDecodeLoads of each before the first use: a warp iteration covers kDecodeLoads · 32 / (D/8)
+// positions, with one online-softmax rescale per iteration.
+// Little's law on an H200: 4.8 TB/s × ~0.65 µs loaded DRAM latency ≈ 3.1 MB in flight, ≈ 24 KB per
+// SM. A warp has 2 · kDecodeLoads · 512 B = 4 KiB in flight in its load phase; 8 warps a block and
+// 2 blocks an SM (128 registers a thread for 4 heads, 64 for 1: ptxas, sm_90) give 64 KiB per SM,
+// 8.7 MB on 132 SMs (≈ 2.8× the need, room for the warps in their arithmetic phase), given ≥ 2
+// blocks per SM: decode_plan aims at kDecodeTargetBlocks = 1024 blocks. The suite's 256 MiB case
+// (B 8, H 32, H_kv 8, n 8192, d 128): 64 groups × 16 splits of 512 positions. The design before
+// (one block per query head, 4 positions of scalar 2-byte loads per warp, a serial phase with no
+// load outstanding, each GQA head re-reading K/V) had ≈ 1 MiB in flight: ≈ 1.7 TB/s by this law.
+constexpr int kDecodeWarps = 8, kDecodeLoads = 4, kDecodeMaxHeads = 4;
+constexpr int kDecodeTargetBlocks = 1024, kDecodeMinChunk = 256;
 
-template <class T, int D>
-__global__ void __launch_bounds__(32 * kDecodeWarps)
-    decode_attention(const T* q, const T* k, const T* v, float* o, FusedDims dims) {
-  constexpr int kE = D / 32;  // dimensions per lane
-  __shared__ float s_m[kDecodeWarps], s_l[kDecodeWarps], s_acc[kDecodeWarps][D];
-  const int n = dims.n, bh = blockIdx.x, h = bh % dims.heads, b = bh / dims.heads;
-  const int kvh = b * dims.kv_heads + h / (dims.heads / dims.kv_heads);
-  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, c0 = lane * kE;
-  const T* kh = k + static_cast<std::size_t>(kvh) * n * D + c0;
-  const T* vh = v + static_cast<std::size_t>(kvh) * n * D + c0;
-  float qv[kE], acc[kE], m = -INFINITY, l = 0;
-  for (int e = 0; e < kE; ++e) {
-    qv[e] = Io<T>::to_float(q[static_cast<std::size_t>(bh) * D + c0 + e]);
-    acc[e] = 0;
+struct DecodePlan {
+  int heads_per_block;  // query heads a block serves: the largest of 4, 2, 1 dividing the group
+  int slices;           // blocks along one group: group / heads_per_block
+  int splits;           // chunks of the positions
+  int chunk;            // positions per split (the last may be shorter)
+};
+
+DecodePlan decode_plan(const AttentionDims& s) {
+  const int group = static_cast<int>(s.heads / s.kv_heads), n = static_cast<int>(s.n);
+  int per_block = kDecodeMaxHeads;
+  while (group % per_block != 0) per_block /= 2;
+  const int slices = group / per_block;
+  const long long rows = static_cast<long long>(s.batch * s.kv_heads) * slices;
+  const long long wanted = (kDecodeTargetBlocks + rows - 1) / rows;
+  const long long most = (n + kDecodeMinChunk - 1) / kDecodeMinChunk;
+  const int splits = static_cast<int>(std::max(1LL, std::min(wanted, most)));
+  const int chunk = (n + splits - 1) / splits;
+  return {per_block, slices, (n + chunk - 1) / chunk, chunk};
+}
+
+struct DecodeArgs {
+  int n, heads, kv_heads, slices, splits, chunk;
+  float scale;
+};
+
+template <class T>
+__device__ inline float from_bits(unsigned int bits);
+template <>
+__device__ inline float from_bits<__nv_bfloat16>(unsigned int bits) {
+  return __bfloat162float(__ushort_as_bfloat16(static_cast<unsigned short>(bits)));
+}
+template <>
+__device__ inline float from_bits<__half>(unsigned int bits) {
+  return __half2float(__ushort_as_half(static_cast<unsigned short>(bits)));
+}
+// 16 bytes = 8 elements, the lowest address first (little-endian words).
+template <class T>
+__device__ inline void unpack8(const uint4& w, float* f) {
+  const unsigned int words[4] = {w.x, w.y, w.z, w.w};
+  for (int i = 0; i < 4; ++i) {
+    f[2 * i] = from_bits<T>(words[i] & 0xFFFFu);
+    f[2 * i + 1] = from_bits<T>(words[i] >> 16);
   }
-  // Each warp takes every 8th position; kDecodeUnroll of them are loaded before any is used, so
-  // that several rows of the cache are in flight per warp.
-  for (int j0 = warp; j0 < n; j0 += kDecodeWarps * kDecodeUnroll) {
-    float kr[kDecodeUnroll][kE], vr[kDecodeUnroll][kE];
-    for (int u = 0; u < kDecodeUnroll; ++u) {
-      const int j = j0 + u * kDecodeWarps;
-      for (int e = 0; e < kE; ++e) {
-        kr[u][e] = j < n ? Io<T>::to_float(kh[static_cast<std::size_t>(j) * D + e]) : 0.0f;
-        vr[u][e] = j < n ? Io<T>::to_float(vh[static_cast<std::size_t>(j) * D + e]) : 0.0f;
+}
+
+template <class T, int D, int G>
+__global__ void __launch_bounds__(32 * kDecodeWarps)
+    decode_attention(const T* q, const T* k, const T* v, float* o, float* partial, DecodeArgs a) {
+  constexpr int kLanesPerRow = D / 8, kRowsPerLoad = 32 / kLanesPerRow;
+  constexpr int kStep = kDecodeLoads * kRowsPerLoad;  // positions per warp iteration
+  __shared__ float s_m[kDecodeWarps][G], s_l[kDecodeWarps][G], s_acc[kDecodeWarps][G][D];
+  const int split = blockIdx.x, slice = blockIdx.y % a.slices, kv_row = blockIdx.y / a.slices;
+  const int b = kv_row / a.kv_heads, kvh = kv_row % a.kv_heads;
+  const int h0 = kvh * (a.heads / a.kv_heads) + slice * G;  // this block's first query head
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const int row_in_load = lane / kLanesPerRow, c0 = (lane % kLanesPerRow) * 8;
+  const T* kh = k + static_cast<std::size_t>(kv_row) * a.n * D + c0;
+  const T* vh = v + static_cast<std::size_t>(kv_row) * a.n * D + c0;
+  float qv[G][8], acc[G][8], m[G], l[G];
+  for (int g = 0; g < G; ++g) {
+    const T* qg = q + (static_cast<std::size_t>(b) * a.heads + h0 + g) * D + c0;
+    for (int e = 0; e < 8; ++e) qv[g][e] = Io<T>::to_float(qg[e]), acc[g][e] = 0;
+    m[g] = -INFINITY, l[g] = 0;
+  }
+  const int begin = split * a.chunk, end = min(a.n, begin + a.chunk);
+  // j0 is the same on every lane of the warp: the shuffles below see all 32 lanes.
+  for (int j0 = begin + warp * kStep; j0 < end; j0 += kDecodeWarps * kStep) {
+    uint4 kr[kDecodeLoads], vr[kDecodeLoads];
+    for (int u = 0; u < kDecodeLoads; ++u) {
+      const int j = j0 + u * kRowsPerLoad + row_in_load;
+      const std::size_t at = static_cast<std::size_t>(j) * D;
+      kr[u] = j < end ? *reinterpret_cast<const uint4*>(kh + at) : make_uint4(0, 0, 0, 0);
+      vr[u] = j < end ? *reinterpret_cast<const uint4*>(vh + at) : make_uint4(0, 0, 0, 0);
+    }
+    // Scores of this lane's row of each load, for every head: a dot over the row's 8-lane span.
+    float sc[kDecodeLoads][G];
+    for (int u = 0; u < kDecodeLoads; ++u) {
+      float kf[8];
+      unpack8<T>(kr[u], kf);
+      const bool seen = j0 + u * kRowsPerLoad + row_in_load < end;
+      for (int g = 0; g < G; ++g) {
+        float dot = 0;
+        for (int e = 0; e < 8; ++e) dot += qv[g][e] * kf[e];
+        for (int off = kLanesPerRow / 2; off > 0; off /= 2)
+          dot += __shfl_xor_sync(0xffffffffu, dot, off);
+        sc[u][g] = seen ? dot * a.scale : -INFINITY;
       }
     }
-    for (int u = 0; u < kDecodeUnroll; ++u) {
-      if (j0 + u * kDecodeWarps >= n) break;
-      float dot = 0;
-      for (int e = 0; e < kE; ++e) dot += qv[e] * kr[u][e];
-      const float score = warp_sum(dot) * dims.scale;
-      const float m_new = nan_max(m, score);
+    // Online softmax, one rescale per iteration: the warp's max over its kStep positions.
+    float scale_by[G];
+    for (int g = 0; g < G; ++g) {
+      float mt = -INFINITY;
+      for (int u = 0; u < kDecodeLoads; ++u) mt = nan_max(mt, sc[u][g]);
+      for (int off = kLanesPerRow; off < 32; off *= 2)
+        mt = nan_max(mt, __shfl_xor_sync(0xffffffffu, mt, off));
+      const float m_new = nan_max(m[g], mt);
       const bool none = m_new == -INFINITY;  // only −inf scores so far: weight 0, not NaN
-      const float rescale = none ? 1.0f : expf(m - m_new), p = none ? 0.0f : expf(score - m_new);
-      l = l * rescale + p;
-      for (int e = 0; e < kE; ++e) acc[e] = acc[e] * rescale + p * vr[u][e];
-      m = m_new;
+      scale_by[g] = none ? 1.0f : expf(m[g] - m_new);
+      for (int u = 0; u < kDecodeLoads; ++u) sc[u][g] = none ? 0.0f : expf(sc[u][g] - m_new);
+      m[g] = m_new;
+      l[g] *= scale_by[g];
+      for (int e = 0; e < 8; ++e) acc[g][e] *= scale_by[g];
+    }
+    for (int u = 0; u < kDecodeLoads; ++u) {
+      float vf[8];
+      unpack8<T>(vr[u], vf);
+      for (int g = 0; g < G; ++g) {
+        l[g] += sc[u][g];
+        for (int e = 0; e < 8; ++e) acc[g][e] += sc[u][g] * vf[e];
+      }
     }
   }
-  if (lane == 0) s_m[warp] = m, s_l[warp] = l;
-  for (int e = 0; e < kE; ++e) s_acc[warp][c0 + e] = acc[e];
+  // The rows of a load sit in different lanes: sum l and the accumulator across them (m is
+  // already the warp's).
+  for (int g = 0; g < G; ++g)
+    for (int off = kLanesPerRow; off < 32; off *= 2) {
+      l[g] += __shfl_xor_sync(0xffffffffu, l[g], off);
+      for (int e = 0; e < 8; ++e) acc[g][e] += __shfl_xor_sync(0xffffffffu, acc[g][e], off);
+    }
+  if (lane == 0)
+    for (int g = 0; g < G; ++g) s_m[warp][g] = m[g], s_l[warp][g] = l[g];
+  if (row_in_load == 0)
+    for (int g = 0; g < G; ++g)
+      for (int e = 0; e < 8; ++e) s_acc[warp][g][c0 + e] = acc[g][e];
   __syncthreads();
-  for (int c = threadIdx.x; c < D; c += blockDim.x) {
+  // The block's warps merged; then the output (one split) or this split's partial state.
+  for (int i = threadIdx.x; i < G * D; i += blockDim.x) {
+    const int g = i / D, c = i % D;
     float mm = -INFINITY;
-    for (int w = 0; w < kDecodeWarps; ++w) mm = nan_max(mm, s_m[w]);
+    for (int w = 0; w < kDecodeWarps; ++w) mm = nan_max(mm, s_m[w][g]);
     float ll = 0, out = 0;
     for (int w = 0; w < kDecodeWarps; ++w) {
-      const float f = s_m[w] == -INFINITY ? 0.0f : expf(s_m[w] - mm);  // a warp with no position
-      ll += s_l[w] * f;
-      out += s_acc[w][c] * f;
+      const float f = s_m[w][g] == -INFINITY ? 0.0f : expf(s_m[w][g] - mm);  // a warp with none
+      ll += s_l[w][g] * f;
+      out += s_acc[w][g][c] * f;
     }
-    o[static_cast<std::size_t>(bh) * D + c] = out / ll;
+    const std::size_t bh = static_cast<std::size_t>(b) * a.heads + h0 + g;
+    if (a.splits == 1) {
+      o[bh * D + c] = out / ll;
+    } else {
+      float* state = partial + (bh * a.splits + split) * (D + 2);  // m, l, Σ p·v
+      if (c == 0) state[0] = mm, state[1] = ll;
+      state[2 + c] = out;
+    }
   }
+}
+
+// One block per (batch, query head), one thread per output element: the splits' states merged.
+template <int D>
+__global__ void __launch_bounds__(D) decode_merge(const float* partial, float* o, int splits) {
+  const std::size_t bh = blockIdx.x;
+  const float* state = partial + bh * splits * (D + 2);
+  const int c = threadIdx.x;
+  float mm = -INFINITY;
+  for (int sp = 0; sp < splits; ++sp) mm = nan_max(mm, state[sp * (D + 2)]);
+  float ll = 0, out = 0;
+  for (int sp = 0; sp < splits; ++sp) {
+    const float ms = state[sp * (D + 2)];
+    const float f = ms == -INFINITY ? 0.0f : expf(ms - mm);
+    ll += state[sp * (D + 2) + 1] * f;
+    out += state[sp * (D + 2) + 2 + c] * f;
+  }
+  o[bh * D + c] = out / ll;
+}
+
+std::size_t decode_workspace_bytes(const AttentionDims& s, const DecodePlan& p) {
+  return p.splits == 1
+             ? 0
+             : s.batch * s.heads * static_cast<std::size_t>(p.splits) * (s.d + 2) * sizeof(float);
+}
+
+template <class T, int D, int G>
+void launch_decode_heads(const AttentionDims& s, const DecodePlan& p, const T* q, const T* k,
+                         const T* v, float* o, float* partial, cudaStream_t stream) {
+  const DecodeArgs a{static_cast<int>(s.n),
+                     static_cast<int>(s.heads),
+                     static_cast<int>(s.kv_heads),
+                     p.slices,
+                     p.splits,
+                     p.chunk,
+                     1 / std::sqrt(static_cast<float>(D))};
+  const dim3 grid(static_cast<unsigned>(p.splits),
+                  static_cast<unsigned>(s.batch * s.kv_heads * p.slices));
+  decode_attention<T, D, G><<<grid, 32 * kDecodeWarps, 0, stream>>>(q, k, v, o, partial, a);
+  check_launch("decode_attention");
+  if (p.splits == 1) return;
+  decode_merge<D><<<static_cast<unsigned>(s.batch * s.heads), D, 0, stream>>>(partial, o, p.splits);
+  check_launch("decode_merge");
 }
 
 template <class T, int D>
 void launch_decode(const AttentionDims& s, const T* q, const T* k, const T* v, float* o,
-                   cudaStream_t stream) {
-  const FusedDims dims{static_cast<int>(s.n), static_cast<int>(s.heads),
-                       static_cast<int>(s.kv_heads), false, 1 / std::sqrt(static_cast<float>(D))};
-  decode_attention<T, D>
-      <<<static_cast<unsigned>(s.batch * s.heads), 32 * kDecodeWarps, 0, stream>>>(q, k, v, o,
-                                                                                   dims);
-  check_launch("decode_attention");
+                   void* workspace, cudaStream_t stream) {
+  const DecodePlan p = decode_plan(s);
+  if (decode_workspace_bytes(s, p) > 0 && workspace == nullptr)
+    throw std::invalid_argument(
+        "decode attention: no workspace (attention_decode_workspace_bytes)");
+  auto* partial = static_cast<float*>(workspace);
+  if (p.heads_per_block == 4)
+    return launch_decode_heads<T, D, 4>(s, p, q, k, v, o, partial, stream);
+  if (p.heads_per_block == 2)
+    return launch_decode_heads<T, D, 2>(s, p, q, k, v, o, partial, stream);
+  launch_decode_heads<T, D, 1>(s, p, q, k, v, o, partial, stream);
 }
 
 void check_dims(const AttentionDims& s) {
@@ -363,12 +526,31 @@ struct Fused {
 template <class T>
 struct Decode {
   void operator()(const AttentionDims& s, const void* q, const void* k, const void* v, float* o,
-                  cudaStream_t st) const {
+                  void* workspace, cudaStream_t st) const {
     for_head_dim(s.d, "decode", [&](auto d) {
       launch_decode<T, decltype(d)::value>(s, static_cast<const T*>(q), static_cast<const T*>(k),
-                                           static_cast<const T*>(v), o, st);
+                                           static_cast<const T*>(v), o, workspace, st);
     });
   }
+};
+
+void check_decode_dims(const AttentionDims& s) {
+  check_dims(s);
+  if (s.n == 0) throw std::invalid_argument("decode attention: n must be >= 1");
+  if (s.d != 64 && s.d != 128) throw std::invalid_argument("decode attention: d must be 64 or 128");
+}
+
+// Scratch for a convenience call: cudaMalloc'd and freed (cudaFree synchronises the device).
+struct OwnedScratch {
+  void* ptr = nullptr;
+  explicit OwnedScratch(std::size_t bytes) {
+    if (bytes > 0) check_cuda(cudaMalloc(&ptr, bytes), "cudaMalloc (decode workspace)");
+  }
+  ~OwnedScratch() {
+    if (ptr) (void)cudaFree(ptr);  // destructors do not throw; the kernel's errors were checked
+  }
+  OwnedScratch(const OwnedScratch&) = delete;
+  OwnedScratch& operator=(const OwnedScratch&) = delete;
 };
 
 }  // namespace
@@ -388,10 +570,22 @@ void attention_fused_cuda(AttentionDtype t, const AttentionDims& s, const void* 
   by_type<Fused>(t, s, q, k, v, o, stream);
 }
 
+std::size_t attention_decode_workspace_bytes(const AttentionDims& s) {
+  check_decode_dims(s);
+  return decode_workspace_bytes(s, decode_plan(s));
+}
+
+void attention_decode_cuda(AttentionDtype t, const AttentionDims& s, const void* q, const void* k,
+                           const void* v, float* o, void* workspace, CUstream_st* stream) {
+  check_decode_dims(s);
+  by_type<Decode>(t, s, q, k, v, o, workspace, stream);
+}
+
 void attention_decode_cuda(AttentionDtype t, const AttentionDims& s, const void* q, const void* k,
                            const void* v, float* o, CUstream_st* stream) {
-  check_dims(s);
-  by_type<Decode>(t, s, q, k, v, o, stream);
+  const OwnedScratch scratch(attention_decode_workspace_bytes(s));
+  attention_decode_cuda(t, s, q, k, v, o, scratch.ptr, stream);
+  check_cuda(cudaStreamSynchronize(stream), "cudaStreamSynchronize (decode)");
 }
 
 }  // namespace bb::kernels

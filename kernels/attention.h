@@ -48,8 +48,17 @@ void attention_fused_cuda(AttentionDtype t, const reference::AttentionDims& s, c
                           const void* k, const void* v, float* o, CUstream_st* stream);
 
 // Decode: one query token per sequence and head (q, o: [B][H][d]) against a contiguous KV cache of
-// n positions ([B][H_kv][n][d]); one block per (batch, head), 8 warps splitting the positions,
-// the online softmax per warp, merged at the end. d = 64 or 128.
+// n ≥ 1 positions ([B][H_kv][n][d]); d = 64 or 128. Split-KV: one block per (batch, K/V head, up
+// to 4 query heads of its group, chunk of positions), 16-byte loads, the online softmax per warp,
+// merged in the block, then across the chunks by a second kernel through `workspace` (device
+// memory of attention_decode_workspace_bytes(s) bytes; may be null when that is 0). The plan
+// depends on the shape only, not on the device.
+std::size_t attention_decode_workspace_bytes(const reference::AttentionDims& s);
+void attention_decode_cuda(AttentionDtype t, const reference::AttentionDims& s, const void* q,
+                           const void* k, const void* v, float* o, void* workspace,
+                           CUstream_st* stream);
+// The same with a workspace of its own, allocated and freed around the call (cudaMalloc, cudaFree:
+// it synchronises; for tests and one-off calls, never for a timed loop).
 void attention_decode_cuda(AttentionDtype t, const reference::AttentionDims& s, const void* q,
                            const void* k, const void* v, float* o, CUstream_st* stream);
 

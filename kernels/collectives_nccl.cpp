@@ -109,15 +109,21 @@ void NcclCollectives::free_buffers() {
 void NcclCollectives::upload(std::size_t local, const void* input, const void* output) {
   const LocalRank& r = ranks_[local];
   check_cuda(cudaSetDevice(r.device), "cudaSetDevice");
-  check_cuda(cudaMemcpy(r.send, input, in_bytes_, cudaMemcpyHostToDevice), "cudaMemcpy");
-  check_cuda(cudaMemcpy(r.recv, output, out_bytes_, cudaMemcpyHostToDevice), "cudaMemcpy");
+  // On the rank's own stream, then waited for: the collectives run on that non-blocking stream,
+  // which a cudaMemcpy on the legacy stream does not order against.
+  check_cuda(cudaMemcpyAsync(r.send, input, in_bytes_, cudaMemcpyHostToDevice, r.stream),
+             "cudaMemcpyAsync (send buffer)");
+  check_cuda(cudaMemcpyAsync(r.recv, output, out_bytes_, cudaMemcpyHostToDevice, r.stream),
+             "cudaMemcpyAsync (receive buffer)");
+  check_cuda(cudaStreamSynchronize(r.stream), "cudaStreamSynchronize (upload)");
 }
 
 void NcclCollectives::download(std::size_t local, void* output) {
   const LocalRank& r = ranks_[local];
   check_cuda(cudaSetDevice(r.device), "cudaSetDevice");
-  check_cuda(cudaStreamSynchronize(r.stream), "cudaStreamSynchronize");
-  check_cuda(cudaMemcpy(output, r.recv, out_bytes_, cudaMemcpyDeviceToHost), "cudaMemcpy");
+  check_cuda(cudaMemcpyAsync(output, r.recv, out_bytes_, cudaMemcpyDeviceToHost, r.stream),
+             "cudaMemcpyAsync (receive buffer)");
+  check_cuda(cudaStreamSynchronize(r.stream), "cudaStreamSynchronize (download)");
 }
 
 std::vector<double> NcclCollectives::seconds_per_call(int iterations) {

@@ -94,6 +94,7 @@ struct GemmRunner::Impl {
   cublasLtHandle_t lt = nullptr;
   float* scales = nullptr;  // device: [0] A's descale, [1] B's descale
   int cc_major = 0, cc_minor = 0;
+  cublasEmulationStrategy_t emulation = CUBLAS_EMULATION_STRATEGY_DEFAULT;  // the handle's now
   std::map<std::tuple<int, int, int, int>, std::unique_ptr<LtPlan>> plans;
 
   Impl() {
@@ -214,18 +215,17 @@ struct GemmRunner::Impl {
                             cublas.workspace(), cublas.workspace_bytes(), stream);
     }
     cublasHandle_t h = cublas.get();
-    check_cublas(cublasSetStream(h, stream), "cublasSetStream");
-    // cublasSetStream resets the workspace to cuBLAS's default pool: hand it the handle's own.
-    check_cublas(cublasSetWorkspace(h, cublas.workspace(), cublas.workspace_bytes()),
-                 "cublasSetWorkspace");
-    if (mode != GemmMode::bf16x9) return gemm_ex(h, mode, m, n, k, a, b, c);
-    // Emulate whenever the library can (the default "performant" strategy may run native fp32).
-    check_cublas(cublasSetEmulationStrategy(h, CUBLAS_EMULATION_STRATEGY_EAGER),
-                 "cublasSetEmulationStrategy(EAGER)");
-    const cublasStatus_t s = gemm_ex(h, mode, m, n, k, a, b, c);
-    check_cublas(cublasSetEmulationStrategy(h, CUBLAS_EMULATION_STRATEGY_DEFAULT),
-                 "cublasSetEmulationStrategy(DEFAULT)");
-    return s;
+    cublas.bind(stream);  // host calls only when the stream changes, not in every timed launch
+    // bf16x9: emulate whenever the library can (the default "performant" strategy may run native
+    // fp32); the other modes keep the default. Set only when it changes, like the stream.
+    const cublasEmulationStrategy_t wanted = mode == GemmMode::bf16x9
+                                                 ? CUBLAS_EMULATION_STRATEGY_EAGER
+                                                 : CUBLAS_EMULATION_STRATEGY_DEFAULT;
+    if (wanted != emulation) {
+      check_cublas(cublasSetEmulationStrategy(h, wanted), "cublasSetEmulationStrategy");
+      emulation = wanted;
+    }
+    return gemm_ex(h, mode, m, n, k, a, b, c);
   }
 };
 

@@ -162,6 +162,16 @@ CublasHandle::CublasHandle() {
 
 CublasHandle::~CublasHandle() { release(); }
 
+void CublasHandle::bind(CUstream_st* stream) {
+  if (bound_ && stream_ == stream) return;
+  bound_ = false;  // until both calls succeed
+  check_cublas(cublasSetStream(handle_, stream), "cublasSetStream");
+  // cublasSetStream resets the workspace to cuBLAS's default pool: hand it the handle's own.
+  check_cublas(cublasSetWorkspace(handle_, workspace_, workspace_bytes_), "cublasSetWorkspace");
+  bound_ = true;
+  stream_ = stream;
+}
+
 void CublasHandle::release() noexcept {
   // Destructors do not throw: a failing release is reported and otherwise ignored.
   if (workspace_) {
@@ -185,10 +195,7 @@ void gemm_cuda(GemmPrecision p, int n, const void* a, const void* b, void* c, Cu
   if (!a || !b || !c) throw std::invalid_argument("gemm_cuda: null matrix");
   const GemmTypes t = gemm_types(p);
   cublasHandle_t h = handle.get();
-  check_cublas(cublasSetStream(h, stream), "cublasSetStream");
-  // cublasSetStream resets the workspace to cuBLAS's default pool: hand it the handle's own.
-  check_cublas(cublasSetWorkspace(h, handle.workspace(), handle.workspace_bytes()),
-               "cublasSetWorkspace");
+  handle.bind(stream);
   if (t.compute == CUBLAS_COMPUTE_64F)
     gemm_ex<double>(h, t, n, a, b, c);
   else

@@ -76,12 +76,18 @@ class CublasHandle {
   cublasContext* get() const { return handle_; }  // cublasHandle_t
   void* workspace() const { return workspace_; }
   std::size_t workspace_bytes() const { return workspace_bytes_; }
+  // Points the handle at `stream` with its own workspace (cublasSetStream, which resets the
+  // workspace, then cublasSetWorkspace) only when the stream changes: host API calls stay out of
+  // the timed launches (the warm-up sample, on the same stream, binds it).
+  void bind(CUstream_st* stream);
 
  private:
   void release() noexcept;
   cublasContext* handle_ = nullptr;
   void* workspace_ = nullptr;
   std::size_t workspace_bytes_ = 0;
+  bool bound_ = false;
+  CUstream_st* stream_ = nullptr;
 };
 
 // Enqueues C = A·B on `stream` (alpha 1, beta 0: C is written, never read). Throws

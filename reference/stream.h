@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <cstddef>
+#include <cstdint>
 #include <span>
 #include <vector>
 
@@ -35,7 +36,10 @@ std::vector<T> stream_expected(StreamOp op, std::span<const T> a, std::span<cons
                                std::span<const T> c, T s) {
   using L = long double;
   std::vector<T> out(a.size());
-  for (std::size_t i = 0; i < a.size(); ++i) {
+  // Element by element, so the threads (OpenMP, where the caller is built with it) change nothing.
+#pragma omp parallel for schedule(static)
+  for (std::int64_t j = 0; j < static_cast<std::int64_t>(a.size()); ++j) {
+    const auto i = static_cast<std::size_t>(j);
     const L ai = a[i], bi = b[i], ci = c[i], sl = s;
     L r = 0;
     switch (op) {

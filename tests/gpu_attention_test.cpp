@@ -142,6 +142,49 @@ TEST_F(GpuAttention, DecodeMatchesTheReference) {
     }
 }
 
+// Decode's split-KV plan on shapes that take each path: a group of 8 served as two blocks of 4
+// heads, groups of 3 and 2, MHA; one position, lengths that leave a part-filled warp iteration,
+// several splits merged (4097 positions: 17 splits); a NaN in K reaches exactly its group's heads.
+TEST_F(GpuAttention, DecodeCoversGroupsSplitsAndTails) {
+  struct Shape {
+    AttentionDtype t;
+    AttentionDims s;
+  };
+  const Shape shapes[] = {{AttentionDtype::bf16, {1, 8, 1, 1, 128, false}},
+                          {AttentionDtype::fp16, {1, 6, 2, 777, 64, false}},
+                          {AttentionDtype::bf16, {2, 4, 2, 300, 128, false}},
+                          {AttentionDtype::fp16, {1, 2, 2, 4097, 64, false}}};
+  for (const auto& [t, s] : shapes)
+    for (bool nan : {false, true}) {
+      Tensor q(t, s.batch * s.heads * s.d, 1), k(t, s.kv_elements(), 2), v(t, s.kv_elements(), 3);
+      const std::size_t group = s.heads / s.kv_heads, nan_b = s.batch - 1,
+                        nan_kvh = s.kv_heads - 1;  // query heads nan_kvh·group … share it
+      if (nan) k.set(t, s.kv_row(nan_b, nan_kvh * group, s.n / 2) + 1, std::nanf(""));
+      DeviceBuffer o(s.batch * s.heads * s.d * 4);
+      o.fill_bytes(0xFF);
+      kernels::attention_decode_cuda(t, s, q.device.get(), k.device.get(), v.device.get(),
+                                     o.as<float>(), nullptr);
+      std::vector<float> out(s.batch * s.heads * s.d);
+      o.download(out.data(), out.size() * 4);
+      std::vector<double> ref(s.d);
+      for (std::size_t b = 0; b < s.batch; ++b)
+        for (std::size_t h = 0; h < s.heads; ++h) {
+          const float* got = out.data() + (b * s.heads + h) * s.d;
+          if (nan && b == nan_b && h / group == nan_kvh) {
+            for (std::size_t c = 0; c < s.d; ++c)
+              ASSERT_TRUE(std::isnan(got[c])) << "n=" << s.n << " b" << b << " h" << h;
+            continue;
+          }
+          reference::attention_query_fp64(s, q.values.data() + (b * s.heads + h) * s.d, s.n,
+                                          k.values.data(), v.values.data(), b, h, ref.data());
+          for (std::size_t c = 0; c < s.d; ++c)
+            ASSERT_NEAR(got[c], ref[c], 2e-3 * (1 + std::fabs(ref[c])))
+                << "n=" << s.n << " d=" << s.d << " H=" << s.heads << " H_kv=" << s.kv_heads << " b"
+                << b << " h" << h << " col " << c << (nan ? " (NaN elsewhere)" : "");
+        }
+    }
+}
+
 TEST(GpuAttentionArguments, RejectedBeforeAnyCudaCall) {
   const AttentionDims bad{1, 6, 4, 64, 64, false};
   EXPECT_THROW(kernels::attention_fused_cuda(AttentionDtype::bf16, bad, nullptr, nullptr, nullptr,

@@ -1,11 +1,13 @@
 // Tests for the harness's own checks (harness/measure.h): roofline bound, validation, clock,
 // and the bounds a case is held against on each backend.
 #include "harness/measure.h"
+#include "harness/nvml.h"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <string>
+#include <vector>
 
 namespace bb {
 namespace {
@@ -190,19 +192,56 @@ TEST(ValidationCheck, Verdicts) {
 
 TEST(ClockCheck, ThrottlingThreshold) {
   Measurement m;
+  // A sustained tensor-core GEMM under the power limit: 1.6 of 1.98 GHz, 0.81 of the start. Not
+  // throttling: judged against the sustained clock, not against the start.
   m.clock_start_hz = 1.98e9;
-  m.clock_end_hz = 0.95 * 1.98e9;
+  m.clock_end_hz = 1.6e9;
+  m.clock_reference_hz = 1.98e9;
+  m.clock_reference_source = "rated clock";
   const Check pass = clock_check("s", "c", m);
   EXPECT_EQ(pass.verdict, Verdict::pass) << pass.reason;
+  EXPECT_FALSE(clock_throttled(m));
   EXPECT_EQ(pass.name, "c/clock");
-  EXPECT_EQ(pass.predicted, 1.98e9);
-  EXPECT_EQ(pass.measured, 0.95 * 1.98e9);
-  EXPECT_TRUE(contains(pass.reason, "1980 MHz before, 1881 MHz after")) << pass.reason;
+  EXPECT_DOUBLE_EQ(pass.predicted, 0.75 * 1.98e9);
+  EXPECT_EQ(pass.measured, 1.6e9);
+  EXPECT_TRUE(contains(pass.reason, "1980 MHz before, 1600 MHz after; sustained 1980 MHz"))
+      << pass.reason;
 
-  m.clock_end_hz = 0.85 * 1.98e9;
+  m.clock_end_hz = 1.4e9;  // below 75% of the sustained clock (nvbench's threshold)
   EXPECT_EQ(clock_check("s", "c", m).verdict, Verdict::fail);
-  m.clock_end_hz = 2.1e9;  // boost during the case is fine
+  EXPECT_TRUE(clock_throttled(m));
+  m.clock_start_hz = 1.4e9, m.clock_end_hz = 1.9e9;  // the lower of the two counts
+  EXPECT_EQ(clock_check("s", "c", m).verdict, Verdict::fail);
+  m.clock_start_hz = 1.98e9, m.clock_end_hz = 2.1e9;  // boost during the case is fine
   EXPECT_EQ(clock_check("s", "c", m).verdict, Verdict::pass);
+
+  // NVML's reasons: a power cap is power management, a thermal slowdown is throttling.
+  m.clock_reasons_known = true;
+  m.clock_event_reasons = 0x4;
+  const Check capped = clock_check("s", "c", m);
+  EXPECT_EQ(capped.verdict, Verdict::pass) << capped.reason;
+  EXPECT_TRUE(contains(capped.reason, "NVML clock events: sw_power_cap")) << capped.reason;
+  m.clock_event_reasons = 0x4 | 0x40;
+  EXPECT_EQ(clock_check("s", "c", m).verdict, Verdict::fail);
+  EXPECT_TRUE(clock_throttled(m));
+
+  m = Measurement{};  // no reference clock: not judged
+  m.clock_start_hz = m.clock_end_hz = 1e9;
+  EXPECT_EQ(clock_check("s", "c", m).verdict, Verdict::skip);
+  EXPECT_FALSE(clock_throttled(m));
+}
+
+TEST(Nvml, ReasonNamesAndAbsence) {
+  EXPECT_EQ(clock_event_reason_names(0), std::vector<std::string>{});
+  EXPECT_EQ(clock_event_reason_names(0x44 | (std::uint64_t{1} << 40)),
+            (std::vector<std::string>{"sw_power_cap", "hw_thermal_slowdown", "0x10000000000"}));
+  EXPECT_TRUE(clock_event_is_slowdown(0x8));
+  EXPECT_FALSE(clock_event_is_slowdown(0x1 | 0x2 | 0x4 | 0x10 | 0x100));
+  const Nvml nvml;  // on a machine without the driver: unavailable, saying why, never throwing
+  if (!nvml.available()) {
+    EXPECT_FALSE(nvml.reason().empty());
+  }
+  EXPECT_FALSE(nvml.clocks("not-a-bus-id").has_value());
 }
 
 }  // namespace

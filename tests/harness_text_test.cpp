@@ -51,7 +51,14 @@ TEST(Text, RooflineAndClockReasons) {
   Measurement m;
   m.clock_start_hz = 1980.4e6;
   m.clock_end_hz = 1755.5e6;
-  EXPECT_EQ(clock_check("s", "c", m).reason, "SM clock 1980 MHz before, 1756 MHz after");
+  EXPECT_EQ(clock_check("s", "c", m).reason,
+            "SM clock 1980 MHz before, 1756 MHz after; no sustained clock known: not judged");
+  m.clock_reference_hz = 1755e6;
+  m.clock_reference_source = "NVML applications clock";
+  m.clock_reasons_known = true;
+  EXPECT_EQ(clock_check("s", "c", m).reason,
+            "SM clock 1980 MHz before, 1756 MHz after; sustained 1755 MHz (NVML applications "
+            "clock); NVML clock events: none");
 }
 
 TEST(Text, CompareTable) {

@@ -15,6 +15,7 @@
 #include "kernels/hierarchy.h"
 #include "reference/chase.h"
 #include "suites/bandwidth/bandwidth_suite.h"
+#include "suites/common/parallel.h"
 #include "theory/hierarchy.h"
 
 namespace bb::suites {
@@ -36,7 +37,7 @@ std::uint64_t chase_steps(std::uint64_t lines) {
 // x[i] = i mod 3 in each float4 component: every per-thread total stays an exact small integer.
 std::vector<float> mod3_floats(std::size_t n) {
   std::vector<float> v(n);
-  for (std::size_t i = 0; i < n; ++i) v[i] = static_cast<float>(i % 3);
+  parallel_for(n, [&](std::size_t i) { v[i] = static_cast<float>(i % 3); });
   return v;
 }
 
@@ -57,9 +58,12 @@ class ReadSweepCuda final : public Instance {
     std::vector<double> got(static_cast<std::size_t>(blocks_)), want(got.size(), 0.0);
     out_.download(got.data(), got.size() * sizeof(double));
     const std::size_t chunk = (n16_ + got.size() - 1) / got.size();
-    for (std::size_t i = 0; i < n16_; ++i)
-      want[i / chunk] += passes_ * static_cast<double>(host_[4 * i] + host_[4 * i + 1] +
-                                                       host_[4 * i + 2] + host_[4 * i + 3]);
+    // Each block's chunk on its own thread: sums of small integers, exact in any order.
+    parallel_for(got.size(), [&](std::size_t blk) {
+      for (std::size_t i = blk * chunk; i < std::min(n16_, (blk + 1) * chunk); ++i)
+        want[blk] += passes_ * static_cast<double>(host_[4 * i] + host_[4 * i + 1] +
+                                                   host_[4 * i + 2] + host_[4 * i + 3]);
+    });
     return compare<double, double>(got, want, Tolerance{0, 0});
   }
   void run(gpu_stream s) override {
@@ -84,7 +88,7 @@ class ChaseCuda final : public Instance {
         cycle_(lines, 0x9E3779B97F4A7C15ull + lines),
         next_(lines * 16 * sizeof(std::uint32_t)),
         position_(sizeof(std::uint32_t)) {
-    const std::vector<std::uint32_t> table = reference::chase_table(cycle_, 16);
+    const std::vector<std::uint32_t> table = parallel_chase_table(cycle_, 16);
     next_.upload(table.data(), table.size() * sizeof(std::uint32_t));
   }
   Comparison validate() override {
@@ -167,7 +171,13 @@ class StridedCuda final : public Instance {
     std::vector<double> got(static_cast<std::size_t>(blocks_)), want(got.size(), 0.0);
     out_.download(got.data(), got.size() * sizeof(double));
     const std::size_t grid = got.size() * kThreads;
-    for (std::size_t i = 0; i < accesses_; ++i) want[i % grid / kThreads] += host_[i * stride_];
+    // Access i is read by block (i mod grid) / kThreads: each block's on its own thread (sums of
+    // small integers, exact in any order).
+    parallel_for(got.size(), [&](std::size_t blk) {
+      for (std::size_t base = blk * kThreads; base < accesses_; base += grid)
+        for (std::size_t i = base; i < std::min(accesses_, base + kThreads); ++i)
+          want[blk] += host_[i * stride_];
+    });
     return compare<double, double>(got, want, Tolerance{0, 0});
   }
   void run(gpu_stream s) override {

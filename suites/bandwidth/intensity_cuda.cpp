@@ -19,6 +19,7 @@
 #include "reference/intensity.h"
 #include "reference/random.h"
 #include "suites/bandwidth/bandwidth_suite.h"
+#include "suites/common/parallel.h"
 #include "theory/gemm.h"
 #include "theory/intensity.h"
 
@@ -40,23 +41,6 @@ constexpr std::uint64_t kChainSeed = 5;
 constexpr int kGemmN = 8192;
 constexpr std::size_t kGemmCheckedEntries = 1024;  // the 4 corners and 1020 spread entries
 constexpr std::uint64_t kGemmSeedA = 31, kGemmSeedB = 32, kGemmSeedEntries = 33;
-
-// f(i) for i in [0, n) on the OpenMP threads; the first exception thrown is rethrown here (one
-// escaping a parallel region would terminate the program).
-template <class F>
-void parallel_for(std::size_t n, const F& f) {
-  std::exception_ptr error;
-#pragma omp parallel for schedule(static)
-  for (std::int64_t i = 0; i < static_cast<std::int64_t>(n); ++i) {
-    try {
-      f(static_cast<std::size_t>(i));
-    } catch (...) {
-#pragma omp critical(bb_intensity_parallel_for_error)
-      if (!error) error = std::current_exception();
-    }
-  }
-  if (error) std::rethrow_exception(error);
-}
 
 // ---- The FMA chain ---------------------------------------------------------------------------
 

@@ -1,7 +1,9 @@
 // STREAM kernels on the GPU (copy, mul, add, triad, dot, nstream; fp64 and fp32; 16-byte accesses,
 // plus 4- and 8-byte ones in full runs): grid-stride, one full wave of 256-thread blocks, the three
 // arrays together at least 8x the L2, validated against the CPU reference before they are timed.
+#include <algorithm>
 #include <limits>
+#include <span>
 #include <vector>
 
 #include "harness/gpu.h"
@@ -9,6 +11,7 @@
 #include "reference/random.h"
 #include "reference/stream.h"
 #include "suites/bandwidth/bandwidth_suite.h"
+#include "suites/common/parallel.h"
 #include "suites/suites.h"
 
 namespace bb::suites {
@@ -35,8 +38,9 @@ class StreamCuda final : public Instance {
         partial_(static_cast<std::size_t>(blocks_) * sizeof(double)),
         host_{std::vector<T>(n), std::vector<T>(n), std::vector<T>(n)} {
     for (std::size_t k = 0; k < 3; ++k)
-      for (std::size_t i = 0; i < n_; ++i)
+      parallel_for(n_, [&](std::size_t i) {
         host_[k][i] = static_cast<T>(reference::positive_test_value(k + 1, i));
+      });
   }
 
   Comparison validate() override {
@@ -55,9 +59,7 @@ class StreamCuda final : public Instance {
           kernels::dot_cuda_depth(n_, access_bytes_, sizeof(T), blocks_, kThreads), ref.abs_sum);
       // The total and the first block's partial (against its own grid-stride share).
       const std::vector<double> out = {static_cast<double>(total), partial[0]};
-      long double first = 0;
-      for (std::size_t i = 0; i < n_; ++i)
-        if (owner(i) == 0) first += static_cast<long double>(a[i]) * b[i];
+      const long double first = first_block_dot(a, b);
       const std::vector<double> want = {static_cast<double>(ref.value), static_cast<double>(first)};
       return compare<double, double>(out, want, {atol, 0.0});
     }
@@ -82,13 +84,21 @@ class StreamCuda final : public Instance {
   }
 
  private:
-  // The block whose grid-stride loop reads element i (vector part; the tail goes by thread index).
-  std::size_t owner(std::size_t i) const {
+  // Σ a_i b_i over the elements block 0's grid-stride loop reads, in increasing i: vector v goes
+  // to thread v mod grid (elements v·per … v·per + per − 1), the tail element i to thread
+  // (i − vec_n·per) mod grid. Visits only block 0's 1/blocks of the elements.
+  long double first_block_dot(std::span<const T> a, std::span<const T> b) const {
     const std::size_t per = static_cast<std::size_t>(access_bytes_) / sizeof(T);
     const std::size_t grid = static_cast<std::size_t>(blocks_) * kThreads;
     const std::size_t vec_n = n_ / per;
-    const std::size_t thread = i < vec_n * per ? (i / per) % grid : (i - vec_n * per) % grid;
-    return thread / kThreads;
+    long double first = 0;
+    for (std::size_t v0 = 0; v0 < vec_n; v0 += grid)
+      for (std::size_t v = v0; v < std::min(v0 + kThreads, vec_n); ++v)
+        for (std::size_t i = v * per; i < v * per + per; ++i)
+          first += static_cast<long double>(a[i]) * b[i];
+    for (std::size_t i = vec_n * per; i < n_; ++i)
+      if ((i - vec_n * per) % grid < kThreads) first += static_cast<long double>(a[i]) * b[i];
+    return first;
   }
 
   StreamOp op_;

@@ -10,6 +10,7 @@
 #include "kernels/occupancy.h"
 #include "reference/chase.h"
 #include "reference/occupancy.h"
+#include "suites/common/parallel.h"
 #include "suites/occupancy/occupancy_suite.h"
 #include "suites/suites.h"
 #include "theory/hierarchy.h"
@@ -305,16 +306,20 @@ class StreamRead final : public Instance {
         data_(kLatencyN16 * 16),
         out_(static_cast<std::size_t>(blocks_) * sizeof(float)) {
     std::vector<float> host(kLatencyN16 * 4);
-    for (std::size_t i = 0; i < kLatencyN16; ++i)
+    parallel_for(kLatencyN16, [&](std::size_t i) {
       for (int c = 0; c < 4; ++c)
         host[4 * i + c] = static_cast<float>((i * 2654435761ull >> 30) & 3);
+    });
     data_.upload(host.data(), host.size() * sizeof(float));
     // The reference: each block's sum of the x components its threads read (small integers:
     // exact in fp32 in any order).
     expected_.assign(static_cast<std::size_t>(blocks_), 0.0f);
     const std::size_t stride = static_cast<std::size_t>(blocks_) * kLatencyThreads;
-    for (std::size_t i = 0; i < kLatencyN16; ++i)
-      expected_[(i % stride) / kLatencyThreads] += host[4 * i];
+    parallel_for(expected_.size(), [&](std::size_t blk) {  // element i: block (i mod stride) / T
+      for (std::size_t base = blk * kLatencyThreads; base < kLatencyN16; base += stride)
+        for (std::size_t i = base; i < std::min(kLatencyN16, base + kLatencyThreads); ++i)
+          expected_[blk] += host[4 * i];
+    });
   }
   Comparison validate() override {
     out_.fill_bytes(0xFF);
@@ -379,7 +384,7 @@ class PointerChase final : public Instance {
  public:
   PointerChase() : next_(kChaseWords * sizeof(std::uint32_t)), out_(2 * sizeof(std::uint32_t)) {
     host_ =
-        reference::chase_table(reference::RandomCycle(kChaseWords / 16, 0x9E3779B97F4A7C15ull), 16);
+        parallel_chase_table(reference::RandomCycle(kChaseWords / 16, 0x9E3779B97F4A7C15ull), 16);
     next_.upload(host_.data(), host_.size() * sizeof(std::uint32_t));
   }
   Comparison validate() override {

@@ -9,6 +9,7 @@
 #include "kernels/quant.h"
 #include "reference/quant.h"
 #include "reference/random.h"
+#include "suites/common/parallel.h"
 #include "suites/precision/precision_suite.h"
 
 namespace bb::suites {
@@ -50,11 +51,11 @@ class QuantCuda final : public Instance {
         s_.stochastic ? reference::QuantRounding::stochastic : reference::QuantRounding::nearest,
         7);
     const auto ref_x = reference::dequantize(ref);
-    std::size_t wrong_codes = 0, wrong_values = 0, wrong_params = 0;
-    for (std::size_t i = 0; i < kElements; ++i) {
-      wrong_codes += static_cast<std::int32_t>(q[i]) != ref.q[i];
-      wrong_values += back[i] != static_cast<float>(ref_x[i]);
-    }
+    const std::size_t wrong_codes = parallel_count(
+        kElements, [&](std::size_t i) { return static_cast<std::int32_t>(q[i]) != ref.q[i]; });
+    const std::size_t wrong_values = parallel_count(
+        kElements, [&](std::size_t i) { return back[i] != static_cast<float>(ref_x[i]); });
+    std::size_t wrong_params = 0;
     for (std::size_t g = 0; g < params.size(); ++g)
       wrong_params += params[g].scale != ref.groups[g].scale ||
                       params[g].zero_point != ref.groups[g].zero_point;
