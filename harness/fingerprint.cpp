@@ -17,8 +17,10 @@ std::string cache_key(int level, const std::string& type) {
                                       : "");
 }
 
-// MemTotal rounded to whole GiB: the kernel's reservations move it by MiBs between boots.
-int memory_gib(double bytes) { return static_cast<int>(std::lround(bytes / (1u << 30))); }
+// MemTotal rounded up to whole GiB: the kernel reserves a few % of the installed memory and moves
+// that by MiBs between boots, so rounding up names the installed size (23.54 -> 24 here) far from
+// a boundary, where rounding to nearest could flip at x.5.
+int memory_gib(double bytes) { return static_cast<int>(std::ceil(bytes / (1u << 30))); }
 
 json gpu_fields(const json& d, const json& status) {
   json g = {{"name", d.value("name", "")},
