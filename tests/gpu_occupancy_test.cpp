@@ -88,7 +88,7 @@ TEST_F(GpuKernels, BankConflictSumsMatchReferenceBitExactly) {
   }
 }
 
-TEST_F(GpuKernels, SpillVariantsMatchReferenceAndOnlyTheCappedOneSpills) {
+TEST_F(GpuKernels, SpillVariantsMatchTheReference) {
   for (auto v : {kernels::SpillVariant::uncapped, kernels::SpillVariant::capped}) {
     const Comparison c = run_float(
         2, kernels::kSpillThreads,
@@ -96,6 +96,14 @@ TEST_F(GpuKernels, SpillVariantsMatchReferenceAndOnlyTheCappedOneSpills) {
         [&](int i) { return reference::spill_thread(i, 5); });
     EXPECT_TRUE(c.ok()) << c.describe();
   }
+}
+
+TEST_F(GpuKernels, OnlyTheCappedSpillVariantSpills) {
+  // GPGPU-Sim reads the kernels' resources from ptxas's report but not its "N bytes stack frame":
+  // it gives every kernel localSizeBytes 0 (ptxas reports 280 bytes for the capped variant).
+  if (status_.devices.at(0).simulated)
+    GTEST_SKIP() << "cannot run under the simulator: it reports no local memory "
+                    "(cudaFuncAttributes::localSizeBytes is 0 for every kernel)";
   EXPECT_GT(kernels::spill_attributes(kernels::SpillVariant::capped).local_bytes, 0u);
   EXPECT_EQ(kernels::spill_attributes(kernels::SpillVariant::uncapped).local_bytes, 0u);
 }
