@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The test command: set up, configure, build everything (CUDA code must compile and link wherever
 # the toolkit is installed, GPU or not), and run every test with ctest: unit tests, CLI tests, GPU
-# tests (they skip, with the reason, without a GPU) and a validated `run --quick` smoke test.
+# tests (they skip, with the reason, without a GPU) and a validated `run --quick` smoke test. With
+# the toolkit, the GPU tests then run on the CPU under GPGPU-Sim (ci/gpusim.sh, ctest label gpusim;
+# the simulator is built once per machine, ~7 min on 2 cores); BOUNDBENCH_GPUSIM=0 leaves them out.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash ci/setup.sh
@@ -18,3 +20,6 @@ cmake --build --preset "$preset" -j"$(nproc)"
 # JUnit XML for CI systems that show test results (GitHub, GitLab, Jenkins).
 ctest --preset "$preset" -j"$(nproc)" --output-junit "$PWD/build/$preset/junit.xml" \
   ${BOUNDBENCH_CTEST_ARGS:-}
+if [[ $preset == ci && ${BOUNDBENCH_GPUSIM:-1} != 0 ]]; then
+  ctest --preset gpusim --output-junit "$PWD/build/$preset/junit-gpusim.xml"
+fi

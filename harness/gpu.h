@@ -35,6 +35,9 @@ struct GpuDevice {
   int registers_per_sm = 0;
   int max_threads_per_sm = 0;
   int max_blocks_per_sm = 0;
+  // A functional simulator (GPGPU-Sim names its device "GPGPU-Sim_v…"): kernels compute real
+  // results, thousands of times slower, and its event times and clocks are no measurements.
+  bool simulated = false;
 
   // Theoretical peaks (theory/peaks.h); the FLOP/s arrays are indexed by theory::Precision and stay
   // zero when the architecture is not in the table.
@@ -47,6 +50,9 @@ struct GpuDevice {
   // The larger of the CUDA-core and tensor-core peaks for that precision.
   double peak_flop_per_s(theory::Precision p) const;
 };
+
+// Whether a device of this name is a simulator rather than a GPU (GPGPU-Sim: "GPGPU-Sim_v4.2.0").
+bool is_simulator_name(const std::string& name);
 
 // Fills the theoretical peaks of `d` from its clocks, SM count and the architecture table.
 void fill_gpu_peaks(GpuDevice& d);

@@ -63,6 +63,7 @@ GpuDevice describe_device(int index) {
   d.registers_per_sm = p.regsPerMultiprocessor;
   d.max_threads_per_sm = p.maxThreadsPerMultiProcessor;
   d.max_blocks_per_sm = p.maxBlocksPerMultiProcessor;
+  d.simulated = is_simulator_name(d.name);
   fill_gpu_peaks(d);
   return d;
 }

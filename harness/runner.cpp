@@ -83,6 +83,15 @@ void run_one(benchmark::State& st, RunState& rs, const SelectedCase& sel) {
     if (!cmp.ok()) {
       rec.error = "validation failed: " + cmp.describe();
       st.SkipWithError(rec.error.c_str());
+    } else if (gpu && gpu->simulated) {
+      // A simulator (GPGPU-Sim) computes real results, so the case is validated; its times are
+      // no measurements (events give 0), so none is taken or reported.
+      const std::string why = "simulated device (" + gpu->name +
+                              "): validated against the reference; timings are not measurements";
+      rec.skipped = true;
+      rec.error = "skipped: " + why;
+      rec.checks.push_back(skipped({suite, name + "/measure", "the case is timed on a GPU"}, why));
+      st.SkipWithError(rec.error.c_str());
     } else {
       for (auto _ : st) {
         const StoppingRule rule =

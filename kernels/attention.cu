@@ -79,6 +79,13 @@ __global__ void softmax_rows(const float* s, T* p, std::size_t n, bool causal) {
 }
 
 template <class T>
+void launch_softmax(const AttentionDims& s, const float* scores, T* probs, cudaStream_t stream) {
+  softmax_rows<T><<<static_cast<unsigned>(s.batch * s.heads * s.n), 256, 0, stream>>>(
+      scores, probs, s.n, s.causal);
+  check_launch("softmax_rows");
+}
+
+template <class T>
 void naive(const AttentionDims& s, const T* q, const T* k, const T* v, float* scores, T* probs,
            float* o, CublasHandle& handle, cudaStream_t stream) {
   const auto group = static_cast<long long>(s.heads / s.kv_heads);
@@ -95,9 +102,7 @@ void naive(const AttentionDims& s, const T* q, const T* k, const T* v, float* sc
           static_cast<int>(d), rows * d, &zero, scores, CUDA_R_32F, static_cast<int>(n), rows * n,
           batches, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
       "cublasGemmStridedBatchedEx (S = Q K^T)");
-  softmax_rows<T><<<static_cast<unsigned>(s.batch * s.heads * s.n), 256, 0, stream>>>(
-      scores, probs, s.n, s.causal);
-  check_launch("softmax_rows");
+  launch_softmax(s, scores, probs, stream);
   // Row-major O (rows × d) = P·V is column-major Oᵀ = Vᵀ·Pᵀ: A = Vᵀ stored d×n, B = Pᵀ n×rows.
   check_cublas(
       cublasGemmStridedBatchedEx(
@@ -505,6 +510,12 @@ struct Naive {
              scores, static_cast<T*>(probs), o, h, st);
   }
 };
+template <class T>
+struct Softmax {
+  void operator()(const AttentionDims& s, const float* scores, void* probs, cudaStream_t st) const {
+    launch_softmax(s, scores, static_cast<T*>(probs), st);
+  }
+};
 // The head dimensions the fused and decode kernels are compiled for: `launch` is called with
 // std::integral_constant<int, d>.
 template <class Launch>
@@ -560,6 +571,12 @@ void attention_naive_cuda(AttentionDtype t, const AttentionDims& s, const void* 
                           CUstream_st* stream) {
   check_dims(s);
   by_type<Naive>(t, s, q, k, v, scores, probs, o, handle, stream);
+}
+
+void attention_softmax_cuda(AttentionDtype t, const AttentionDims& s, const float* scores,
+                            void* probs, CUstream_st* stream) {
+  check_dims(s);
+  by_type<Softmax>(t, s, scores, probs, stream);
 }
 
 bool attention_fused_supported(std::size_t d) { return d == 64 || d == 128; }

@@ -38,6 +38,9 @@ void attention_naive_cuda(AttentionDtype t, const reference::AttentionDims& s, c
                           CublasHandle& handle, CUstream_st* stream);
 // Its n×n matrices: S in fp32 and P (2 bytes) beside it, O in fp32: 6·B·H·n² bytes.
 inline constexpr theory::NaiveAttentionLayout kCudaNaiveLayout{4, 2, 4, false};
+// The naive path's softmax kernel alone (no cuBLAS): `scores` → `probs` as above.
+void attention_softmax_cuda(AttentionDtype t, const reference::AttentionDims& s,
+                            const float* scores, void* probs, CUstream_st* stream);
 
 // Fused, IO-aware: one block per kFusedBlockRows = 64 query rows of one head; Q, K, V tiles in
 // shared memory, Q·Kᵀ and P·V on tensor cores (WMMA 16×16×16, fp32 accumulation), the online

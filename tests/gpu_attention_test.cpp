@@ -1,10 +1,14 @@
 // GPU tests of the attention kernels on small shapes: naive (cuBLAS + softmax), fused (tensor
 // cores, online softmax) and decode against the fp64 reference of the same rounded inputs, every
 // output row checked; MHA, GQA, causal, ragged n, d = 64 and 128, bf16 and fp16; NaN propagation.
-// Skip without a usable GPU.
+// Skip without a usable GPU; under a simulator, skip (saying why) what it cannot run: cuBLAS (the
+// naive path) and bf16 WMMA (fused bf16).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <string>
 #include <vector>
 
 #include "base/cuda_check.h"
@@ -13,6 +17,8 @@
 #include "kernels/intensity.h"
 #include "reference/attention.h"
 #include "reference/formats.h"
+#include "reference/random.h"
+#include "tests/gpu_test_support.h"
 
 namespace bb {
 namespace {
@@ -77,42 +83,118 @@ std::vector<float> run(bool naive, AttentionDtype t, const AttentionDims& s, con
   return out;
 }
 
-TEST_F(GpuAttention, NaiveAndFusedMatchTheReferenceOnEveryRow) {
+// Why a path cannot run under a simulator ("" where it can): cuBLAS's kernels are SASS only, and
+// GPGPU-Sim does not implement bf16 WMMA.
+std::string simulator_gap(bool naive, AttentionDtype t) {
+  if (!gpu_test::simulated()) return "";
+  if (naive) return gpu_test::kNoCublas;
+  if (t == AttentionDtype::bf16) return "cannot run under the simulator: bf16 WMMA not implemented";
+  return "";
+}
+
+// Every output row of every shape against the fp64 reference of the same rounded inputs.
+void expect_every_row(bool naive, AttentionDtype t) {
   const AttentionDims shapes[] = {{1, 2, 2, 64, 64, false},
                                   {2, 4, 1, 200, 128, true},
                                   {1, 8, 2, 130, 64, true},
                                   {1, 1, 1, 1, 128, false},
-                                  {1, 2, 2, 513, 128, false}};
-  for (auto t : {AttentionDtype::bf16, AttentionDtype::fp16})
-    for (const auto& s : shapes) {
-      const Tensor q(t, s.q_elements(), 1), k(t, s.kv_elements(), 2), v(t, s.kv_elements(), 3);
-      for (bool naive : {true, false}) {
-        const auto o = run(naive, t, s, q, k, v);
-        std::vector<double> ref(s.d);
-        for (std::size_t b = 0; b < s.batch; ++b)
-          for (std::size_t h = 0; h < s.heads; ++h)
-            for (std::size_t i = 0; i < s.n; ++i) {
-              reference::attention_row_fp64(s, q.values.data(), k.values.data(), v.values.data(), b,
-                                            h, i, ref.data());
-              for (std::size_t c = 0; c < s.d; ++c)
-                ASSERT_NEAR(o[s.q_row(b, h, i) + c], ref[c], tol(t) * (1 + std::fabs(ref[c])))
-                    << (naive ? "naive" : "fused") << " n=" << s.n << " d=" << s.d << " b" << b
-                    << " h" << h << " row " << i << " col " << c;
-            }
-      }
-    }
+                                  {1, 2, 2, gpu_test::bulk(513, 129), 128, false}};  // ragged
+  for (const auto& s : shapes) {
+    const Tensor q(t, s.q_elements(), 1), k(t, s.kv_elements(), 2), v(t, s.kv_elements(), 3);
+    const auto o = run(naive, t, s, q, k, v);
+    std::vector<double> ref(s.d);
+    for (std::size_t b = 0; b < s.batch; ++b)
+      for (std::size_t h = 0; h < s.heads; ++h)
+        for (std::size_t i = 0; i < s.n; ++i) {
+          reference::attention_row_fp64(s, q.values.data(), k.values.data(), v.values.data(), b, h,
+                                        i, ref.data());
+          for (std::size_t c = 0; c < s.d; ++c)
+            ASSERT_NEAR(o[s.q_row(b, h, i) + c], ref[c], tol(t) * (1 + std::fabs(ref[c])))
+                << (naive ? "naive" : "fused") << " n=" << s.n << " d=" << s.d << " b" << b << " h"
+                << h << " row " << i << " col " << c;
+        }
+  }
 }
 
+TEST_F(GpuAttention, NaiveMatchesTheReferenceOnEveryRow) {
+  if (const std::string gap = simulator_gap(true, AttentionDtype::fp16); !gap.empty())
+    GTEST_SKIP() << gap;
+  for (auto t : {AttentionDtype::bf16, AttentionDtype::fp16}) expect_every_row(true, t);
+}
+
+TEST_F(GpuAttention, FusedFp16MatchesTheReferenceOnEveryRow) {
+  expect_every_row(false, AttentionDtype::fp16);
+}
+
+TEST_F(GpuAttention, FusedBf16MatchesTheReferenceOnEveryRow) {
+  if (const std::string gap = simulator_gap(false, AttentionDtype::bf16); !gap.empty())
+    GTEST_SKIP() << gap;
+  expect_every_row(false, AttentionDtype::bf16);
+}
+
+// NaN in one key: every row that sees it (causal: rows >= 40) is NaN, no other row is. Each path
+// and type that can run here (a simulator: fused fp16); the rest are named in the test's output.
 TEST_F(GpuAttention, NanPropagatesAsInTheReference) {
   const AttentionDims s{1, 1, 1, 100, 64, true};
-  const auto t = AttentionDtype::bf16;
-  Tensor q(t, s.q_elements(), 1), k(t, s.kv_elements(), 2), v(t, s.kv_elements(), 3);
-  k.set(t, s.kv_row(0, 0, 40) + 3, std::nanf(""));  // rows >= 40 see it
-  for (bool naive : {true, false}) {
-    const auto o = run(naive, t, s, q, k, v);
-    for (std::size_t i = 0; i < s.n; ++i)
-      EXPECT_EQ(std::isnan(o[s.q_row(0, 0, i)]), i >= 40)
-          << (naive ? "naive" : "fused") << " row " << i;
+  int ran = 0;
+  for (auto t : {AttentionDtype::bf16, AttentionDtype::fp16}) {
+    Tensor q(t, s.q_elements(), 1), k(t, s.kv_elements(), 2), v(t, s.kv_elements(), 3);
+    k.set(t, s.kv_row(0, 0, 40) + 3, std::nanf(""));  // rows >= 40 see it
+    for (bool naive : {true, false}) {
+      if (const std::string gap = simulator_gap(naive, t); !gap.empty()) {
+        std::printf("not run: %s %s: %s\n", naive ? "naive" : "fused",
+                    t == AttentionDtype::bf16 ? "bf16" : "fp16", gap.c_str());
+        continue;
+      }
+      const auto o = run(naive, t, s, q, k, v);
+      ++ran;
+      for (std::size_t i = 0; i < s.n; ++i)
+        EXPECT_EQ(std::isnan(o[s.q_row(0, 0, i)]), i >= 40)
+            << (naive ? "naive" : "fused") << " row " << i;
+    }
+  }
+  EXPECT_GT(ran, 0);
+}
+
+// The naive path's softmax kernel alone (no cuBLAS, so it runs under a simulator too): each row of
+// P against the fp64 softmax of the same fp32 scores, within the output type's rounding (unit
+// roundoff: 2^-8 bf16, 2^-11 fp16, relative) plus fp32's; masked entries exactly 0. Rows of 1, 130
+// (causal) and 300 keys (more than the block's 256 threads); every fifth row offset by +80, where
+// exp would overflow without the max subtracted.
+TEST_F(GpuAttention, SoftmaxRowsMatchTheReference) {
+  const AttentionDims shapes[] = {
+      {1, 1, 1, 1, 64, false}, {1, 3, 1, 130, 64, true}, {1, 2, 1, 300, 64, false}};
+  for (auto t : {AttentionDtype::bf16, AttentionDtype::fp16}) {
+    const auto& f = theory::format_spec(t == AttentionDtype::bf16 ? theory::Format::bf16
+                                                                  : theory::Format::fp16);
+    const double rel = (t == AttentionDtype::bf16 ? 0x1p-8 : 0x1p-11) + 1e-6;
+    for (const auto& s : shapes) {
+      const std::size_t rows = s.batch * s.heads * s.n, count = rows * s.n;
+      std::vector<float> scores(count);
+      for (std::size_t i = 0; i < count; ++i)
+        scores[i] = static_cast<float>(6 * (reference::uniform01(7, i) - 0.5) +
+                                       (i / s.n % 5 == 0 ? 80 : 0));
+      DeviceBuffer d_scores(count * 4), d_probs(count * 2);
+      d_scores.upload(scores.data(), count * 4);
+      d_probs.fill_bytes(0xFF);
+      kernels::attention_softmax_cuda(t, s, d_scores.as<float>(), d_probs.get(), nullptr);
+      std::vector<std::uint16_t> codes(count);
+      d_probs.download(codes.data(), count * 2);
+      for (std::size_t r = 0; r < rows; ++r) {
+        const std::size_t keys = s.causal ? r % s.n + 1 : s.n;
+        const float* row = scores.data() + r * s.n;
+        double m = -INFINITY, l = 0;
+        for (std::size_t j = 0; j < keys; ++j) m = std::max(m, static_cast<double>(row[j]));
+        for (std::size_t j = 0; j < keys; ++j) l += std::exp(row[j] - m);
+        for (std::size_t j = 0; j < s.n; ++j) {
+          const double want = j < keys ? std::exp(row[j] - m) / l : 0.0;
+          const double got = reference::decode(f, codes[r * s.n + j]);
+          ASSERT_NEAR(got, want, rel * want + 0x1p-25)
+              << f.name << " n=" << s.n << (s.causal ? " causal" : "") << " row " << r << " key "
+              << j;
+        }
+      }
+    }
   }
 }
 
@@ -120,7 +202,7 @@ TEST_F(GpuAttention, DecodeMatchesTheReference) {
   for (auto t : {AttentionDtype::bf16, AttentionDtype::fp16})
     for (std::size_t d : {64, 128}) {
       // One query per (batch, head) against n cached positions: the last row of a full sequence.
-      const AttentionDims s{2, 8, 2, 1000, d, false};
+      const AttentionDims s{2, 8, 2, gpu_test::bulk(1000, 301), d, false};
       const Tensor q(t, s.batch * s.heads * d, 1), k(t, s.kv_elements(), 2),
           v(t, s.kv_elements(), 3);
       DeviceBuffer o(s.batch * s.heads * d * 4);

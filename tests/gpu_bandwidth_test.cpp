@@ -8,6 +8,7 @@
 #include "harness/gpu.h"
 #include "kernels/hierarchy.h"
 #include "reference/chase.h"
+#include "tests/gpu_test_support.h"
 
 namespace bb {
 namespace {
@@ -28,7 +29,8 @@ std::vector<float> small_ints(std::size_t n) {
 }
 
 TEST_F(GpuHierarchyTest, ReadSumsEachBlocksChunkPassesTimes) {
-  for (std::size_t n16 : {std::size_t{1}, std::size_t{1000}, std::size_t{1} << 20}) {
+  const std::size_t bulk = gpu_test::bulk(std::size_t{1} << 20, std::size_t{1} << 14);
+  for (std::size_t n16 : {std::size_t{1}, std::size_t{1000}, bulk}) {
     for (int blocks : {1, 7, 132}) {
       const std::vector<float> x = small_ints(4 * n16);
       DeviceBuffer dx(16 * n16), dout(static_cast<std::size_t>(blocks) * 8);

@@ -1,7 +1,7 @@
 // GPU tests of the GEMM precision matrix (kernels/gemm_precision.h): every mode this device
 // supports, at small odd-shaped sizes, within its bound of the exact product of the same rounded
 // inputs (reference/gemm.h), output poisoned with NaN first; unsupported modes must say why.
-// Skip without a GPU.
+// Skip without a GPU, and under a simulator (cuBLASLt's kernels are SASS only).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -15,6 +15,7 @@
 #include "harness/gpu.h"
 #include "kernels/gemm_precision.h"
 #include "reference/gemm.h"
+#include "tests/gpu_test_support.h"
 
 namespace bb {
 namespace {
@@ -24,6 +25,7 @@ class GpuGemm : public ::testing::Test {
   void SetUp() override {
     const GpuStatus st = query_gpus();
     if (!st.usable) GTEST_SKIP() << "no usable GPU: " << st.reason;
+    if (st.devices.at(0).simulated) GTEST_SKIP() << gpu_test::kNoCublas << " (cuBLASLt)";
     set_current_gpu(st.devices.at(0));
   }
 };

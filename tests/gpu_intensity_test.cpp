@@ -13,6 +13,7 @@
 #include "kernels/intensity.h"
 #include "reference/intensity.h"
 #include "reference/random.h"
+#include "tests/gpu_test_support.h"
 
 namespace bb {
 namespace {
@@ -86,8 +87,8 @@ TEST_F(GpuIntensity, FmaChainMatchesReferenceBitExactly) {
   for (const ChainType& t : kChainTypes) {
     const bool paired = t.type == FmaType::fp16 || t.type == FmaType::bf16;
     const std::size_t m = paired ? 2 : 1;
-    for (std::size_t count :
-         {std::size_t{1}, std::size_t{7}, std::size_t{4 * 3 * 64 * 2 + 5}, std::size_t{100003}})
+    for (std::size_t count : {std::size_t{1}, std::size_t{7}, std::size_t{4 * 3 * 64 * 2 + 5},
+                              gpu_test::bulk(100003, (std::size_t{1} << 14) + 3)})
       for (int k : {0, 1, 33})
         for (const Shape& s : shapes) {
           const Comparison c = run_chain(t, count * m, k, s.blocks, s.threads);
@@ -188,6 +189,7 @@ Comparison run_gemm(const GemmType& t, int n, kernels::CublasHandle& cublas) {
 }
 
 TEST_F(GpuIntensity, GemmWithinItsErrorBoundEveryPrecision) {
+  if (gpu().simulated) GTEST_SKIP() << gpu_test::kNoCublas;
   kernels::CublasHandle cublas;
   for (const GemmType& t : kGemmTypes)
     for (int n : {256, 97}) {
@@ -198,6 +200,7 @@ TEST_F(GpuIntensity, GemmWithinItsErrorBoundEveryPrecision) {
 }
 
 TEST_F(GpuIntensity, GemmRejectsBadArguments) {
+  if (gpu().simulated) GTEST_SKIP() << gpu_test::kNoCublas << " (cublasCreate fails)";
   kernels::CublasHandle cublas;
   DeviceBuffer m(64);
   EXPECT_THROW(

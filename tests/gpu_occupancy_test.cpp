@@ -10,6 +10,7 @@
 #include "harness/gpu.h"
 #include "kernels/occupancy.h"
 #include "reference/occupancy.h"
+#include "tests/gpu_test_support.h"
 #include "theory/occupancy.h"
 
 namespace bb {
@@ -18,6 +19,11 @@ namespace {
 TEST(GpuOccupancy, TableMatchesTheDevice) {
   const GpuStatus status = query_gpus();
   if (!status.usable) GTEST_SKIP() << "no usable GPU: " << status.reason;
+  // GPGPU-Sim's "RTX 3070" is a model, not the device: 32 blocks per SM where sm_86 has 16, and no
+  // opt-in or reserved shared memory reported. The table is NVIDIA's; only a GPU can confirm it.
+  if (status.devices.at(0).simulated)
+    GTEST_SKIP() << "cannot run under the simulator: its limits are GPGPU-Sim's configuration, not "
+                    "a GPU's (32 blocks/SM in its sm_86 model; the table and NVIDIA say 16)";
   cudaDeviceProp p{};
   ASSERT_EQ(cudaGetDeviceProperties(&p, 0), cudaSuccess);
   const theory::SmLimits* sm = theory::find_sm_limits(p.major, p.minor);
@@ -43,7 +49,8 @@ class GpuKernels : public ::testing::Test {
   GpuStatus status_;
 };
 
-// Runs a float kernel on a NaN-poisoned buffer and compares each thread with its lane's reference.
+// Runs a float kernel on a NaN-poisoned buffer and compares each thread with its reference, given
+// the thread's global index (lane-only kernels take its low 5 bits).
 template <class Launch, class Reference>
 Comparison run_float(int blocks, int threads, Launch launch, Reference reference) {
   const std::size_t n = static_cast<std::size_t>(blocks) * threads;
@@ -53,7 +60,7 @@ Comparison run_float(int blocks, int threads, Launch launch, Reference reference
   EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
   std::vector<float> out(n), ref(n);
   buf.download(out.data(), n * sizeof(float));
-  for (std::size_t i = 0; i < n; ++i) ref[i] = reference(static_cast<int>(i & 31));
+  for (std::size_t i = 0; i < n; ++i) ref[i] = reference(static_cast<int>(i));
   return compare<float, float>(out, ref, Tolerance{0, 0});
 }
 
@@ -64,7 +71,7 @@ TEST_F(GpuKernels, DivergenceMatchesReferenceBitExactly) {
         [&](float* out, int b, int t) {
           kernels::divergence_launch(out, paths, 100, b, t, nullptr);
         },
-        [&](int lane) { return reference::divergence_lane(lane, paths, 100); });
+        [&](int i) { return reference::divergence_lane(i & 31, paths, 100); });
     EXPECT_TRUE(c.ok()) << "paths=" << paths << ": " << c.describe();
   }
 }
@@ -76,12 +83,12 @@ TEST_F(GpuKernels, BankConflictSumsMatchReferenceBitExactly) {
         [&](float* out, int b, int t) {
           kernels::bank_conflict_launch(out, stride, 400, b, t, nullptr);
         },
-        [&](int lane) { return reference::bank_lane(lane, stride, 400); });
+        [&](int i) { return reference::bank_lane(i & 31, stride, 400); });
     EXPECT_TRUE(c.ok()) << "stride=" << stride << ": " << c.describe();
   }
 }
 
-TEST_F(GpuKernels, SpillVariantsMatchReferenceAndOnlyTheCappedOneSpills) {
+TEST_F(GpuKernels, SpillVariantsMatchTheReference) {
   for (auto v : {kernels::SpillVariant::uncapped, kernels::SpillVariant::capped}) {
     const Comparison c = run_float(
         2, kernels::kSpillThreads,
@@ -89,6 +96,14 @@ TEST_F(GpuKernels, SpillVariantsMatchReferenceAndOnlyTheCappedOneSpills) {
         [&](int i) { return reference::spill_thread(i, 5); });
     EXPECT_TRUE(c.ok()) << c.describe();
   }
+}
+
+TEST_F(GpuKernels, OnlyTheCappedSpillVariantSpills) {
+  // GPGPU-Sim reads the kernels' resources from ptxas's report but not its "N bytes stack frame":
+  // it gives every kernel localSizeBytes 0 (ptxas reports 280 bytes for the capped variant).
+  if (status_.devices.at(0).simulated)
+    GTEST_SKIP() << "cannot run under the simulator: it reports no local memory "
+                    "(cudaFuncAttributes::localSizeBytes is 0 for every kernel)";
   EXPECT_GT(kernels::spill_attributes(kernels::SpillVariant::capped).local_bytes, 0u);
   EXPECT_EQ(kernels::spill_attributes(kernels::SpillVariant::uncapped).local_bytes, 0u);
 }

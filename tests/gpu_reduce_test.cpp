@@ -11,6 +11,7 @@
 #include "kernels/reduce.h"
 #include "reference/summation.h"
 #include "suites/precision/precision_suite.h"
+#include "tests/gpu_test_support.h"
 #include "theory/summation.h"
 
 namespace bb {
@@ -40,7 +41,9 @@ std::pair<float, float> gpu_sums(const std::vector<float>& x) {
 }
 
 TEST_F(GpuReduce, IntegerDataSumExactly) {
-  for (std::size_t n : {4ul, 1020ul, 1024ul, 4100ul, 262144ul, 1000004ul, 1ul << 22}) {
+  // The largest puts more than 4 values in each lane (past 2^20: the non-tree path).
+  for (std::size_t n : {4ul, 1020ul, 1024ul, 4100ul, 262144ul, 1000004ul,
+                        gpu_test::bulk(1ul << 22, (1ul << 20) + 4096)}) {
     std::vector<float> x(n);
     double exact = 0;
     for (std::size_t i = 0; i < n; ++i) {
@@ -54,7 +57,7 @@ TEST_F(GpuReduce, IntegerDataSumExactly) {
 }
 
 TEST_F(GpuReduce, RandomSignDataWithinBounds) {
-  for (std::size_t n : {256ul, 65536ul, 1ul << 20, 1ul << 24}) {
+  for (std::size_t n : {256ul, 65536ul, 1ul << 20, gpu_test::bulk(1ul << 24, 1ul << 21)}) {
     const std::vector<float> x = suites::summation_data(3, n);
     const reference::ExactSum e = reference::exact_sum<float>(x);
     const double abs_sum = static_cast<double>(e.abs_sum), exact = static_cast<double>(e.sum);

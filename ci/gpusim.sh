@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# The GPU tests, run functionally under GPGPU-Sim on the CPU (no GPU needed): builds the simulator
+# (../shared/gpusim/build.sh with the patches ci/gpusim/*.patch; cached outside the clone),
+# builds gpu_test for sm_80 with the shared CUDA runtime (build/gpusim), runs every GPU test (one
+# process per test suite, 2 at a time) and prints test -> PASS / FAIL / cannot run (why). Exit 1
+# if any test FAILs, 2 when the simulator or the build cannot be made, 77 (SKIP) without a CUDA
+# toolkit or the simulator's sources.
+#
+#   bash ci/gpusim.sh [GTEST_FILTER]
+#
+# GPUSIM_DIR: the simulator's sources (default ../shared/gpusim, read-only is fine); GPUSIM_CACHE:
+# where its builds go (default /var/cache/gpusim when writable, else ~/.cache/gpusim);
+# GPUSIM_JOBS: tests at once (2); GPUSIM_TIMEOUT_S: per test (600).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD
+filter=${1:-*}
+sim_dir=${GPUSIM_DIR:-$root/../shared/gpusim}
+cuda=${CUDA_HOME:-/usr/local/cuda}
+if [[ ! -x $cuda/bin/nvcc ]]; then
+  echo "gpusim: SKIP: no CUDA toolkit at $cuda (set CUDA_HOME): nothing to simulate"
+  exit 77
+fi
+if [[ ! -f $sim_dir/build.sh ]]; then
+  echo "gpusim: SKIP: no simulator sources at $sim_dir (set GPUSIM_DIR)"
+  exit 77
+fi
+if [[ -z ${GPUSIM_CACHE:-} ]]; then
+  GPUSIM_CACHE=/var/cache/gpusim
+  mkdir -p "$GPUSIM_CACHE" 2>/dev/null || true
+  [[ -w $GPUSIM_CACHE ]] || GPUSIM_CACHE=$HOME/.cache/gpusim
+fi
+export GPUSIM_CACHE CUDA_HOME=$cuda
+
+# 1. The simulator: built once per (sources, patches), ~7 min on 2 cores.
+t0=$SECONDS
+env_file=$(bash "$sim_dir/build.sh" "$root"/ci/gpusim/*.patch | tail -1)
+[[ -f $env_file ]] || { echo "gpusim: the simulator build gave no env file" >&2; exit 2; }
+echo "gpusim: simulator $(dirname "$env_file") ($((SECONDS - t0)) s)"
+
+# 2. gpu_test for a target the simulator runs: sm_80 (SASS + PTX), the shared CUDA runtime (the
+# simulator replaces libcudart.so), warnings as errors as in the ci preset.
+t0=$SECONDS
+build=build/gpusim
+cmake -S . -B "$build" -DBOUNDBENCH_CUDA=ON -DCMAKE_BUILD_TYPE=Release \
+  -DCMAKE_CUDA_ARCHITECTURES=80 -DCMAKE_CUDA_RUNTIME_LIBRARY=Shared \
+  -DCMAKE_COMPILE_WARNING_AS_ERROR=ON >"$build.configure.log" 2>&1 ||
+  { tail -30 "$build.configure.log" >&2; exit 2; }
+cmake --build "$build" -j"$(nproc)" --target gpu_test >"$build.build.log" 2>&1 ||
+  { grep -E 'error|Error' "$build.build.log" | head -30 >&2; exit 2; }
+echo "gpusim: built $build/tests/gpu_test ($((SECONDS - t0)) s)"
+
+# 3. The tests, listed with the real runtime (no device needed), run with the simulator's.
+binary=$root/$build/tests/gpu_test
+tests=$("$binary" --gtest_list_tests --gtest_filter="$filter" |
+  awk '/^[^ ]/ {suite = $1} /^  / {print suite $1}')
+# shellcheck disable=SC1090
+source "$env_file"
+exec python3 "$root/ci/gpusim_run.py" --binary "$binary" --config "$GPUSIM_CONFIG_DIR" \
+  --work "$root/$build/run" --jobs "${GPUSIM_JOBS:-2}" --timeout "${GPUSIM_TIMEOUT_S:-600}" \
+  $tests
