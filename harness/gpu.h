@@ -22,7 +22,7 @@ using gpu_stream = CUstream_st*;
 struct GpuDevice {
   int index = 0;
   std::string name;
-  std::string uuid;  // "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx", as nvidia-smi prints it
+  std::string uuid;        // "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx", as nvidia-smi prints it
   std::string pci_bus_id;  // "domain:bus:device.0" in hex, e.g. "0:1b:0.0" (NVML finds it by that)
   int cc_major = 0, cc_minor = 0;
   int sm_count = 0;

@@ -80,8 +80,8 @@ TEST_F(GpuBlockQuant, BitExactOnTiesEdgesAndRandomData) {
     expect_bit_exact(spec, testdata::edge_blocks(5));
     // Not a multiple of a warp's 128 elements: the last warp runs partly idle.
     expect_bit_exact(spec, suites::block_quant_data(32 * 1000 + 32));
-    expect_bit_exact(spec, suites::block_quant_data(gpu_test::bulk(std::size_t{1} << 22,
-                                                                   std::size_t{1} << 16)));
+    expect_bit_exact(
+        spec, suites::block_quant_data(gpu_test::bulk(std::size_t{1} << 22, std::size_t{1} << 16)));
   }
 }
 

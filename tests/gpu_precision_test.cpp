@@ -67,9 +67,9 @@ TEST_F(GpuPrecisionTest, DeviceConversionsAgreeAroundTheirBoundaries) {
         const std::uint64_t first = start + offset;
         const ConvertSweepResult r = sweep(c, first, count);
         EXPECT_EQ(r.checked, count);
-        EXPECT_EQ(r.mismatches, 0u) << static_cast<int>(c) << " from 0x" << std::hex << first
-                                    << ": first 0x" << r.first_input << " ref 0x"
-                                    << r.reference_code << " device 0x" << r.device_code;
+        EXPECT_EQ(r.mismatches, 0u)
+            << static_cast<int>(c) << " from 0x" << std::hex << first << ": first 0x"
+            << r.first_input << " ref 0x" << r.reference_code << " device 0x" << r.device_code;
       }
 }
 

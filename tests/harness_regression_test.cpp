@@ -368,7 +368,7 @@ TEST(CompareFromSamples, OldFileWithoutFingerprintIsNoted) {
       {"cpu_model", "AMD EPYC"},
       {"logical_cpus", 2},
       {"physical_cores", 2},
-      {"memory_bytes", 24.2 * (1u << 30)},
+      {"memory_bytes", 23.6 * (1u << 30)},
       {"caches",
        {{{"level", 1}, {"type", "Data"}, {"size_bytes", 48 << 10}},
         {{"level", 3}, {"type", "Unified"}, {"size_bytes", 32 << 20}}}}};
