@@ -21,11 +21,12 @@ cmake --build --preset "$preset" -j"$(nproc)"
 ctest --preset "$preset" -j"$(nproc)" --output-junit "$PWD/build/$preset/junit.xml" \
   ${BOUNDBENCH_CTEST_ARGS:-}
 # By default the simulated families measured to finish within CI's budget (~3 min here): the
-# conversion sweeps and int8 quant ran past 10 min each at today's sizes, and block quant
-# and the occupancy kernels have not been timed end to end yet; BOUNDBENCH_GPUSIM_FILTER='*' runs
-# every test (as `bash ci/gpusim.sh` does).
+# conversion sweeps and int8 quant ran past 10 min each at today's sizes, and block quant's
+# bit-exact test FAILs there (dequantized values 0 with the right codes: kernel or simulator, not
+# yet known); BOUNDBENCH_GPUSIM_FILTER='*' runs every test (as `bash ci/gpusim.sh` does).
 ci_families='GpuAbsent.*:GpuTest.*:GpuHierarchyTest.*:GpuIntensity.*:FmaChainCudaArguments.*'
-ci_families+=':GpuAttention*:ConvertSweepArguments.*:GpuQuantArguments.*:GpuReduce.*'
+ci_families+=':GpuAttention*:ConvertSweepArguments.*:GpuQuantArguments.*:GpuReduce.*:GpuKernels.*'
+ci_families+=':GpuOccupancy.*:GpuBlockQuant.CountsNonFiniteInputs'
 if [[ $preset == ci && ${BOUNDBENCH_GPUSIM:-1} != 0 ]]; then
   GPUSIM_FILTER=${BOUNDBENCH_GPUSIM_FILTER:-$ci_families} \
     ctest --preset gpusim --output-junit "$PWD/build/$preset/junit-gpusim.xml"
