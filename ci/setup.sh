@@ -12,6 +12,7 @@ packages=(
   nlohmann-json3-dev               # results files
   libcli11-dev                     # command line
   libfmt-dev                       # text formatting (printf's conversions, type-checked)
+  libboost-dev                     # Boost.Math: Student's t (compare's run-level noise)
   python3 python3-jsonschema python3-scipy  # results validation; compare.py needs scipy
   python3-venv                     # build/oracle-venv: ml_dtypes from PyPI (format oracle test)
   python3-matplotlib               # boundbench report: plots

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <limits>
 
+#include <boost/math/distributions/students_t.hpp>
+
 #include "harness/stats.h"
 
 namespace bb {
@@ -97,10 +99,51 @@ double median_in_place(std::vector<double>& v) {
 
 double log_se(const RatioInterval& r, double z) { return std::log(r.high / r.low) / (2 * z); }
 
+// q-quantile of v by linear interpolation between order statistics (v is reordered).
+double quantile_in_place(std::vector<double>& v, double q) {
+  const double at = q * static_cast<double>(v.size() - 1);
+  const auto i = static_cast<std::size_t>(at);
+  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(i), v.end());
+  const double lower = v[i];
+  if (i + 1 >= v.size()) return lower;
+  const double upper = *std::min_element(v.begin() + static_cast<std::ptrdiff_t>(i) + 1, v.end());
+  return lower + (at - static_cast<double>(i)) * (upper - lower);
+}
+
+// The t quantile, and the normal's for ν = ∞.
+double t_quantile(double p, double dof) {
+  if (std::isinf(dof)) return normal_quantile(p);
+  return boost::math::quantile(boost::math::students_t(dof), p);
+}
+
+// P(T ≥ x), T ~ Student's t with ν = dof (normal for ∞).
+double t_upper_tail(double x, double dof) {
+  if (std::isinf(dof)) return upper_tail(x);
+  return boost::math::cdf(boost::math::complement(boost::math::students_t(dof), x));
+}
+
+// t(0.95; ν)/t(0.75; ν): the tail weight of |T| that `run_level_noise` matches; falls as ν grows.
+double tail_ratio(double dof) { return t_quantile(0.95, dof) / t_quantile(0.75, dof); }
+
+// The ν whose tail ratio is R (bisection in log ν): ∞ at or below the normal's, kMinRunNoiseDof
+// at or beyond that ν's.
+double dof_for_tail_ratio(double R) {
+  constexpr double kMaxDof = 1e6;
+  if (!(R > tail_ratio(kMaxDof))) return std::numeric_limits<double>::infinity();
+  if (R >= tail_ratio(kMinRunNoiseDof)) return kMinRunNoiseDof;
+  double lo = std::log(kMinRunNoiseDof), hi = std::log(kMaxDof);
+  for (int i = 0; i < 60; ++i) {
+    const double mid = 0.5 * (lo + hi);
+    (tail_ratio(std::exp(mid)) > R ? lo : hi) = mid;
+  }
+  return std::exp(0.5 * (lo + hi));
+}
+
 }  // namespace
 
-double run_level_noise(std::span<const RatioInterval> cases, double confidence) {
-  if (cases.size() < kMinCasesForRunNoise) return 0;
+RunNoise run_level_noise(std::span<const RatioInterval> cases, double confidence) {
+  RunNoise noise;
+  if (cases.size() < kMinCasesForRunNoise) return noise;
   const double z = normal_quantile(0.5 + 0.5 * confidence);
   std::vector<double> logs, se2;
   for (const auto& c : cases) {
@@ -110,22 +153,46 @@ double run_level_noise(std::span<const RatioInterval> cases, double confidence) 
   std::vector<double> dev = logs;
   const double center = median_in_place(logs);
   for (double& x : dev) x = std::fabs(x - center);
-  const double s = 1.4826 * median_in_place(dev);
-  return std::sqrt(std::max(0.0, s * s - median_in_place(se2)));
+  const double q90 = quantile_in_place(dev, 0.9);
+  const double q50 = median_in_place(dev);
+  if (!(q50 > 0)) return noise;
+  noise.dof = dof_for_tail_ratio(q90 / q50);
+  const double s = q50 / t_quantile(0.75, noise.dof);
+  noise.scale = std::sqrt(std::max(0.0, s * s - median_in_place(se2)));
+  return noise;
 }
 
-RatioInterval widened(const RatioInterval& r, double s_b, double threshold, double confidence) {
-  if (s_b <= 0) return r;
+RatioInterval widened(const RatioInterval& r, const RunNoise& noise, double threshold,
+                      double confidence) {
+  if (noise.scale <= 0) return r;
   const double z = normal_quantile(0.5 + 0.5 * confidence);
+  const double q = t_quantile(0.5 + 0.5 * confidence, noise.dof);
   const double center = std::log(r.ratio);
   const double below = center - std::log(r.low), above = std::log(r.high) - center;
   RatioInterval w = r;
-  w.low = std::exp(center - std::hypot(below, z * s_b));
-  w.high = std::exp(center + std::hypot(above, z * s_b));
-  const double se = std::hypot(log_se(r, z), s_b);
-  w.p_slower = upper_tail((center - std::log1p(threshold)) / se);
-  w.p_faster = threshold < 1 ? upper_tail((std::log1p(-threshold) - center) / se) : 1.0;
+  w.low = std::exp(center - std::hypot(below, q * noise.scale));
+  w.high = std::exp(center + std::hypot(above, q * noise.scale));
+  const double se = std::hypot(log_se(r, z), noise.scale);
+  w.p_slower = t_upper_tail((center - std::log1p(threshold)) / se, noise.dof);
+  w.p_faster =
+      threshold < 1 ? t_upper_tail((std::log1p(-threshold) - center) / se, noise.dof) : 1.0;
   return w;
+}
+
+MedianChange median_change(std::span<const RatioInterval> cases, double confidence) {
+  MedianChange m;
+  std::vector<double> logs;
+  for (const auto& c : cases) logs.push_back(std::log(c.ratio));
+  m.cases = logs.size();
+  if (logs.empty()) return m;
+  std::sort(logs.begin(), logs.end());
+  const MedianRanks ranks = median_interval_ranks(logs.size(), confidence);
+  m.ratio = std::exp(median_in_place(logs));
+  std::sort(logs.begin(), logs.end());
+  m.low = std::exp(logs[ranks.low - 1]);
+  m.high = std::exp(logs[ranks.high - 1]);
+  m.coverage = ranks.coverage;
+  return m;
 }
 
 std::vector<double> benjamini_hochberg(std::span<const double> p) {

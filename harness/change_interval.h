@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <limits>
 #include <span>
 #include <vector>
 
@@ -33,19 +34,39 @@ RatioInterval ratio_interval(std::span<const double> base_s, std::span<const dou
 
 // Run-level noise: on a shared machine a whole run is slowed by whatever else ran meanwhile, by a
 // different amount per case, which no single run's samples show. Estimated from the cases
-// themselves, as Efron's empirical null (Large-Scale Simultaneous Hypothesis Testing, JASA 2004):
-// the robust spread (1.4826·MAD) s of the cases' log ratios, less what their own intervals explain,
-// s_b² = max(0, s² − median(se²)), se = log(high/low) / (2·z). A regression that moves every case
-// alike leaves s small; runs that scatter widely make s_b large. 0 with fewer than
+// themselves, as Efron's empirical null (Large-Scale Simultaneous Hypothesis Testing, JASA 2004),
+// with the null's tails measured too: two honest full runs of a 2-vCPU VM moved 26% of their cases
+// by more than ±25% while the middle half moved by < 7% (results/compare_bench), far heavier
+// tails than a normal's. The deviations d = |log r − median log r| of the cases' ratios give the
+// tail weight R = q90(d)/q50(d); a normal has R = z(0.95)/z(0.75) = 2.44; heavier tails are
+// Student's t with the ν whose t(0.95; ν)/t(0.75; ν) = R (quantile matching; the t as a robust
+// error model: Lange, Little & Taylor, JASA 1989), scale s = q50(d)/t(0.75; ν) (1.4826·MAD when
+// normal). Less what the cases' own intervals explain: s_b² = max(0, s² − median(se²)),
+// se = log(high/low) / (2·z). A change that moves every case alike leaves s small; runs that
+// scatter widely make s_b large and their tails make ν small. Scale 0 with fewer than
 // kMinCasesForRunNoise cases.
 inline constexpr std::size_t kMinCasesForRunNoise = 10;
-double run_level_noise(std::span<const RatioInterval> cases, double confidence = 0.95);
+inline constexpr double kMinRunNoiseDof = 0.3;  // ν is not fitted below: tails this heavy or more
+struct RunNoise {
+  double scale = 0;                                        // s_b, log units
+  double dof = std::numeric_limits<double>::infinity();  // ν; infinity: normal tails
+};
+RunNoise run_level_noise(std::span<const RatioInterval> cases, double confidence = 0.95);
 
-// `r` with the run-level noise `s_b` (log units) added in quadrature to each side of its interval,
-// and its threshold p-values from that normal approximation, se_total = sqrt(se² + s_b²).
-// Unchanged when s_b = 0.
-RatioInterval widened(const RatioInterval& r, double s_b, double threshold,
+// `r` with the run-level noise added to each side of its interval in quadrature (s_b times the t
+// quantile), and its threshold p-values from Student's t with the noise's ν,
+// se_total = sqrt(se² + s_b²). Unchanged when s_b = 0.
+RatioInterval widened(const RatioInterval& r, const RunNoise& noise, double threshold,
                       double confidence = 0.95);
+
+// The median of the cases' log ratios, exponentiated, with its order-statistics interval
+// (stats.h median_interval_ranks): how the run moved as a whole. Cases share the machine's state,
+// so this is the machine's drift as much as the code's.
+struct MedianChange {
+  double ratio = 1, low = 1, high = 1, coverage = 0;
+  std::size_t cases = 0;
+};
+MedianChange median_change(std::span<const RatioInterval> cases, double confidence = 0.95);
 
 // Benjamini–Hochberg adjusted p-values (Benjamini & Hochberg 1995): q_(i) = min over j ≥ i of
 // p_(j)·m/j, capped at 1; rejecting every q_i ≤ α holds the false discovery rate at α. NaN p-values

@@ -359,19 +359,30 @@ RunComparison compare_runs(const json& base, const json& next, const CompareOpti
   std::vector<RatioInterval> sampled;
   for (std::size_t i = 0; i < r.cases.size(); ++i)
     if (!std::isnan(p[i])) sampled.push_back(intervals[i]);
-  r.run_noise = run_level_noise(sampled, 1 - opts.alpha);
-  if (r.run_noise > 0) {
+  const RunNoise noise = run_level_noise(sampled, 1 - opts.alpha);
+  r.run_noise = noise.scale;
+  r.run_noise_dof = noise.dof;
+  if (noise.scale > 0) {
     for (std::size_t i = 0; i < r.cases.size(); ++i) {
       if (std::isnan(p[i])) continue;
-      const RatioInterval w = widened(intervals[i], r.run_noise, opts.threshold, 1 - opts.alpha);
+      const RatioInterval w = widened(intervals[i], noise, opts.threshold, 1 - opts.alpha);
       r.cases[i].change_low = w.low - 1;
       r.cases[i].change_high = w.high - 1;
       p[i] = std::min(1.0, 2 * std::min(w.p_slower, w.p_faster));
     }
     r.notes.push_back(fmt::format(
-        "run-level noise: the cases' changes scatter by {:.1f}% (robust SD) beyond their own "
-        "intervals; each interval is widened by it (a busy or drifting machine)",
-        100 * std::expm1(r.run_noise)));
+        "run-level noise: the cases' changes scatter by {:.1f}% (robust scale; {}) beyond their "
+        "own intervals; each interval is widened by it (a busy or drifting machine)",
+        100 * std::expm1(noise.scale),
+        std::isinf(noise.dof) ? std::string("normal tails")
+                              : fmt::format("tails of Student's t, nu = {:.2g}", noise.dof)));
+  }
+  if (sampled.size() >= kMinCasesForRunNoise) {
+    const MedianChange m = median_change(sampled, 1 - opts.alpha);
+    r.notes.push_back(fmt::format(
+        "the run as a whole: median change {:+.1f}% [{:+.1f}%, {:+.1f}%] ({:.1f}%) over {} cases "
+        "(the machine's drift as much as the code's; not a verdict)",
+        100 * (m.ratio - 1), 100 * (m.low - 1), 100 * (m.high - 1), 100 * m.coverage, m.cases));
   }
   const std::vector<double> q = benjamini_hochberg(p);
   for (std::size_t i = 0; i < r.cases.size(); ++i)

@@ -61,8 +61,9 @@ struct RunComparison {
   std::vector<std::string> machine_differences;  // fingerprint fields that differ (cross-device)
   std::vector<std::string> notes;
   // The cases' scatter beyond their own intervals (log units; change_interval.h), added to each
-  // interval; 0 when none or too few cases.
-  double run_noise = 0;  // what the comparison could not hold to: missing fingerprint, …
+  // interval; 0 when none or too few cases. Its tails: Student's t with this ν (∞: normal).
+  double run_noise = 0;
+  double run_noise_dof = std::numeric_limits<double>::infinity();
   // Worse first: → FAIL, → BELOW-EXPECTATION, → INCONCLUSIVE, then the rest. Only a check that
   // turned FAIL is a regression; one too noisy to judge (INCONCLUSIVE) or a finding is not.
   std::vector<CheckChange> check_changes;

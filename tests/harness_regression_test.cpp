@@ -304,15 +304,80 @@ TEST(CompareFromSamples, RunLevelNoiseWidensIntervals) {
   }
   const RunComparison c = compare_runs(sampled_run(base), sampled_run(next), {});
   EXPECT_NEAR(c.run_noise, 0.3, 0.1);
+  EXPECT_GT(c.run_noise_dof, 4);  // normal scatter is not taken for heavy tails
   EXPECT_LE(count_verdict(c, "SLOWER") + count_verdict(c, "FASTER"), 5);
-  ASSERT_FALSE(c.notes.empty());
-  EXPECT_NE(c.notes.back().find("run-level noise"), std::string::npos);
+  ASSERT_EQ(c.notes.size(), 2u);
+  EXPECT_NE(c.notes[0].find("run-level noise"), std::string::npos);
+  EXPECT_NE(c.notes[1].find("the run as a whole: median change"), std::string::npos);
   int tight_calls = 0;  // the same cases judged on their own samples alone
   for (std::size_t i = 0; i < base.size(); ++i) {
     const RatioInterval r = ratio_interval(base[i].second, next[i].second, 0.05);
     tight_calls += r.low > 1.05 || r.high < 0.95;
   }
   EXPECT_GT(tight_calls, 50);
+}
+
+TEST(CompareFromSamples, HeavyTailedRunNoiseRaisesNoAlarm) {
+  // Two honest runs of a shared VM (results/compare_bench): the middle half of the cases moved by
+  // < 7%, a quarter by more than ±25%, a few by 2–10×. Modelled as a Cauchy factor of scale 5%
+  // per case, each run's own samples tight (1%). A normal null fitted to the middle calls the
+  // tails; the t null fitted to middle and tail does not.
+  std::mt19937_64 rng(29);
+  std::cauchy_distribution<double> drift(0, 0.05);
+  std::vector<std::pair<std::string, std::vector<double>>> base, next;
+  for (int i = 0; i < 223; ++i) {
+    base.push_back({case_name(i), draw(rng, 1e-3, 0.01, 20)});
+    next.push_back({case_name(i), draw(rng, 1e-3 * std::exp(drift(rng)), 0.01, 20)});
+  }
+  const RunComparison c = compare_runs(sampled_run(base), sampled_run(next), {});
+  EXPECT_LT(c.run_noise_dof, 3);
+  EXPECT_EQ(count_verdict(c, "SLOWER") + count_verdict(c, "FASTER"), 0);
+  EXPECT_FALSE(c.regressed());
+  // The same scale with normal tails: the alarms this test guards against.
+  std::vector<RatioInterval> own;
+  for (std::size_t i = 0; i < base.size(); ++i)
+    own.push_back(ratio_interval(base[i].second, next[i].second, 0.05));
+  std::vector<double> p;
+  for (const auto& r : own) {
+    const RatioInterval w = widened(r, RunNoise{c.run_noise}, 0.05);
+    p.push_back(std::min(1.0, 2 * std::min(w.p_slower, w.p_faster)));
+  }
+  int normal_calls = 0;
+  for (double q : benjamini_hochberg(p)) normal_calls += q <= 0.05;
+  EXPECT_GT(normal_calls, 10);
+  // Every timing ×1.2 on top of the first run: the runs then differ alike, and are called.
+  std::vector<std::pair<std::string, std::vector<double>>> slower;
+  for (const auto& [name, s] : base) slower.push_back({name, times(s, 1.2)});
+  const RunComparison w = compare_runs(sampled_run(base), sampled_run(slower), {});
+  EXPECT_EQ(count_verdict(w, "SLOWER"), 223);
+}
+
+TEST(CompareFromSamples, NormalRunNoiseKeepsNormalTails) {
+  std::mt19937_64 rng(31);
+  std::normal_distribution<double> load(0, 0.2);
+  std::vector<RatioInterval> cases;
+  for (int i = 0; i < 400; ++i) {
+    const auto x = draw(rng, 1e-3, 0.01, 20);
+    cases.push_back(ratio_interval(x, times(x, std::exp(load(rng))), 0.05));
+  }
+  const RunNoise n = run_level_noise(cases);
+  EXPECT_NEAR(n.scale, 0.2, 0.04);
+  EXPECT_GT(n.dof, 8);  // a normal's tail ratio, up to sampling: ν large or infinite
+}
+
+TEST(CompareFromSamples, MedianChangeOfTheRun) {
+  std::mt19937_64 rng(37);
+  std::vector<RatioInterval> cases;
+  for (int i = 0; i < 101; ++i) {
+    const auto x = draw(rng, 1e-3, 0.02, 10);
+    cases.push_back(ratio_interval(x, times(x, 1.2), 0.05));
+  }
+  const MedianChange m = median_change(cases);
+  EXPECT_EQ(m.cases, 101u);
+  EXPECT_NEAR(m.ratio, 1.2, 1e-9);
+  EXPECT_LE(m.low, 1.2 + 1e-9);
+  EXPECT_GE(m.high, 1.2 - 1e-9);
+  EXPECT_GE(m.coverage, 0.95);
 }
 
 TEST(CompareFromSamples, ParamsDifferIsNotComparable) {
