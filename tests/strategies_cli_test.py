@@ -8,36 +8,20 @@ Usage: strategies_cli_test.py BOUNDBENCH [unittest args...]  (one ctest test per
 """
 import json
 import os
-import shutil
-import subprocess
 import sys
 import tempfile
 import unittest
 
-BOUNDBENCH = None
-SRC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
-MPIRUN = shutil.which("mpirun")
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import mpi_cli  # noqa: E402
+from mpi_cli import bb, needs_mpi  # noqa: E402
+
 # Short steps (a synthetic rate 10x the default) keep the runs to seconds.
 FAST = ["--synthetic-rate", "1e10", "--samples", "3", "--micro-batches", "4",
         "--accumulation", "1", "--accumulation", "4"]
 
-
-def mpirun(np, *args, timeout=300, mpmd=None):
-    cmd = [MPIRUN, "--oversubscribe"]
-    if os.geteuid() == 0:
-        cmd.append("--allow-run-as-root")
-    cmd += ["-np", str(np), BOUNDBENCH, "strategies", *args]
-    if mpmd:
-        cmd += [":", "-np", "1", BOUNDBENCH, "strategies", *mpmd]
-    return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
-
-
-def bb(*args, timeout=300):
-    return subprocess.run([BOUNDBENCH, *args], capture_output=True, text=True, timeout=timeout)
-
-
-def needs_mpi(test):
-    return unittest.skipUnless(MPIRUN, "mpirun not found (install openmpi-bin: ci/setup.sh)")(test)
+def mpirun(np, *args, **kwargs):
+    return mpi_cli.mpirun("strategies", np, *args, **kwargs)
 
 
 def error_lines(r):
@@ -55,9 +39,7 @@ class MpiRuns(unittest.TestCase):
             # what must hold everywhere is asserted below.
             r = mpirun(2, "--quick", "--no-fail", *FAST, "--out", out)
             self.assertEqual(r.returncode, 0, r.stdout[-3000:] + r.stderr[-3000:])
-            v = subprocess.run([sys.executable, os.path.join(SRC, "ci", "validate_results.py"), out,
-                                "--require-complete", "--min-benchmarks", "1"],
-                               capture_output=True, text=True)
+            v = mpi_cli.validate(out)
             self.assertEqual(v.returncode, 0, v.stdout + v.stderr)
             doc = json.load(open(out))
             cases = {b["case"]: b for b in doc["benchmarks"]}
@@ -163,5 +145,4 @@ class Reliability(unittest.TestCase):
 
 
 if __name__ == "__main__":
-    BOUNDBENCH = os.path.abspath(sys.argv.pop(1))
-    unittest.main()
+    mpi_cli.main()
