@@ -65,6 +65,23 @@ TEST(RouterLoads, UniformAndZipf) {
   EXPECT_EQ(z, (std::vector<int>{61, 31, 21, 15}));
 }
 
+TEST(ProportionalSplit, SumsToTheTotal) {
+  EXPECT_EQ(proportional_split(64, {1, 1, 0.5}), (std::vector<int>{26, 25, 13}));
+  EXPECT_EQ(proportional_split(3, {1, 1, 1, 1}), (std::vector<int>{1, 1, 1, 0}));
+  EXPECT_THROW(proportional_split(3, {0, 0}), std::invalid_argument);
+}
+
+TEST(ScalingRanks, PowersOfTwoThenTheWorld) {
+  EXPECT_EQ(scaling_ranks(1), (std::vector<int>{1}));
+  EXPECT_EQ(scaling_ranks(4), (std::vector<int>{1, 2, 4}));
+  EXPECT_EQ(scaling_ranks(6), (std::vector<int>{1, 2, 4, 6}));
+}
+
+TEST(WithRows, ShareOfTheWorkInRows) {
+  const auto layer = transformer_layer(1, 64, 128, 1).all();
+  EXPECT_DOUBLE_EQ(forward_flop(with_rows(layer, 16)), forward_flop(layer) / 4);
+}
+
 TEST(CheckOptions, RefusesWhatCannotRun) {
   Options o;
   settle_defaults(o);

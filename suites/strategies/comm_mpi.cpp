@@ -19,7 +19,9 @@ std::vector<int> offsets(const std::vector<int>& counts) {
 
 class MpiComm final : public StepComm {
  public:
-  explicit MpiComm(kernels::MpiWorld& world) : world_(world), group_(world, world.size()) {}
+  // Collective over the world: its first `ranks` processes (member() false on the others).
+  MpiComm(kernels::MpiWorld& world, int ranks) : world_(world), group_(world, ranks) {}
+  bool member() const { return group_.member(); }
 
   int rank() const override { return group_.rank(); }
   std::string description() const override {
@@ -42,6 +44,13 @@ class MpiComm final : public StepComm {
                       offsets(recv_counts));
   }
 
+  std::unique_ptr<StepComm> first_ranks(int ranks) override {
+    auto group = std::make_unique<MpiComm>(world_, ranks);
+    if (!group->member()) return nullptr;
+    return group;
+  }
+  void meet_everyone() override { world_.meet(); }
+
   int group_ranks() const override { return group_.size(); }
   void barrier() override { group_.barrier(); }
   double max_over_group(double v) override { return group_.max(v); }
@@ -62,7 +71,7 @@ class MpiComm final : public StepComm {
 std::unique_ptr<StepComm> make_mpi_comm(lockstep::Processes& processes) {
   kernels::MpiWorld* world = collectives::mpi_world(processes);
   if (!world) throw std::runtime_error("the MPI engine needs MPI's processes (--engine mpi)");
-  return std::make_unique<MpiComm>(*world);
+  return std::make_unique<MpiComm>(*world, world->size());
 }
 
 }  // namespace bb::strategies

@@ -28,6 +28,13 @@ class StepComm : public lockstep::Engine {
   // Collective: counts[r] floats to and from rank r, packed in rank order.
   virtual void all_to_all(const float* send, const std::vector<int>& send_counts, float* recv,
                           const std::vector<int>& recv_counts) = 0;
+  // Collective over every process of the run (not only this group): the first `ranks` of them as
+  // an engine of their own, for the weak-scaling sweep; null on the others, which sit it out.
+  // The default throws std::runtime_error (an engine without sub-groups).
+  virtual std::unique_ptr<StepComm> first_ranks(int ranks);
+  // Collective over every process of the run: all meet, those with nothing to do waiting without
+  // holding a core. The default throws std::runtime_error.
+  virtual void meet_everyone();
   // Not used by the strategies' own loop (each step is timed as a whole): one barrier each.
   lockstep::LocalTimes time_here(int iterations) override;
 };

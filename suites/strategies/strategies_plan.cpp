@@ -77,23 +77,40 @@ const char* schedule_name(PipelineSchedule s) {
   return s == PipelineSchedule::gpipe ? "gpipe" : "1f1b";
 }
 
-std::vector<int> router_loads(int tokens, int top_k, int experts, bool skewed) {
-  const int total = tokens * top_k;
-  std::vector<int> loads(static_cast<std::size_t>(experts), 0);
-  std::vector<double> share(loads.size());
-  for (std::size_t j = 0; j < share.size(); ++j) share[j] = skewed ? 1.0 / double(j + 1) : 1.0;
-  const double sum = std::accumulate(share.begin(), share.end(), 0.0);
+std::vector<int> proportional_split(int total, const std::vector<double>& weights) {
+  const double sum = std::accumulate(weights.begin(), weights.end(), 0.0);
+  if (!(sum > 0)) throw std::invalid_argument("proportional_split: no weight");
+  std::vector<int> parts(weights.size(), 0);
   std::vector<std::pair<double, std::size_t>> remainders;
   int given = 0;
-  for (std::size_t j = 0; j < loads.size(); ++j) {
-    const double exact = total * share[j] / sum;
-    loads[j] = static_cast<int>(std::floor(exact));
-    given += loads[j];
-    remainders.push_back({-(exact - loads[j]), j});  // largest first, then the lower index
+  for (std::size_t j = 0; j < parts.size(); ++j) {
+    const double exact = total * weights[j] / sum;
+    parts[j] = static_cast<int>(std::floor(exact));
+    given += parts[j];
+    remainders.push_back({-(exact - parts[j]), j});  // largest first, then the lower index
   }
   std::sort(remainders.begin(), remainders.end());
-  for (std::size_t r = 0; given < total; ++r, ++given) ++loads[remainders[r].second];
-  return loads;
+  for (std::size_t r = 0; given < total; ++r, ++given) ++parts[remainders[r].second];
+  return parts;
+}
+
+std::vector<int> router_loads(int tokens, int top_k, int experts, bool skewed) {
+  std::vector<double> share(static_cast<std::size_t>(experts));
+  for (std::size_t j = 0; j < share.size(); ++j) share[j] = skewed ? 1.0 / double(j + 1) : 1.0;
+  return proportional_split(tokens * top_k, share);
+}
+
+std::vector<int> scaling_ranks(int world) {
+  std::vector<int> counts;
+  for (int n = 1; n < world; n *= 2) counts.push_back(n);
+  counts.push_back(world);
+  return counts;
+}
+
+std::vector<GemmShape> with_rows(const std::vector<GemmShape>& gemms, int rows) {
+  std::vector<GemmShape> part = gemms;
+  for (GemmShape& g : part) g.m = rows;
+  return part;
 }
 
 std::vector<std::string> strategy_list(const Options& o) {

@@ -32,6 +32,17 @@ LayerBlocks transformer_layer(int batch, int sequence, int hidden, int tp_degree
 // An expert's MLP (h→4h→h) on `tokens` tokens; none for 0 tokens.
 std::vector<GemmShape> expert_mlp(int tokens, int hidden);
 
+// `gemms` with every m (the rows: the micro-batch's b·s tokens) set to `rows`: that share of the
+// work (a backward split into pieces, a pipeline chunk).
+std::vector<GemmShape> with_rows(const std::vector<GemmShape>& gemms, int rows);
+
+// `total` split in proportion to `weights` (≥ 0, not all 0), rounded by largest remainder (on a
+// tie the lower index first): the parts sum to `total`.
+std::vector<int> proportional_split(int total, const std::vector<double>& weights);
+
+// The weak-scaling sweep's rank counts: 1, 2, 4, … below the world's, then the world's.
+std::vector<int> scaling_ranks(int world);
+
 // One stage's operations in a pipeline step, in order.
 struct PipelineOp {
   bool forward = true;

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <stdexcept>
 
+#include "harness/change_interval.h"
 #include "harness/checks.h"
 #include "harness/stats.h"
 #include "suites/strategies/strategies_plan.h"
@@ -291,55 +292,113 @@ std::vector<CaseResult> run_pipeline(StepContext& c) {
   return out;
 }
 
-std::vector<CaseResult> run_data_parallel(StepContext& c) {
+namespace {
+
+// One data-parallel case on the context's group: `accumulation` micro-steps, then the bucketed
+// all-reduce of the gradients; held against N_acc·t_micro + the bucketed all-reduce at the
+// group's size (the context's link, measured on that group).
+CaseResult data_parallel_case(StepContext& c, int accumulation) {
   const Options& o = c.o;
   const int ranks = c.comm.group_ranks();
   const auto layer = transformer_layer(o.batch, o.sequence, o.hidden, 1).all();
   const auto parameters = static_cast<std::size_t>(o.parameters);
   const auto bucket = std::max<std::size_t>(1, static_cast<std::size_t>(o.bucket_bytes / 4));
   std::vector<float> gradients(parameters, 1.0f);
-  std::vector<CaseResult> out;
-  for (int accumulation : o.accumulation) {
-    CaseResult r;
-    r.strategy = "data";
-    r.name = "data/n" + std::to_string(ranks) + "/acc" + std::to_string(accumulation) +
-             compute_suffix(o);
-    std::vector<StepSample> samples;
-    c.guarded(r.name + " on " + std::to_string(ranks) + " ranks", r.name, [&] {
-      samples = run_steps(c.comm, o.warmup, o.samples, [&] {
-        double compute_s = 0;
-        for (int a = 0; a < accumulation; ++a)
-          compute_s += c.compute.forward(layer) + c.compute.backward(layer);
-        const double start = now_s();
-        for (std::size_t first = 0; first < parameters; first += bucket)
-          c.comm.all_reduce_sum(gradients.data() + first, std::min(bucket, parameters - first));
-        return std::vector<double>{compute_s, now_s() - start};
-      });
+  CaseResult r;
+  r.strategy = "data";
+  r.name =
+      "data/n" + std::to_string(ranks) + "/acc" + std::to_string(accumulation) + compute_suffix(o);
+  std::vector<StepSample> samples;
+  c.guarded(r.name + " on " + std::to_string(ranks) + " ranks", r.name, [&] {
+    samples = run_steps(c.comm, o.warmup, o.samples, [&] {
+      double compute_s = 0;
+      for (int a = 0; a < accumulation; ++a)
+        compute_s += c.compute.forward(layer) + c.compute.backward(layer);
+      const double start = now_s();
+      for (std::size_t first = 0; first < parameters; first += bucket)
+        c.comm.all_reduce_sum(gradients.data() + first, std::min(bucket, parameters - first));
+      return std::vector<double>{compute_s, now_s() - start};
     });
-    r.step_s = step_times(samples);
-    const double micro_s = median(column(samples, true, 0, 1.0 / accumulation));
-    const double all_reduce_s = theory::bucketed_all_reduce_s(
-        o.parameters, 4, o.bucket_bytes, ranks, c.all_reduce.alpha_s, c.all_reduce.beta_s_per_byte);
-    r.predicted_step_s = theory::data_parallel_step_s(accumulation, micro_s, all_reduce_s);
-    const double global = theory::global_batch(o.batch, ranks, accumulation);
-    r.flop = 3 * forward_flop(layer) * accumulation * ranks;
-    r.bytes = o.parameters * 4 * ranks;
-    r.params = {{"ranks", ranks},
-                {"accumulation", accumulation},
-                {"parameters", o.parameters},
-                {"bucket_bytes", o.bucket_bytes},
-                {"per_device_batch", o.batch},
-                {"global_batch", global},
-                {"compute", o.compute}};
-    r.observations = {{"micro_step_s", micro_s},
-                      {"all_reduce_s", median(column(samples, true, 1))},
-                      {"predicted_all_reduce_s", all_reduce_s},
-                      {"samples_per_s", global / median(r.step_s)},
-                      {"predicted_step_s", r.predicted_step_s}};
-    r.checks.push_back(step_check(
-        c, r, "t_step = N_acc*t_micro + bucketed ring all-reduce(P) (alpha, beta this run)"));
-    judge_premise(c, r);
-    out.push_back(std::move(r));
+  });
+  r.step_s = step_times(samples);
+  const double micro_s = median(column(samples, true, 0, 1.0 / accumulation));
+  const double all_reduce_s = theory::bucketed_all_reduce_s(
+      o.parameters, 4, o.bucket_bytes, ranks, c.all_reduce.alpha_s, c.all_reduce.beta_s_per_byte);
+  r.predicted_step_s = theory::data_parallel_step_s(accumulation, micro_s, all_reduce_s);
+  const double global = theory::global_batch(o.batch, ranks, accumulation);
+  r.flop = 3 * forward_flop(layer) * accumulation * ranks;
+  r.bytes = o.parameters * 4 * ranks;
+  r.params = {{"ranks", ranks},
+              {"accumulation", accumulation},
+              {"parameters", o.parameters},
+              {"bucket_bytes", o.bucket_bytes},
+              {"per_device_batch", o.batch},
+              {"global_batch", global},
+              {"compute", o.compute}};
+  r.observations = {{"micro_step_s", micro_s},
+                    {"all_reduce_s", median(column(samples, true, 1))},
+                    {"predicted_all_reduce_s", all_reduce_s},
+                    {"link_alpha_s", c.all_reduce.alpha_s},
+                    {"link_bytes_per_s",
+                     c.all_reduce.beta_s_per_byte > 0 ? 1 / c.all_reduce.beta_s_per_byte : 0.0},
+                    {"samples_per_s", global / median(r.step_s)},
+                    {"predicted_step_s", r.predicted_step_s}};
+  r.checks.push_back(step_check(
+      c, r, "t_step = N_acc*t_micro + bucketed ring all-reduce(P) (alpha, beta this run)"));
+  judge_premise(c, r);
+  return r;
+}
+
+// Weak scaling (the per-rank batch fixed): efficiency E(N) = samples/s at N ranks over N ×
+// samples/s at one rank = t_step(1)/t_step(N), its interval from both cases' samples
+// (Hodges–Lehmann ratio, harness/change_interval.h). An expectation: E ≥ the model's,
+// N_acc·t_micro(1) / (N_acc·t_micro(1)
+// + t_all-reduce(P) at N), less the band: what a machine that gives each rank the single rank's
+// compute reaches; below it is a finding (ranks sharing cores, a slower link than fitted).
+void judge_weak_scaling(const StepContext& c, CaseResult& r, const CaseResult& one) {
+  const double accumulation = r.params["accumulation"].get<double>();
+  const double compute_s = accumulation * one.observations["micro_step_s"].get<double>();
+  const double all_reduce_s = r.observations["predicted_all_reduce_s"].get<double>();
+  const double predicted = compute_s / (compute_s + all_reduce_s);
+  Interval measured = Interval::point(median(one.step_s) / median(r.step_s));
+  if (one.step_s.size() >= 2 && r.step_s.size() >= 2) {
+    const RatioInterval ratio = ratio_interval(one.step_s, r.step_s, c.tolerance);
+    measured = {1 / ratio.ratio, 1 / ratio.high, 1 / ratio.low, ratio.coverage};
+  }
+  r.observations["weak_scaling_efficiency"] = measured.value;
+  r.observations["predicted_weak_scaling_efficiency"] = predicted;
+  r.checks.push_back(at_least(
+      {"strategies", r.name + "/weak_scaling",
+       "E(N) = t_step(1)/t_step(N) >= N_acc*t_micro(1) / (N_acc*t_micro(1) + all-reduce(P) at N)",
+       CheckKind::expectation, "weak-scaling efficiency"},
+      predicted * (1 - c.tolerance), measured));
+}
+
+}  // namespace
+
+std::vector<CaseResult> run_data_parallel(StepContext& c) {
+  const int world = c.comm.group_ranks();
+  std::vector<CaseResult> out, one_rank;
+  for (int ranks : scaling_ranks(world)) {
+    std::unique_ptr<StepComm> group;  // the first `ranks` ranks below the world
+    if (ranks < world) group = c.comm.first_ranks(ranks);
+    StepComm* comm = ranks < world ? group.get() : &c.comm;
+    if (comm) {
+      // The link on these ranks, measured just before their cases (the run's first fit, on the
+      // world, may be minutes old by now).
+      Link all_reduce;
+      c.guarded("the all-reduce link on " + std::to_string(ranks) + " ranks",
+                "link/all_reduce/n" + std::to_string(ranks),
+                [&] { all_reduce = measure_link(*comm, c.o, Collective::all_reduce); });
+      StepContext here{c.o, *comm, c.compute, all_reduce, c.all_to_all, c.tolerance, c.guarded};
+      for (std::size_t a = 0; a < c.o.accumulation.size(); ++a) {
+        CaseResult r = data_parallel_case(here, c.o.accumulation[a]);
+        if (ranks == 1) one_rank.push_back(r);
+        if (ranks > 1 && a < one_rank.size()) judge_weak_scaling(here, r, one_rank[a]);
+        out.push_back(std::move(r));
+      }
+    }
+    if (ranks < world) c.comm.meet_everyone();
   }
   return out;
 }
@@ -479,6 +538,14 @@ std::vector<CaseResult> run_expert_parallel(StepContext& c) {
 }  // namespace bb::strategies
 
 namespace bb::strategies {
+
+std::unique_ptr<StepComm> StepComm::first_ranks(int) {
+  throw std::runtime_error("this engine cannot form a group of the first ranks (weak scaling)");
+}
+
+void StepComm::meet_everyone() {
+  throw std::runtime_error("this engine cannot meet every process of the run (weak scaling)");
+}
 
 lockstep::LocalTimes StepComm::time_here(int iterations) {
   // The lockstep harness's pilot sampling is not used (each step is timed whole); a barrier per
