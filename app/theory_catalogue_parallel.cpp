@@ -1,6 +1,7 @@
 // The catalogue's entries for the collectives' and the parallelism calculator's formulas
 // (theory/collectives.h, theory/parallelism.h).
 #include <stdexcept>
+#include <vector>
 
 #include "app/theory_catalogue.h"
 #include "app/theory_catalogue_params.h"
@@ -116,6 +117,37 @@ std::vector<Formula> parallelism_formulas() {
                                     ranks_of(a, "devices"), a.number("alpha_s"),
                                     1 / a.number("link_bytes_per_s")),
               ""}};
+       }},
+      {"overlapped-all-reduce",
+       "bucket i's all-reduce starts when its gradients are ready and the previous one is done; "
+       "exposed = max(0, sum_{i<B} t_ar,i - backward after bucket 1) + t_ar,B (equal buckets)",
+       "Li et al., PyTorch Distributed, VLDB 2020, sections 3.2.3 and 4.2.1",
+       {positive("parameters", "model parameters P"), count("devices", "data-parallel devices p"),
+        positive("bytes_per_parameter", "gradient bytes per parameter", "4"),
+        positive("bucket_bytes", "all-reduce bucket, bytes", "1048576"),
+        number("backward_s", "the last backward's time, s (bucket i ready in proportion)"), kAlpha,
+        kLink},
+       [](const FormulaArgs& a) {
+         const int p = ranks_of(a, "devices");
+         const double alpha = a.number("alpha_s"), beta = 1 / a.number("link_bytes_per_s");
+         const double backward_s = a.number("backward_s");
+         const auto buckets = gradient_buckets_bytes(
+             a.number("parameters"), a.number("bytes_per_parameter"), a.number("bucket_bytes"));
+         double total_bytes = 0;
+         for (double b : buckets) total_bytes += b;
+         std::vector<double> ready_s, all_reduce_s;
+         double done_bytes = 0, plain_s = 0;
+         for (double b : buckets) {
+           done_bytes += b;
+           ready_s.push_back(backward_s * done_bytes / total_bytes);
+           all_reduce_s.push_back(gradient_all_reduce_s(b, 1, p, alpha, beta));
+           plain_s += all_reduce_s.back();
+         }
+         const double exposed_s = overlapped_all_reduce_tail_s(ready_s, all_reduce_s, backward_s);
+         return std::vector<FormulaOutput>{{"buckets", double(buckets.size()), ""},
+                                           {"all_reduce_s", plain_s, ""},
+                                           {"exposed_s", exposed_s, ""},
+                                           {"hidden_s", plain_s - exposed_s, ""}};
        }},
       {"tensor-parallel",
        "per layer 2 all-reduces of b x s x h forward + 2 backward",

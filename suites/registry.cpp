@@ -102,6 +102,9 @@ SuiteCommand strategies_command(CLI::App& app, QuantityParser parse_quantity) {
   c->add_option("--parameters", state->parameters,
                 "data parallel: gradients all-reduced (default 2Mi; --quick 512Ki)");
   c->add_option("--bucket-bytes", state->bucket_bytes, "all-reduce bucket (default 1Mi)");
+  c->add_flag("--overlap", o.overlap,
+              "data parallel: each case also with the buckets' all-reduces overlapped with the "
+              "last backward");
   c->add_option("--layers", o.layers, "tensor parallel: layers per step (default 2)");
   c->add_option("--tokens", o.tokens, "expert parallel: tokens per rank (default 64)");
   c->add_option("--top-k", o.top_k, "expert parallel: experts per token (default 2)");

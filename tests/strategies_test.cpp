@@ -93,6 +93,12 @@ TEST(CheckOptions, RefusesWhatCannotRun) {
   EXPECT_THROW(check_options(o, 4), std::invalid_argument);  // 1F1B with m < p
   o.schedules = {"gpipe"};
   EXPECT_NO_THROW(check_options(o, 4));
+  o.overlap = true;
+  EXPECT_NO_THROW(check_options(o, 4));  // 8 MiB of gradients in 1 MiB buckets
+  o.bucket_bytes = 1024;
+  EXPECT_THROW(check_options(o, 4), std::invalid_argument);  // 8192 buckets
+  o.bucket_bytes = 0x1p20;
+  o.overlap = false;
   o.strategies = {"zero"};
   EXPECT_THROW(check_options(o, 4), std::invalid_argument);
   o.strategies = {"tensor"};
@@ -104,6 +110,9 @@ TEST(Canonical, DiffersWhenAnOptionDoes) {
   b.micro_batches = {4};
   EXPECT_NE(canonical(a), canonical(b));
   EXPECT_EQ(canonical(a), canonical(Options{}));
+  b = a;
+  b.overlap = true;
+  EXPECT_NE(canonical(a), canonical(b));
 }
 
 }  // namespace

@@ -25,6 +25,9 @@ struct Options {
   std::vector<int> accumulation;  // default 1, 4, 16
   double parameters = 0;          // 0: 2^19 (--quick), 2^21
   double bucket_bytes = 0x1p20;
+  // Each case also with the buckets' all-reduces overlapped with the last backward (split per
+  // bucket, each all-reduce started, non-blocking, as its gradients are ready).
+  bool overlap = false;
   // Tensor parallel: layers per step. Expert parallel: tokens per rank, experts per token.
   int layers = 2;
   int tokens = 64, top_k = 2;

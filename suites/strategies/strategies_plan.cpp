@@ -136,6 +136,14 @@ void check_options(const Options& o, int ranks) {
   if (o.batch < 1 || o.sequence < 1 || o.hidden < 1 || o.layers < 1 || o.tokens < 1 || o.top_k < 1)
     throw std::invalid_argument("--batch, --sequence, --hidden, --layers, --tokens, --top-k >= 1");
   if (!(o.bucket_bytes >= 4)) throw std::invalid_argument("--bucket-bytes must be >= 4");
+  if (o.overlap) {
+    const double buckets = std::ceil(o.parameters * 4 / o.bucket_bytes);
+    if (buckets > kMaxOverlapBuckets)
+      throw std::invalid_argument(
+          "--overlap: " + std::to_string(static_cast<long long>(buckets)) +
+          " gradient buckets (4 x --parameters / --bucket-bytes); at most " +
+          std::to_string(kMaxOverlapBuckets));
+  }
   if (o.stages < 0) throw std::invalid_argument("--stages must be >= 0");
   for (const std::string& s : o.schedules) (void)schedule_from_name(s);
   for (int m : o.micro_batches)
@@ -178,9 +186,9 @@ std::string canonical(const Options& o) {
   list(o.micro_batches);
   list(o.schedules);
   list(o.accumulation);
-  s << o.parameters << ';' << o.bucket_bytes << ';' << o.layers << ';' << o.tokens << ';' << o.top_k
-    << ';' << o.samples << ';' << o.warmup << ';' << o.timeout_s << ';' << o.quick << ';'
-    << o.no_fail << ';' << o.out << ';' << o.simulate_hang;
+  s << o.parameters << ';' << o.bucket_bytes << ';' << o.overlap << ';' << o.layers << ';'
+    << o.tokens << ';' << o.top_k << ';' << o.samples << ';' << o.warmup << ';' << o.timeout_s
+    << ';' << o.quick << ';' << o.no_fail << ';' << o.out << ';' << o.simulate_hang;
   return s.str();
 }
 

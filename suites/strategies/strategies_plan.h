@@ -66,6 +66,9 @@ std::vector<int> router_loads(int tokens, int top_k, int experts, bool skewed);
 // The strategies to run (--strategy, default all) and the defaults --quick and the mode settle.
 std::vector<std::string> strategy_list(const Options& o);
 void settle_defaults(Options& o);
+// --overlap starts one non-blocking all-reduce per bucket: at most this many.
+inline constexpr int kMaxOverlapBuckets = 1024;
+
 // Options that need no other rank (a one-line error, exit 2): throws std::invalid_argument.
 // `ranks`: the world's size (the stages, the tensor- and expert-parallel degree); 0 before it is
 // known: what depends on it is left for later.

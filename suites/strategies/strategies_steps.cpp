@@ -4,10 +4,12 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <optional>
 #include <stdexcept>
 
 #include "harness/change_interval.h"
 #include "harness/checks.h"
+#include "harness/fit.h"
 #include "harness/stats.h"
 #include "suites/strategies/strategies_plan.h"
 #include "theory/parallelism.h"
@@ -143,9 +145,10 @@ std::vector<GemmShape> largest_shapes(const Options& o, int ranks) {
   return all;
 }
 
-Link measure_link(StepComm& comm, const Options& o, Collective collective) {
+Link measure_link(StepComm& comm, const Options& o, Collective collective, bool non_blocking) {
   Link link;
-  link.collective = std::string(theory::collective_name(collective));
+  link.collective =
+      std::string(theory::collective_name(collective)) + (non_blocking ? "_nonblocking" : "");
   const int p = comm.group_ranks();
   const double largest = collective == Collective::all_reduce
                              ? std::max(o.bucket_bytes, double(tensor_bytes(o)))
@@ -154,30 +157,44 @@ Link measure_link(StepComm& comm, const Options& o, Collective collective) {
   std::vector<double> sizes;
   for (double n = 4096; n < largest; n *= 2) sizes.push_back(std::floor(n / unit) * unit);
   sizes.push_back(std::ceil(largest / unit) * unit);
+  // Non-blocking: as the overlapped step runs them, one per bucket queued at once (the waits for
+  // the progress thread to wake and for the rank to see the last one complete are once per step,
+  // not per all-reduce); the time per all-reduce.
+  const int queued =
+      non_blocking
+          ? static_cast<int>(theory::gradient_buckets_bytes(o.parameters, 4, o.bucket_bytes).size())
+          : 1;
   std::vector<float> send(static_cast<std::size_t>(sizes.back() / 4), 1.0f);
   std::vector<float> recv(send.size(), 0.0f);
   for (double n : sizes) {
     const auto count = static_cast<std::size_t>(n / 4);
     const std::vector<int> per_rank(static_cast<std::size_t>(p), static_cast<int>(count / p));
     const auto once = [&] {
-      if (collective == Collective::all_reduce)
+      if (collective == Collective::all_reduce && non_blocking) {
+        for (int i = 0; i < queued; ++i) comm.start_all_reduce_sum(send.data(), count);
+        comm.complete_all_reduces();
+      } else if (collective == Collective::all_reduce) {
         comm.all_reduce_sum(send.data(), count);
-      else
+      } else {
         comm.all_to_all(send.data(), per_rank, recv.data(), per_rank);
+      }
     };
     const auto samples = run_steps(comm, 2, o.quick ? 7 : 15, [&] {
       once();
       return std::vector<double>{};
     });
     link.bytes.push_back(n);
-    link.times_s.push_back(median(step_times(samples)));
+    link.times_s.push_back(median(step_times(samples)) / queued);
   }
   if (p > 1) {
+    // t = latency_terms·α + byte_terms·n·β, fitted by Theil–Sen (harness/fit.h): one size slowed
+    // by a busy machine (a 1 MiB all-reduce at 9 ms among 0.5 ms neighbours, seen here) moves a
+    // least-squares fit far more than the median of the pairwise slopes.
     const Algorithm a = theory::bandwidth_optimal_algorithm(collective);
-    const auto fit = theory::fit_alpha_beta(theory::alpha_beta_terms(collective, a, p), link.bytes,
-                                            link.times_s);
-    link.alpha_s = fit.alpha_s;
-    link.beta_s_per_byte = fit.beta_s_per_byte;
+    const theory::AlphaBetaTerms terms = theory::alpha_beta_terms(collective, a, p);
+    const RobustFit fit = theil_sen_fit(link.bytes, link.times_s);
+    link.alpha_s = terms.latency_terms > 0 ? std::max(0.0, fit.intercept) / terms.latency_terms : 0;
+    link.beta_s_per_byte = terms.byte_terms > 0 ? std::max(0.0, fit.slope) / terms.byte_terms : 0;
   }
   return link;
 }
@@ -294,30 +311,77 @@ std::vector<CaseResult> run_pipeline(StepContext& c) {
 
 namespace {
 
+// The last backward split per gradient bucket (its rows in proportion to the buckets' bytes), and
+// the buckets' floats, in the order their gradients are ready.
+struct BackwardPieces {
+  std::vector<std::vector<GemmShape>> gemms;  // empty for a piece of no rows
+  std::vector<int> rows;
+  std::vector<std::size_t> counts;
+};
+BackwardPieces backward_pieces(const Options& o, const std::vector<GemmShape>& layer) {
+  BackwardPieces p;
+  const std::vector<double> buckets =
+      theory::gradient_buckets_bytes(o.parameters, 4, o.bucket_bytes);
+  p.rows = proportional_split(o.batch * o.sequence, buckets);
+  for (int r : p.rows) p.gemms.push_back(r > 0 ? with_rows(layer, r) : std::vector<GemmShape>{});
+  const auto parameters = static_cast<std::size_t>(o.parameters);
+  const auto bucket = std::max<std::size_t>(1, static_cast<std::size_t>(o.bucket_bytes / 4));
+  for (std::size_t first = 0; first < parameters; first += bucket)
+    p.counts.push_back(std::min(bucket, parameters - first));
+  if (p.counts.size() != p.rows.size())
+    throw std::logic_error("strategies: the buckets counted twice differ");
+  return p;
+}
+
 // One data-parallel case on the context's group: `accumulation` micro-steps, then the bucketed
 // all-reduce of the gradients; held against N_acc·t_micro + the bucketed all-reduce at the
-// group's size (the context's link, measured on that group).
-CaseResult data_parallel_case(StepContext& c, int accumulation) {
+// group's size (the context's link, measured on that group). With `overlap` (the non-blocking
+// all-reduce's link on the group), the last backward runs per bucket and each bucket's all-reduce
+// starts as its gradients are ready: held against N_acc·t_micro + the all-reduces' tail past the
+// backward (theory::overlapped_all_reduce_tail_s).
+CaseResult data_parallel_case(StepContext& c, int accumulation, const Link* overlap) {
   const Options& o = c.o;
   const int ranks = c.comm.group_ranks();
   const auto layer = transformer_layer(o.batch, o.sequence, o.hidden, 1).all();
   const auto parameters = static_cast<std::size_t>(o.parameters);
-  const auto bucket = std::max<std::size_t>(1, static_cast<std::size_t>(o.bucket_bytes / 4));
+  const BackwardPieces pieces = backward_pieces(o, layer);
   std::vector<float> gradients(parameters, 1.0f);
   CaseResult r;
+  r.observations = nlohmann::json::object();
   r.strategy = "data";
-  r.name =
-      "data/n" + std::to_string(ranks) + "/acc" + std::to_string(accumulation) + compute_suffix(o);
+  r.name = "data/n" + std::to_string(ranks) + "/acc" + std::to_string(accumulation) +
+           (overlap ? "/overlap" : "") + compute_suffix(o);
   std::vector<StepSample> samples;
   c.guarded(r.name + " on " + std::to_string(ranks) + " ranks", r.name, [&] {
     samples = run_steps(c.comm, o.warmup, o.samples, [&] {
-      double compute_s = 0;
-      for (int a = 0; a < accumulation; ++a)
-        compute_s += c.compute.forward(layer) + c.compute.backward(layer);
+      double compute_s = 0, backward_s = 0;
+      for (int a = 0; a < accumulation; ++a) {
+        compute_s += c.compute.forward(layer);
+        if (!overlap || a + 1 < accumulation) {
+          compute_s += c.compute.backward(layer);
+          continue;
+        }
+        const double start = now_s();
+        float* first = gradients.data();
+        for (std::size_t i = 0; i < pieces.counts.size(); ++i) {
+          if (!pieces.gemms[i].empty()) c.compute.backward(pieces.gemms[i]);
+          c.comm.start_all_reduce_sum(first, pieces.counts[i]);
+          first += pieces.counts[i];
+        }
+        backward_s = now_s() - start;
+        compute_s += backward_s;
+      }
       const double start = now_s();
-      for (std::size_t first = 0; first < parameters; first += bucket)
-        c.comm.all_reduce_sum(gradients.data() + first, std::min(bucket, parameters - first));
-      return std::vector<double>{compute_s, now_s() - start};
+      if (overlap) {
+        c.comm.complete_all_reduces();
+      } else {
+        float* first = gradients.data();
+        for (std::size_t count : pieces.counts) {
+          c.comm.all_reduce_sum(first, count);
+          first += count;
+        }
+      }
+      return std::vector<double>{compute_s, now_s() - start, backward_s};
     });
   });
   r.step_s = step_times(samples);
@@ -325,6 +389,31 @@ CaseResult data_parallel_case(StepContext& c, int accumulation) {
   const double all_reduce_s = theory::bucketed_all_reduce_s(
       o.parameters, 4, o.bucket_bytes, ranks, c.all_reduce.alpha_s, c.all_reduce.beta_s_per_byte);
   r.predicted_step_s = theory::data_parallel_step_s(accumulation, micro_s, all_reduce_s);
+  if (overlap) {
+    // Bucket i is ready when the backward has done its rows and those before; its all-reduce
+    // takes the non-blocking link's time for its bytes.
+    const double backward_s = median(column(samples, true, 2));
+    const int rows = o.batch * o.sequence;
+    std::vector<double> ready_s, bucket_s;
+    int done_rows = 0;
+    for (std::size_t i = 0; i < pieces.counts.size(); ++i) {
+      done_rows += pieces.rows[i];
+      ready_s.push_back(backward_s * done_rows / rows);
+      bucket_s.push_back(theory::gradient_all_reduce_s(double(pieces.counts[i]), 4, ranks,
+                                                       overlap->alpha_s, overlap->beta_s_per_byte));
+    }
+    const double tail_s = theory::overlapped_all_reduce_tail_s(ready_s, bucket_s, backward_s);
+    r.predicted_step_s = theory::data_parallel_step_s(accumulation, micro_s, tail_s);
+    double sum_s = 0;
+    for (double t : bucket_s) sum_s += t;
+    r.observations = {{"last_backward_s", backward_s},
+                      {"buckets", pieces.counts.size()},
+                      {"predicted_overlapped_all_reduces_s", sum_s},
+                      {"predicted_tail_s", tail_s},
+                      {"nonblocking_link_alpha_s", overlap->alpha_s},
+                      {"nonblocking_link_bytes_per_s",
+                       overlap->beta_s_per_byte > 0 ? 1 / overlap->beta_s_per_byte : 0.0}};
+  }
   const double global = theory::global_batch(o.batch, ranks, accumulation);
   r.flop = 3 * forward_flop(layer) * accumulation * ranks;
   r.bytes = o.parameters * 4 * ranks;
@@ -332,19 +421,25 @@ CaseResult data_parallel_case(StepContext& c, int accumulation) {
               {"accumulation", accumulation},
               {"parameters", o.parameters},
               {"bucket_bytes", o.bucket_bytes},
+              {"overlap", overlap != nullptr},
               {"per_device_batch", o.batch},
               {"global_batch", global},
               {"compute", o.compute}};
-  r.observations = {{"micro_step_s", micro_s},
-                    {"all_reduce_s", median(column(samples, true, 1))},
-                    {"predicted_all_reduce_s", all_reduce_s},
-                    {"link_alpha_s", c.all_reduce.alpha_s},
-                    {"link_bytes_per_s",
-                     c.all_reduce.beta_s_per_byte > 0 ? 1 / c.all_reduce.beta_s_per_byte : 0.0},
-                    {"samples_per_s", global / median(r.step_s)},
-                    {"predicted_step_s", r.predicted_step_s}};
+  r.observations.update(
+      {{"micro_step_s", micro_s},
+       {"all_reduce_s", median(column(samples, true, 1))},
+       {"predicted_all_reduce_s", all_reduce_s},
+       {"link_alpha_s", c.all_reduce.alpha_s},
+       {"link_bytes_per_s",
+        c.all_reduce.beta_s_per_byte > 0 ? 1 / c.all_reduce.beta_s_per_byte : 0.0},
+       {"samples_per_s", global / median(r.step_s)},
+       {"predicted_step_s", r.predicted_step_s}});
   r.checks.push_back(step_check(
-      c, r, "t_step = N_acc*t_micro + bucketed ring all-reduce(P) (alpha, beta this run)"));
+      c, r,
+      overlap ? "t_step = N_acc*t_micro + max(0, sum_{i<B} t_ar,i - backward after bucket 1) + "
+                "t_ar,B (each bucket's all-reduce from its gradients' readiness; non-blocking "
+                "alpha, beta this run)"
+              : "t_step = N_acc*t_micro + bucketed ring all-reduce(P) (alpha, beta this run)"));
   judge_premise(c, r);
   return r;
 }
@@ -374,6 +469,30 @@ void judge_weak_scaling(const StepContext& c, CaseResult& r, const CaseResult& o
       predicted * (1 - c.tolerance), measured));
 }
 
+// Overlapping must shorten the step where the model says it does: the overlapped step over the
+// plain one (the Hodges–Lehmann ratio of their steps) at most 1, judged where the model's saving
+// exceeds the band; with one bucket (nothing to overlap) or a saving within the band, a SKIP.
+void judge_overlap(const StepContext& c, CaseResult& r, const CaseResult& plain) {
+  const double predicted = r.predicted_step_s / plain.predicted_step_s;
+  r.observations["step_over_plain"] = median(r.step_s) / median(plain.step_s);
+  r.observations["predicted_step_over_plain"] = predicted;
+  const CheckHead head{"strategies", r.name + "/shorter",
+                       "t_step(overlapped) < t_step(plain) (the backward hides all but the last "
+                       "bucket's all-reduce)",
+                       CheckKind::law, "overlapped step / plain step"};
+  if (predicted > 1 - c.tolerance || r.step_s.size() < 2 || plain.step_s.size() < 2) {
+    char why[160];
+    std::snprintf(why, sizeof why,
+                  "the model's overlapped/plain step %.3f is within the %.0f%% band of 1 (one "
+                  "bucket, or all-reduces short beside the step)",
+                  predicted, c.tolerance * 100);
+    r.checks.push_back(skipped(head, why));
+    return;
+  }
+  const RatioInterval ratio = ratio_interval(plain.step_s, r.step_s, c.tolerance);
+  r.checks.push_back(at_most(head, 1, {ratio.ratio, ratio.low, ratio.high, ratio.coverage}));
+}
+
 }  // namespace
 
 std::vector<CaseResult> run_data_parallel(StepContext& c) {
@@ -390,12 +509,23 @@ std::vector<CaseResult> run_data_parallel(StepContext& c) {
       c.guarded("the all-reduce link on " + std::to_string(ranks) + " ranks",
                 "link/all_reduce/n" + std::to_string(ranks),
                 [&] { all_reduce = measure_link(*comm, c.o, Collective::all_reduce); });
+      Link non_blocking;
+      if (c.o.overlap)
+        c.guarded("the non-blocking all-reduce link on " + std::to_string(ranks) + " ranks",
+                  "link/all_reduce_nonblocking/n" + std::to_string(ranks),
+                  [&] { non_blocking = measure_link(*comm, c.o, Collective::all_reduce, true); });
       StepContext here{c.o, *comm, c.compute, all_reduce, c.all_to_all, c.tolerance, c.guarded};
       for (std::size_t a = 0; a < c.o.accumulation.size(); ++a) {
-        CaseResult r = data_parallel_case(here, c.o.accumulation[a]);
+        CaseResult r = data_parallel_case(here, c.o.accumulation[a], nullptr);
         if (ranks == 1) one_rank.push_back(r);
         if (ranks > 1 && a < one_rank.size()) judge_weak_scaling(here, r, one_rank[a]);
+        std::optional<CaseResult> overlapped;
+        if (c.o.overlap) {
+          overlapped = data_parallel_case(here, c.o.accumulation[a], &non_blocking);
+          judge_overlap(here, *overlapped, r);
+        }
         out.push_back(std::move(r));
+        if (overlapped) out.push_back(std::move(*overlapped));
       }
     }
     if (ranks < world) c.comm.meet_everyone();
@@ -538,6 +668,14 @@ std::vector<CaseResult> run_expert_parallel(StepContext& c) {
 }  // namespace bb::strategies
 
 namespace bb::strategies {
+
+void StepComm::start_all_reduce_sum(float*, std::size_t) {
+  throw std::runtime_error("this engine has no non-blocking all-reduce (--overlap)");
+}
+
+void StepComm::complete_all_reduces() {
+  throw std::runtime_error("this engine has no non-blocking all-reduce (--overlap)");
+}
 
 std::unique_ptr<StepComm> StepComm::first_ranks(int) {
   throw std::runtime_error("this engine cannot form a group of the first ranks (weak scaling)");
