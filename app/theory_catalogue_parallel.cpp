@@ -165,16 +165,29 @@ std::vector<Formula> parallelism_formulas() {
                                            {"time_per_layer_s", c.time_per_layer_s, ""}};
        }},
       {"pipeline-bubble",
-       "bubble = (p-1)/(m+p-1) of the step; interleaved (v chunks): (p-1)/(v m) of the ideal time",
-       "Huang et al., GPipe, 2019; Narayanan et al., SC'21, section 2.2",
+       "bubble = (p-1)/(m+p-1) of the step; interleaved (v chunks): (p-1)/(v m) of the ideal time, "
+       "step (m v + p - 1)(t_f+t_b)/v; peak activations on stage 0: GPipe m, 1F1B min(m, p), "
+       "interleaved 2(p-1) + (v-1)p + 1 chunks (m v when m = p)",
+       "Huang et al., GPipe, 2019; Narayanan et al., SC'21, section 2.2; Megatron-LM's schedules",
        {count("stages", "pipeline stages p"), count("micro_batches", "micro-batches m"),
         count("chunks_per_device", "interleaved model chunks v per device", "1")},
        [](const FormulaArgs& a) {
          const int p = ranks_of(a, "stages"), m = ranks_of(a, "micro_batches"),
                    v = ranks_of(a, "chunks_per_device");
-         return std::vector<FormulaOutput>{
+         std::vector<FormulaOutput> out{
              {"bubble_fraction", pipeline_bubble_fraction(p, m), ""},
-             {"bubble_over_ideal", interleaved_bubble_ratio(p, m, v), ""}};
+             {"bubble_over_ideal", interleaved_bubble_ratio(p, m, v), ""},
+             // (p−1)/(m·v+p−1): the chunks as m·v micro-batches.
+             {"interleaved_bubble_fraction", pipeline_bubble_fraction(p, m * v), ""},
+             {"peak_activations_gpipe",
+              double(pipeline_peak_activations(PipelineSchedule::gpipe, p, m, 0)), ""},
+             {"peak_activations_1f1b",
+              double(pipeline_peak_activations(PipelineSchedule::one_f_one_b, p, m, 0)), ""}};
+         // Megatron's interleaved schedule takes m a multiple of p.
+         if (m % p == 0)
+           out.push_back({"peak_chunk_activations_interleaved",
+                          double(interleaved_peak_activations(p, m, v, 0)), ""});
+         return out;
        }},
       {"expert-all-to-all",
        "bytes per all-to-all = tokens x k x h x bytes x (ep-1)/ep; 2 per MoE layer forward",

@@ -102,7 +102,8 @@ set_tests_properties(slurm.srun_four_ranks PROPERTIES LABELS "cpu;slurm" TIMEOUT
 
 # The strategies suite.
 boundbench_mpi_cli_tests(strategies strategies_cli_test.py
-  MpiRuns.test_two_ranks MpiRuns.test_overlap Reliability.test_watchdog_aborts_a_hung_rank
+  MpiRuns.test_two_ranks MpiRuns.test_overlap MpiRuns.test_interleaved
+  Reliability.test_watchdog_aborts_a_hung_rank
   Reliability.test_ranks_with_different_arguments Reliability.test_bad_input_on_every_rank
   Reliability.test_bad_input)
 

@@ -138,6 +138,41 @@ class MpiRuns(unittest.TestCase):
             self.assertIn("non-blocking", checks["data/n2/acc1/overlap/synthetic/step_time"]["law"])
 
 
+    @needs_mpi
+    def test_interleaved(self):
+        # Two stages of two chunks each (the model's stages 0-3 on ranks 0, 1, 0, 1), m = 4.
+        with tempfile.TemporaryDirectory() as d:
+            out = os.path.join(d, "s.json")
+            r = mpirun(2, "--quick", "--no-fail", "--strategy", "pipeline", "--schedule",
+                       "interleaved", "--schedule", "1f1b", "--micro-batches", "4",
+                       "--synthetic-rate", "1e10", "--samples", "3", "--out", out)
+            self.assertEqual(r.returncode, 0, r.stdout[-3000:] + r.stderr[-3000:])
+            v = mpi_cli.validate(out)
+            self.assertEqual(v.returncode, 0, v.stdout + v.stderr)
+            doc = json.load(open(out))
+            cases = {b["case"]: b for b in doc["benchmarks"]}
+            self.assertEqual(set(cases), {"pipeline/interleaved/v2/p2/m4/synthetic",
+                                          "pipeline/1f1b/p2/m4/synthetic"})
+            b = cases["pipeline/interleaved/v2/p2/m4/synthetic"]
+            self.assertEqual(b["params"]["chunks"], 2)
+            self.assertAlmostEqual(b["observations"]["predicted_bubble_over_ideal"], 1 / 8)
+            # The same work as 1F1B's, a smaller bubble: (m*v+p-1)/v = 4.5 against m+p-1 = 5
+            # micro-batch times (the model; the sends' share aside).
+            one = cases["pipeline/1f1b/p2/m4/synthetic"]
+            self.assertAlmostEqual(b["flop"], one["flop"])
+            self.assertLess(b["observations"]["predicted_bubble_over_ideal"],
+                            one["observations"]["predicted_bubble_fraction"])
+            checks = {c["name"]: c for c in doc["checks"]}
+            # Chunk activations counted: warm-up 2(p-s-1) + (v-1)p forwards plus one: 5 and 3.
+            c = checks["pipeline/interleaved/v2/p2/m4/synthetic/peak_activations_max"]
+            self.assertEqual((c["verdict"], c["measured"]), ("PASS", 5))
+            c = checks["pipeline/interleaved/v2/p2/m4/synthetic/peak_activations_sum"]
+            self.assertEqual((c["verdict"], c["measured"]), ("PASS", 8))
+            for name in ("bubble", "step_time"):
+                c = checks["pipeline/interleaved/v2/p2/m4/synthetic/" + name]
+                self.assertIn(c["verdict"], ("PASS", "FAIL", "INCONCLUSIVE"), c)
+
+
 class Reliability(unittest.TestCase):
 
     @needs_mpi
@@ -175,7 +210,10 @@ class Reliability(unittest.TestCase):
                     (["--stages", "0", "--micro-batches", "1", "--schedule", "1f1b"],
                      "1F1B needs at least as many micro-batches as stages: m = 1 < p = 2"),
                     (["--engine", "nccl"], "--engine nccl: no usable GPU"),
-                    (["--overlap", "--bucket-bytes", "64"], "--overlap: 32768 gradient buckets")):
+                    (["--overlap", "--bucket-bytes", "64"], "--overlap: 32768 gradient buckets"),
+                    (["--schedule", "interleaved", "--micro-batches", "3"],
+                     "the interleaved schedule needs the micro-batches to be a multiple of the "
+                     "stages: m = 3, p = 2")):
                 r = mpirun(2, "--quick", *args, "--out", out, timeout=120)
                 self.assertEqual(r.returncode, 2, (args, r.stdout, r.stderr))
                 lines = error_lines(r)
@@ -187,7 +225,9 @@ class Reliability(unittest.TestCase):
     def test_bad_input(self):
         for args, needle in ((["--strategy", "zero"], "unknown strategy 'zero'"),
                              (["--compute", "fpga"], "--compute"),
-                             (["--schedule", "interleaved"], "unknown pipeline schedule"),
+                             (["--schedule", "zigzag"], "unknown pipeline schedule"),
+                             (["--schedule", "interleaved", "--chunks", "1"],
+                              "--chunks must be >= 2 for the interleaved schedule"),
                              (["--accumulation", "0"], "--accumulation must be >= 1")):
             r = bb("strategies", "--quick", *args, "--out", os.devnull, timeout=60)
             self.assertEqual(r.returncode, 2, (args, r.stdout, r.stderr))

@@ -216,6 +216,20 @@ TEST(FormulaRegistry, OverlappedAllReduceHandWorked) {
   EXPECT_NEAR(output(outs, "hidden_s"), 3e-3, 1e-12);
 }
 
+TEST(FormulaRegistry, PipelineBubbleInterleavedHandWorked) {
+  // p = 4, m = 8, v = 2: 3/11 of a GPipe step; interleaved 3/16 of the ideal, 3/19 of the step;
+  // stage 0 holds 8 (GPipe), 4 (1F1B), 2·3 + 4 + 1 = 11 chunk activations (interleaved).
+  const auto outs =
+      evaluate_formula(find_formula("pipeline-bubble"),
+                       {{"stages", "4"}, {"micro_batches", "8"}, {"chunks_per_device", "2"}});
+  EXPECT_DOUBLE_EQ(output(outs, "bubble_fraction"), 3.0 / 11);
+  EXPECT_DOUBLE_EQ(output(outs, "bubble_over_ideal"), 3.0 / 16);
+  EXPECT_DOUBLE_EQ(output(outs, "interleaved_bubble_fraction"), 3.0 / 19);
+  EXPECT_DOUBLE_EQ(output(outs, "peak_activations_gpipe"), 8);
+  EXPECT_DOUBLE_EQ(output(outs, "peak_activations_1f1b"), 4);
+  EXPECT_DOUBLE_EQ(output(outs, "peak_chunk_activations_interleaved"), 11);
+}
+
 TEST(FormulaErrors, UnknownFormulaListsKnownOnes) {
   const std::string msg = invalid_argument_message([] { find_formula("roofline"); });
   EXPECT_NE(msg.find("'roofline'"), std::string::npos) << msg;

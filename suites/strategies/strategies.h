@@ -20,7 +20,8 @@ struct Options {
   // and m micro-batches per step.
   int stages = 0;
   std::vector<int> micro_batches;      // default 4, 8, 16
-  std::vector<std::string> schedules;  // gpipe, 1f1b; empty: both
+  std::vector<std::string> schedules;  // gpipe, 1f1b, interleaved; empty: gpipe and 1f1b
+  int chunks = 2;                      // interleaved: model chunks (virtual stages) per stage
   // Data parallel: accumulation steps, parameters and the all-reduce's bucket.
   std::vector<int> accumulation;  // default 1, 4, 16
   double parameters = 0;          // 0: 2^19 (--quick), 2^21

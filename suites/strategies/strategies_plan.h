@@ -43,15 +43,21 @@ std::vector<int> proportional_split(int total, const std::vector<double>& weight
 // The weak-scaling sweep's rank counts: 1, 2, 4, … below the world's, then the world's.
 std::vector<int> scaling_ranks(int world);
 
-// One stage's operations in a pipeline step, in order.
+// One stage's operations in a pipeline step, in order; `chunk`: which of the stage's model chunks
+// (interleaved; 0 otherwise).
 struct PipelineOp {
   bool forward = true;
   int micro_batch = 0;
+  int chunk = 0;
 };
 // GPipe: every forward, then every backward. 1F1B: p−stage−1 forwards (at most m), then one
-// forward and one backward alternately, then the remaining backwards.
+// forward and one backward alternately, then the remaining backwards. Interleaved 1F1B with
+// v = `chunks` (Megatron-LM's forward_backward_pipelining_with_interleaving; m a multiple of p):
+// the k-th forward runs chunk (k mod p·v) div p on micro-batch (k div p·v)·p + k mod p, the k-th
+// backward the chunks in reverse; 2(p−stage−1) + (v−1)·p warm-up forwards (every one when m = p),
+// then one forward and one backward alternately, then the remaining backwards.
 std::vector<PipelineOp> pipeline_ops(theory::PipelineSchedule schedule, int stages,
-                                     int micro_batches, int stage);
+                                     int micro_batches, int stage, int chunks = 1);
 // The largest number of activations the operations hold at once (a forward adds one, a backward
 // frees one): counted from the list.
 int peak_held(const std::vector<PipelineOp>& ops);

@@ -204,6 +204,7 @@ std::vector<CaseResult> run_pipeline(StepContext& c) {
   const int ranks = c.comm.group_ranks(), rank = c.comm.rank();
   const int p = o.stages > 0 ? o.stages : ranks;
   const int stage = rank % p, first = rank - stage;
+  const int rows = o.batch * o.sequence;
   const auto layer = transformer_layer(o.batch, o.sequence, o.hidden, 1).all();
   const auto count = static_cast<std::size_t>(o.batch) * o.sequence * o.hidden;
   double p2p_s = 0;
@@ -212,33 +213,55 @@ std::vector<CaseResult> run_pipeline(StepContext& c) {
   std::vector<CaseResult> out;
   for (const std::string& schedule_text : o.schedules) {
     const theory::PipelineSchedule schedule = schedule_from_name(schedule_text);
+    const bool interleaved = schedule == theory::PipelineSchedule::interleaved_1f1b;
+    // Interleaved: each stage holds v chunks, each 1/v of its layer (b·s/v of the rows); the
+    // model's stage c·p + s is chunk c of stage s.
+    const int v = interleaved ? o.chunks : 1;
+    const auto chunk_layer = interleaved ? with_rows(layer, rows / v) : layer;
     for (int m : o.micro_batches) {
       CaseResult r;
       r.strategy = "pipeline";
-      r.name = "pipeline/" + schedule_text + "/p" + std::to_string(p) + "/m" + std::to_string(m) +
-               compute_suffix(o);
-      const auto ops = pipeline_ops(schedule, p, m, stage);
-      std::vector<std::vector<float>> activations(static_cast<std::size_t>(m)),
-          gradients(static_cast<std::size_t>(m));
+      r.name = "pipeline/" + schedule_text + (interleaved ? "/v" + std::to_string(v) : "") + "/p" +
+               std::to_string(p) + "/m" + std::to_string(m) + compute_suffix(o);
+      const auto ops = pipeline_ops(schedule, p, m, stage, v);
+      // Per chunk and micro-batch: the activation that came in (and goes on), and its gradient.
+      const auto slots = static_cast<std::size_t>(v) * static_cast<std::size_t>(m);
+      std::vector<std::vector<float>> activations(slots), gradients(slots);
       for (auto& a : activations) a.assign(count, 1.0f);
       for (auto& g : gradients) g.assign(count, 1.0f);
+      // Tags: forward into (chunk, micro-batch), then backward; with v = 1 the micro-batch, m + it.
+      const auto tag = [&](bool forward, int chunk, int micro_batch) {
+        return (forward ? 0 : v * m) + chunk * m + micro_batch;
+      };
+      const int previous = first + (stage + p - 1) % p, next = first + (stage + 1) % p;
       std::vector<StepSample> samples;
       c.guarded(r.name + " on " + std::to_string(ranks) + " ranks", r.name, [&] {
         samples = run_steps(c.comm, o.warmup, o.samples, [&] {
           double forward_s = 0, backward_s = 0;
           int held = 0, peak = 0;
           for (const PipelineOp& op : ops) {
-            float* a = activations[static_cast<std::size_t>(op.micro_batch)].data();
-            float* g = gradients[static_cast<std::size_t>(op.micro_batch)].data();
+            const std::size_t slot = static_cast<std::size_t>(op.chunk) * m + op.micro_batch;
+            // The model's first stage is chunk 0 of stage 0, its last chunk v−1 of stage p−1;
+            // past stage p−1 the next chunk is on stage 0, before stage 0 the previous on p−1.
+            const bool model_first = op.chunk == 0 && stage == 0;
+            const bool model_last = op.chunk == v - 1 && stage == p - 1;
             if (op.forward) {
-              if (stage > 0) c.comm.receive(a, count, first + stage - 1, op.micro_batch);
-              forward_s += c.compute.forward(layer);
-              if (stage < p - 1) c.comm.send(a, count, first + stage + 1, op.micro_batch);
+              float* a = activations[slot].data();
+              if (!model_first && p > 1)
+                c.comm.receive(a, count, previous, tag(true, op.chunk, op.micro_batch));
+              forward_s += c.compute.forward(chunk_layer);
+              if (!model_last && p > 1)
+                c.comm.send(a, count, next,
+                            tag(true, stage == p - 1 ? op.chunk + 1 : op.chunk, op.micro_batch));
               peak = std::max(peak, ++held);
             } else {
-              if (stage < p - 1) c.comm.receive(g, count, first + stage + 1, m + op.micro_batch);
-              backward_s += c.compute.backward(layer);
-              if (stage > 0) c.comm.send(g, count, first + stage - 1, m + op.micro_batch);
+              float* g = gradients[slot].data();
+              if (!model_last && p > 1)
+                c.comm.receive(g, count, next, tag(false, op.chunk, op.micro_batch));
+              backward_s += c.compute.backward(chunk_layer);
+              if (!model_first && p > 1)
+                c.comm.send(g, count, previous,
+                            tag(false, stage == 0 ? op.chunk - 1 : op.chunk, op.micro_batch));
               --held;
             }
           }
@@ -247,37 +270,52 @@ std::vector<CaseResult> run_pipeline(StepContext& c) {
         });
       });
       r.step_s = step_times(samples);
-      std::vector<double> bubble;
-      // The busiest stage's idle fraction: its compute sets the schedule's pace.
-      for (const StepSample& s : samples) bubble.push_back(1 - s.max[0] / s.step_s);
+      // A stage's forward and backward of one micro-batch (all its chunks).
       const double forward_s = median(column(samples, true, 1, 1.0 / m));
       const double backward_s = median(column(samples, true, 2, 1.0 / m));
-      r.predicted_step_s = theory::pipeline_step_s(p, m, forward_s, backward_s, p2p_s);
-      const double predicted_bubble = theory::pipeline_bubble_fraction(p, m);
-      // The formula leaves the sends out. Each of the 2(m+p-1) operations on the critical path may
-      // wait for one: the send itself and the receiver's wake-up from its polling sleep, as late
-      // as this machine wakes a sleeping thread now (the synthetic waits' mean overshoot, measured
-      // over the run so far, the largest rank's; 0 with GEMMs).
+      r.predicted_step_s =
+          interleaved ? theory::interleaved_pipeline_step_s(p, m, v, forward_s, backward_s, p2p_s)
+                      : theory::pipeline_step_s(p, m, forward_s, backward_s, p2p_s);
+      // The formula leaves the sends out. Each of the 2(m·v+p-1) chunk operations on the critical
+      // path may wait for one: the send itself and the receiver's wake-up from its polling
+      // sleep, as late as this machine wakes a sleeping thread now (the synthetic waits' mean
+      // overshoot, measured over the run so far, the largest rank's; 0 with GEMMs).
       const double wake_s = c.comm.max_over_group(c.compute.mean_overshoot_s());
+      const double units = double(m) * v, unit_s = (forward_s + backward_s) / v;
       const double with_sends =
-          1 - m * (forward_s + backward_s) /
-                  ((m + p - 1) * (forward_s + backward_s + 2 * (p2p_s + wake_s)));
+          1 - units * unit_s / ((units + p - 1) * (unit_s + 2 * (p2p_s + wake_s)));
+      // The busiest stage's idle fraction (its compute sets the schedule's pace); interleaved, the
+      // bubble over the ideal time, idle/busy, as Narayanan et al. state it.
+      std::vector<double> bubble;
+      for (const StepSample& s : samples) {
+        const double idle = 1 - s.max[0] / s.step_s;
+        bubble.push_back(interleaved ? idle / (1 - idle) : idle);
+      }
+      const double predicted_bubble = interleaved ? theory::interleaved_bubble_ratio(p, m, v)
+                                                  : theory::pipeline_bubble_fraction(p, m);
+      const double bubble_with_sends = interleaved ? with_sends / (1 - with_sends) : with_sends;
       const Band bubble_band{predicted_bubble * (1 - c.tolerance),
-                             std::max(predicted_bubble, with_sends) * (1 + c.tolerance)};
+                             std::max(predicted_bubble, bubble_with_sends) * (1 + c.tolerance)};
       const int peak_max = static_cast<int>(samples.back().max[3]);
       const int peak_sum = static_cast<int>(samples.back().sum[3]);
-      int law_sum = 0;
-      for (int s = 0; s < p; ++s) law_sum += theory::pipeline_peak_activations(schedule, p, m, s);
+      int law_sum = 0, law_max = 0;
+      for (int s = 0; s < p; ++s) {
+        const int law = theory::pipeline_peak_activations(schedule, p, m, s, v);
+        law_sum += law;
+        law_max = std::max(law_max, law);
+      }
       law_sum *= ranks / p;
-      const int law_max = theory::pipeline_peak_activations(schedule, p, m, 0);
+      const int boundaries = p > 1 ? p * v - 1 : 0;  // chunk boundaries crossed between ranks
       r.flop = 3 * forward_flop(layer) * m * ranks;
-      r.bytes = 2.0 * double(count) * 4 * m * (p - 1) * (ranks / p);
+      r.bytes = 2.0 * double(count) * 4 * m * boundaries * (ranks / p);
       r.params = {{"schedule", schedule_text},    {"stages", p},          {"micro_batches", m},
                   {"pipelines", ranks / p},       {"compute", o.compute}, {"ranks", ranks},
                   {"activation_bytes", count * 4}};
-      r.observations = {{"bubble_fraction", median(bubble)},
-                        {"predicted_bubble_fraction", predicted_bubble},
-                        {"predicted_bubble_fraction_with_sends", with_sends},
+      if (interleaved) r.params["chunks"] = v;
+      const std::string bubble_key = interleaved ? "bubble_over_ideal" : "bubble_fraction";
+      r.observations = {{bubble_key, median(bubble)},
+                        {"predicted_" + bubble_key, predicted_bubble},
+                        {"predicted_" + bubble_key + "_with_sends", bubble_with_sends},
                         {"send_s", p2p_s},
                         {"wake_up_s", wake_s},
                         {"forward_s", forward_s},
@@ -286,16 +324,27 @@ std::vector<CaseResult> run_pipeline(StepContext& c) {
                         {"peak_activations_sum", peak_sum},
                         {"predicted_step_s", r.predicted_step_s}};
       const std::string law_bubble =
-          "bubble = 1 - busiest stage's compute/step = (p-1)/(m+p-1) (GPipe; 1F1B alike), up to "
-          "a measured send and wake-up per operation on the critical path";
-      r.checks.push_back(within(head(r.name + "/bubble", law_bubble, "bubble fraction"),
-                                predicted_bubble, bubble_band,
-                                summarize(bubble).median_interval()));
+          interleaved
+              ? "bubble/ideal = (p-1)/(v*m) (Narayanan et al. 2021, interleaved 1F1B), up to a "
+                "measured send and wake-up per chunk operation on the critical path"
+              : "bubble = 1 - busiest stage's compute/step = (p-1)/(m+p-1) (GPipe; 1F1B alike), "
+                "up to a measured send and wake-up per operation on the critical path";
       r.checks.push_back(
-          step_check(c, r, "t_step = (m+p-1)(t_f+t_b) + 2(p-1)t_send, t_f, t_b, t_send measured"));
-      const std::string law_peak = schedule == theory::PipelineSchedule::gpipe
-                                       ? "peak activations held per stage = m (GPipe)"
-                                       : "peak activations held by stage s = min(m, p-s) (1F1B)";
+          within(head(r.name + "/bubble", law_bubble,
+                      interleaved ? "bubble over the ideal time" : "bubble fraction"),
+                 predicted_bubble, bubble_band, summarize(bubble).median_interval()));
+      r.checks.push_back(step_check(
+          c, r,
+          interleaved ? "t_step = (m*v+p-1)(t_f+t_b)/v + 2(p*v-1)t_send, t_f, t_b (a stage's), "
+                        "t_send measured"
+                      : "t_step = (m+p-1)(t_f+t_b) + 2(p-1)t_send, t_f, t_b, t_send measured"));
+      const std::string law_peak =
+          schedule == theory::PipelineSchedule::gpipe
+              ? "peak activations held per stage = m (GPipe)"
+          : interleaved
+              ? "peak chunk activations held by stage s = 2(p-s-1) + (v-1)p + 1, m*v when m = p "
+                "(Megatron interleaved)"
+              : "peak activations held by stage s = min(m, p-s) (1F1B)";
       r.checks.push_back(exact_count(head(r.name + "/peak_activations_max", law_peak, "counted"),
                                      static_cast<std::uint64_t>(law_max),
                                      static_cast<std::uint64_t>(peak_max)));
