@@ -1,6 +1,7 @@
 // The catalogue's entries for the collectives' and the parallelism calculator's formulas
 // (theory/collectives.h, theory/parallelism.h).
 #include <stdexcept>
+#include <vector>
 
 #include "app/theory_catalogue.h"
 #include "app/theory_catalogue_params.h"
@@ -117,6 +118,37 @@ std::vector<Formula> parallelism_formulas() {
                                     1 / a.number("link_bytes_per_s")),
               ""}};
        }},
+      {"overlapped-all-reduce",
+       "bucket i's all-reduce starts when its gradients are ready and the previous one is done; "
+       "exposed = max(0, sum_{i<B} t_ar,i - backward after bucket 1) + t_ar,B (equal buckets)",
+       "Li et al., PyTorch Distributed, VLDB 2020, sections 3.2.3 and 4.2.1",
+       {positive("parameters", "model parameters P"), count("devices", "data-parallel devices p"),
+        positive("bytes_per_parameter", "gradient bytes per parameter", "4"),
+        positive("bucket_bytes", "all-reduce bucket, bytes", "1048576"),
+        number("backward_s", "the last backward's time, s (bucket i ready in proportion)"), kAlpha,
+        kLink},
+       [](const FormulaArgs& a) {
+         const int p = ranks_of(a, "devices");
+         const double alpha = a.number("alpha_s"), beta = 1 / a.number("link_bytes_per_s");
+         const double backward_s = a.number("backward_s");
+         const auto buckets = gradient_buckets_bytes(
+             a.number("parameters"), a.number("bytes_per_parameter"), a.number("bucket_bytes"));
+         double total_bytes = 0;
+         for (double b : buckets) total_bytes += b;
+         std::vector<double> ready_s, all_reduce_s;
+         double done_bytes = 0, plain_s = 0;
+         for (double b : buckets) {
+           done_bytes += b;
+           ready_s.push_back(backward_s * done_bytes / total_bytes);
+           all_reduce_s.push_back(gradient_all_reduce_s(b, 1, p, alpha, beta));
+           plain_s += all_reduce_s.back();
+         }
+         const double exposed_s = overlapped_all_reduce_tail_s(ready_s, all_reduce_s, backward_s);
+         return std::vector<FormulaOutput>{{"buckets", double(buckets.size()), ""},
+                                           {"all_reduce_s", plain_s, ""},
+                                           {"exposed_s", exposed_s, ""},
+                                           {"hidden_s", plain_s - exposed_s, ""}};
+       }},
       {"tensor-parallel",
        "per layer 2 all-reduces of b x s x h forward + 2 backward",
        "Shoeybi et al., Megatron-LM, 2019, section 3",
@@ -133,16 +165,29 @@ std::vector<Formula> parallelism_formulas() {
                                            {"time_per_layer_s", c.time_per_layer_s, ""}};
        }},
       {"pipeline-bubble",
-       "bubble = (p-1)/(m+p-1) of the step; interleaved (v chunks): (p-1)/(v m) of the ideal time",
-       "Huang et al., GPipe, 2019; Narayanan et al., SC'21, section 2.2",
+       "bubble = (p-1)/(m+p-1) of the step; interleaved (v chunks): (p-1)/(v m) of the ideal time, "
+       "step (m v + p - 1)(t_f+t_b)/v; peak activations on stage 0: GPipe m, 1F1B min(m, p), "
+       "interleaved 2(p-1) + (v-1)p + 1 chunks (m v when m = p)",
+       "Huang et al., GPipe, 2019; Narayanan et al., SC'21, section 2.2; Megatron-LM's schedules",
        {count("stages", "pipeline stages p"), count("micro_batches", "micro-batches m"),
         count("chunks_per_device", "interleaved model chunks v per device", "1")},
        [](const FormulaArgs& a) {
          const int p = ranks_of(a, "stages"), m = ranks_of(a, "micro_batches"),
                    v = ranks_of(a, "chunks_per_device");
-         return std::vector<FormulaOutput>{
+         std::vector<FormulaOutput> out{
              {"bubble_fraction", pipeline_bubble_fraction(p, m), ""},
-             {"bubble_over_ideal", interleaved_bubble_ratio(p, m, v), ""}};
+             {"bubble_over_ideal", interleaved_bubble_ratio(p, m, v), ""},
+             // (p−1)/(m·v+p−1): the chunks as m·v micro-batches.
+             {"interleaved_bubble_fraction", pipeline_bubble_fraction(p, m * v), ""},
+             {"peak_activations_gpipe",
+              double(pipeline_peak_activations(PipelineSchedule::gpipe, p, m, 0)), ""},
+             {"peak_activations_1f1b",
+              double(pipeline_peak_activations(PipelineSchedule::one_f_one_b, p, m, 0)), ""}};
+         // Megatron's interleaved schedule takes m a multiple of p.
+         if (m % p == 0)
+           out.push_back({"peak_chunk_activations_interleaved",
+                          double(interleaved_peak_activations(p, m, v, 0)), ""});
+         return out;
        }},
       {"expert-all-to-all",
        "bytes per all-to-all = tokens x k x h x bytes x (ep-1)/ep; 2 per MoE layer forward",

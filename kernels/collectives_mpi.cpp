@@ -196,6 +196,29 @@ void MpiGroup::all_to_all(const float* send, const std::vector<int>& send_counts
             "MPI_Alltoallv");
 }
 
+void MpiGroup::start_all_reduce_sum(float* data, std::size_t count) {
+  MPI_Request request = MPI_REQUEST_NULL;
+  mpi_check(MPI_Iallreduce(MPI_IN_PLACE, data, int_count(count, "MPI_Iallreduce"), MPI_FLOAT,
+                           MPI_SUM, comm_, &request),
+            "MPI_Iallreduce");
+  all_reduces_.push_back(request);
+}
+
+bool MpiGroup::test_all_reduces() {
+  int done = 1;
+  if (!all_reduces_.empty())
+    mpi_check(MPI_Testall(static_cast<int>(all_reduces_.size()), all_reduces_.data(), &done,
+                          MPI_STATUSES_IGNORE),
+              "MPI_Testall (all-reduce)");
+  if (done) all_reduces_.clear();
+  return done != 0;
+}
+
+void MpiGroup::complete_all_reduces() {
+  for (MPI_Request& r : all_reduces_) wait_polled(r, "MPI_Test (all-reduce)");
+  all_reduces_.clear();
+}
+
 void keep_freed_memory_in_heap() {
   mallopt(M_MMAP_MAX, 0);
   mallopt(M_TRIM_THRESHOLD, std::numeric_limits<int>::max());

@@ -32,7 +32,10 @@ class MpiWorld {
   int rank() const { return rank_; }
   int size() const { return size_; }
   int on_this_node() const { return node_size_; }  // processes sharing this node
-  std::string library_version() const;             // its first line; not collective
+  // Whether MPI let every thread call it (MPI_THREAD_MULTIPLE): the watchdog's abort, a progress
+  // thread.
+  bool thread_multiple() const { return thread_multiple_; }
+  std::string library_version() const;  // its first line; not collective
   // True everywhere when every process passed rank 0's `text`; otherwise `differing_rank` is the
   // first process that did not.
   bool same_everywhere(const std::string& text, int& differing_rank);
@@ -82,11 +85,20 @@ class MpiGroup {
   void all_to_all(const float* send, const std::vector<int>& send_counts,
                   const std::vector<int>& send_offsets, float* recv,
                   const std::vector<int>& recv_counts, const std::vector<int>& recv_offsets);
+  // Non-blocking, to overlap with compute: starts the in-place sum over the group of `count`
+  // floats (MPI_Iallreduce; every rank starts the same ones in the same order). MPI progresses it
+  // only inside its calls: test_all_reduces() progresses every started one once (MPI_Testall) and
+  // returns whether all have completed (then forgets them); complete_all_reduces() waits for them,
+  // polling with short sleeps.
+  void start_all_reduce_sum(float* data, std::size_t count);
+  bool test_all_reduces();
+  void complete_all_reduces();
 
  private:
   MPI_Comm comm_ = MPI_COMM_NULL;
   int rank_ = 0, size_ = 1;
-  std::vector<MPI_Request> sends_;  // started by send(), until complete_sends()
+  std::vector<MPI_Request> sends_;        // started by send(), until complete_sends()
+  std::vector<MPI_Request> all_reduces_;  // started, until they complete
 };
 
 // MPI allocates temporary buffers inside some collectives (OpenMPI's reduce_scatter from 16 MiB);

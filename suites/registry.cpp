@@ -96,12 +96,18 @@ SuiteCommand strategies_command(CLI::App& app, QuantityParser parse_quantity) {
   c->add_option("--stages", o.stages, "pipeline stages (default: every rank; must divide them)");
   c->add_option("--micro-batches", o.micro_batches,
                 "pipeline micro-batches per step (repeatable; default 4, 8, 16)");
-  c->add_option("--schedule", o.schedules, "gpipe, 1f1b (repeatable; default both)");
+  c->add_option("--schedule", o.schedules,
+                "gpipe, 1f1b, interleaved (repeatable; default gpipe and 1f1b)");
+  c->add_option("--chunks", o.chunks,
+                "interleaved: model chunks (virtual stages) per stage, v >= 2 (default 2)");
   c->add_option("--accumulation", o.accumulation,
                 "data parallel: micro-steps per all-reduce (repeatable; default 1, 4, 16)");
   c->add_option("--parameters", state->parameters,
                 "data parallel: gradients all-reduced (default 2Mi; --quick 512Ki)");
   c->add_option("--bucket-bytes", state->bucket_bytes, "all-reduce bucket (default 1Mi)");
+  c->add_flag("--overlap", o.overlap,
+              "data parallel: each case also with the buckets' all-reduces overlapped with the "
+              "last backward");
   c->add_option("--layers", o.layers, "tensor parallel: layers per step (default 2)");
   c->add_option("--tokens", o.tokens, "expert parallel: tokens per rank (default 64)");
   c->add_option("--top-k", o.top_k, "expert parallel: experts per token (default 2)");

@@ -68,22 +68,28 @@ if(CLANG_FORMAT)
   set_tests_properties(format.clang_format PROPERTIES LABELS "cpu;format")
 endif()
 
-# The collectives suite under mpirun (1, 2, 4 ranks; skipped with the reason when mpirun is absent).
-set(_collectives_tests MpiRuns.test_two_ranks MpiRuns.test_four_ranks_scaling
+# The command-line tests of a suite run under mpirun (skipped with the reason when mpirun is
+# absent): one ctest test per method of SCRIPT, PREFIX.Class.method; the MpiRuns ones measure and
+# fit: alone on the machine, as the smoke run.
+function(boundbench_mpi_cli_tests prefix script)
+  foreach(t IN LISTS ARGN)
+    add_test(NAME ${prefix}.${t}
+             COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/${script}
+                     $<TARGET_FILE:boundbench> ${t})
+    set_tests_properties(${prefix}.${t} PROPERTIES LABELS "cpu;cli;${prefix}" TIMEOUT 300)
+    if(t MATCHES "^MpiRuns")
+      set_tests_properties(${prefix}.${t} PROPERTIES RUN_SERIAL TRUE)
+    endif()
+  endforeach()
+endfunction()
+
+# The collectives suite (1, 2, 4 ranks).
+boundbench_mpi_cli_tests(collectives collectives_cli_test.py
+  MpiRuns.test_two_ranks MpiRuns.test_four_ranks_scaling
   MpiRuns.test_theory_from_the_measured_link Reliability.test_watchdog_aborts_a_hung_collective
   Reliability.test_ranks_with_different_arguments Reliability.test_error_on_one_rank_ends_every_rank
   Reliability.test_bad_input
   Reliability.test_nccl_without_gpu_says_why NcclTestsComparison.test_within_and_beyond_tolerance)
-foreach(t IN LISTS _collectives_tests)
-  add_test(NAME collectives.${t}
-           COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/collectives_cli_test.py
-                   $<TARGET_FILE:boundbench> ${t})
-  set_tests_properties(collectives.${t} PROPERTIES LABELS "cpu;cli;collectives" TIMEOUT 300)
-  # The MPI runs measure and fit: alone on the machine, as the smoke run.
-  if(t MATCHES "^MpiRuns")
-    set_tests_properties(collectives.${t} PROPERTIES RUN_SERIAL TRUE)
-  endif()
-endforeach()
 
 # The Slurm launch path: a one-node Slurm cluster (munged, slurmctld, slurmd as root) runs
 # `srun -n 4 --mpi=pmix` of strategies and collectives --quick; skipped (77) with the reason where
@@ -94,19 +100,12 @@ add_test(NAME slurm.srun_four_ranks
 set_tests_properties(slurm.srun_four_ranks PROPERTIES LABELS "cpu;slurm" TIMEOUT 1200
                      SKIP_RETURN_CODE 77 RUN_SERIAL TRUE)
 
-# The strategies suite under mpirun (skipped with the reason when mpirun is absent).
-set(_strategies_tests MpiRuns.test_two_ranks Reliability.test_watchdog_aborts_a_hung_rank
+# The strategies suite.
+boundbench_mpi_cli_tests(strategies strategies_cli_test.py
+  MpiRuns.test_two_ranks MpiRuns.test_overlap MpiRuns.test_interleaved
+  Reliability.test_watchdog_aborts_a_hung_rank
   Reliability.test_ranks_with_different_arguments Reliability.test_bad_input_on_every_rank
   Reliability.test_bad_input)
-foreach(t IN LISTS _strategies_tests)
-  add_test(NAME strategies.${t}
-           COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/strategies_cli_test.py
-                   $<TARGET_FILE:boundbench> ${t})
-  set_tests_properties(strategies.${t} PROPERTIES LABELS "cpu;cli;strategies" TIMEOUT 300)
-  if(t MATCHES "^MpiRuns")
-    set_tests_properties(strategies.${t} PROPERTIES RUN_SERIAL TRUE)
-  endif()
-endforeach()
 
 # The false-alarm test (label "falsealarm"): `run --quick` of every suite and the collectives at
 # 2 MPI ranks beside a CPU-bound process pinned to core 0 must report no FAIL. Alone on the

@@ -14,27 +14,13 @@ import tempfile
 import time
 import unittest
 
-BOUNDBENCH = None
-SRC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
-MPIRUN = shutil.which("mpirun")
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import mpi_cli  # noqa: E402
+from mpi_cli import SRC, bb, needs_mpi  # noqa: E402
 
 
-def mpirun(np, *args, timeout=300, mpmd=None):
-    cmd = [MPIRUN, "--oversubscribe"]
-    if os.geteuid() == 0:
-        cmd.append("--allow-run-as-root")
-    cmd += ["-np", str(np), BOUNDBENCH, "collectives", *args]
-    if mpmd:
-        cmd += [":", "-np", "1", BOUNDBENCH, "collectives", *mpmd]
-    return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
-
-
-def bb(*args, timeout=300):
-    return subprocess.run([BOUNDBENCH, *args], capture_output=True, text=True, timeout=timeout)
-
-
-def needs_mpi(test):
-    return unittest.skipUnless(MPIRUN, "mpirun not found (install openmpi-bin: ci/setup.sh)")(test)
+def mpirun(np, *args, **kwargs):
+    return mpi_cli.mpirun("collectives", np, *args, **kwargs)
 
 
 class MpiRuns(unittest.TestCase):
@@ -50,9 +36,7 @@ class MpiRuns(unittest.TestCase):
         r = mpirun(np, "--quick", "--no-fail", "--out", out)
         print(f"mpirun -np {np} collectives --quick: {time.time() - t0:.1f} s")
         self.assertEqual(r.returncode, 0, r.stdout[-3000:] + r.stderr[-3000:])
-        v = subprocess.run([sys.executable, os.path.join(SRC, "ci", "validate_results.py"), out,
-                            "--require-complete", "--min-benchmarks", "1"],
-                           capture_output=True, text=True)
+        v = mpi_cli.validate(out)
         self.assertEqual(v.returncode, 0, v.stdout + v.stderr)
         doc = json.load(open(out))
         self.assertTrue(os.path.getsize(os.path.join(d, "c.md")) > 0)
@@ -256,5 +240,4 @@ class NcclTestsComparison(unittest.TestCase):
 
 
 if __name__ == "__main__":
-    BOUNDBENCH = os.path.abspath(sys.argv.pop(1))
-    unittest.main()
+    mpi_cli.main()

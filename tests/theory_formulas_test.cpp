@@ -199,6 +199,37 @@ TEST(FormulaRegistry, StreamBytesAndPeaksHandWorked) {
   EXPECT_DOUBLE_EQ(output(dram, "bandwidth_bytes_per_s"), 1.5552e12);
 }
 
+TEST(FormulaRegistry, OverlappedAllReduceHandWorked) {
+  // 4 MiB of fp32 gradients in four 1 MiB buckets on 4 devices, α = 0, 1 GB/s: each all-reduce
+  // 1.5 × 2^20 / 1e9 s; over a 4 ms backward (a bucket ready every 1 ms) they queue from the first
+  // one: exposed = 3·t_ar − 3 ms + t_ar, the backward after the first bucket (3 ms) hidden.
+  const auto outs =
+      evaluate_formula(find_formula("overlapped-all-reduce"), {{"parameters", "1048576"},
+                                                               {"devices", "4"},
+                                                               {"backward_s", "4e-3"},
+                                                               {"alpha_s", "0"},
+                                                               {"link_bytes_per_s", "1e9"}});
+  const double t_ar = 1.5 * 0x1p20 / 1e9;
+  EXPECT_DOUBLE_EQ(output(outs, "buckets"), 4);
+  EXPECT_NEAR(output(outs, "all_reduce_s"), 4 * t_ar, 1e-12);
+  EXPECT_NEAR(output(outs, "exposed_s"), 3 * t_ar - 3e-3 + t_ar, 1e-12);
+  EXPECT_NEAR(output(outs, "hidden_s"), 3e-3, 1e-12);
+}
+
+TEST(FormulaRegistry, PipelineBubbleInterleavedHandWorked) {
+  // p = 4, m = 8, v = 2: 3/11 of a GPipe step; interleaved 3/16 of the ideal, 3/19 of the step;
+  // stage 0 holds 8 (GPipe), 4 (1F1B), 2·3 + 4 + 1 = 11 chunk activations (interleaved).
+  const auto outs =
+      evaluate_formula(find_formula("pipeline-bubble"),
+                       {{"stages", "4"}, {"micro_batches", "8"}, {"chunks_per_device", "2"}});
+  EXPECT_DOUBLE_EQ(output(outs, "bubble_fraction"), 3.0 / 11);
+  EXPECT_DOUBLE_EQ(output(outs, "bubble_over_ideal"), 3.0 / 16);
+  EXPECT_DOUBLE_EQ(output(outs, "interleaved_bubble_fraction"), 3.0 / 19);
+  EXPECT_DOUBLE_EQ(output(outs, "peak_activations_gpipe"), 8);
+  EXPECT_DOUBLE_EQ(output(outs, "peak_activations_1f1b"), 4);
+  EXPECT_DOUBLE_EQ(output(outs, "peak_chunk_activations_interleaved"), 11);
+}
+
 TEST(FormulaErrors, UnknownFormulaListsKnownOnes) {
   const std::string msg = invalid_argument_message([] { find_formula("roofline"); });
   EXPECT_NE(msg.find("'roofline'"), std::string::npos) << msg;

@@ -2,6 +2,7 @@
 // predictions): hand-worked values and the inputs they refuse.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <stdexcept>
 #include <vector>
 
@@ -31,6 +32,37 @@ TEST(BucketedAllReduce, FullBucketsAndTheRemainder) {
   EXPECT_THROW(bucketed_all_reduce_s(1000, 4, 0, 4, alpha, beta), std::invalid_argument);
 }
 
+TEST(GradientBuckets, FullBucketsThenTheRemainder) {
+  EXPECT_EQ(gradient_buckets_bytes(2.5 * 0x1p18, 4, 0x1p20),
+            (std::vector<double>{0x1p20, 0x1p20, 0x1p19}));
+  EXPECT_EQ(gradient_buckets_bytes(0x1p19, 4, 0x1p20), (std::vector<double>{0x1p20, 0x1p20}));
+  EXPECT_THROW(gradient_buckets_bytes(1000, 4, 0), std::invalid_argument);
+}
+
+TEST(OverlappedAllReduce, TheBackwardHidesAllButTheLastBucketWhenItIsLongEnough) {
+  // Four equal buckets ready every 2 ms of an 8 ms backward, all-reduces of 1 ms: each finishes
+  // before the next bucket is ready; only the last one's 1 ms sticks out.
+  constexpr double kNs = 1e-9;
+  EXPECT_NEAR(
+      overlapped_all_reduce_tail_s({2e-3, 4e-3, 6e-3, 8e-3}, {1e-3, 1e-3, 1e-3, 1e-3}, 8e-3), 1e-3,
+      kNs);
+  // All-reduces of 3 ms: they queue from the first bucket on, 2 + 4·3 = 14 ms, 6 ms past the
+  // backward = max(0, 3·3 − 6) + 3, the closed form for equal buckets.
+  const double a = 3e-3, t_b = 8e-3, buckets = 4;
+  EXPECT_NEAR(overlapped_all_reduce_tail_s({2e-3, 4e-3, 6e-3, 8e-3}, {a, a, a, a}, t_b),
+              std::max(0.0, (buckets - 1) * a - (buckets - 1) / buckets * t_b) + a, kNs);
+  EXPECT_NEAR(overlapped_all_reduce_tail_s({2e-3, 4e-3, 6e-3, 8e-3}, {a, a, a, a}, t_b), 6e-3, kNs);
+  // Unequal: a long first all-reduce delays the short later ones (1 + 5 = 6, then 6.5, 7 ≤ 8:
+  // the last starts when ready at 8 and ends at 8.5).
+  EXPECT_NEAR(
+      overlapped_all_reduce_tail_s({1e-3, 2e-3, 4e-3, 8e-3}, {5e-3, 0.5e-3, 0.5e-3, 0.5e-3}, 8e-3),
+      0.5e-3, kNs);
+  // One bucket: nothing to overlap, the whole all-reduce after the backward (the plain step).
+  EXPECT_NEAR(overlapped_all_reduce_tail_s({8e-3}, {3e-3}, 8e-3), 3e-3, kNs);
+  EXPECT_DOUBLE_EQ(overlapped_all_reduce_tail_s({}, {}, 8e-3), 0);
+  EXPECT_THROW(overlapped_all_reduce_tail_s({1e-3}, {}, 8e-3), std::invalid_argument);
+}
+
 TEST(PipelineStep, GpipeTimeAndItsBubble) {
   // p = 4, m = 8, t_f = 1, t_b = 2: (8+3)·3 = 33; busy 8·3 = 24; idle 9/33 = 3/11 = (p−1)/(m+p−1).
   EXPECT_DOUBLE_EQ(pipeline_step_s(4, 8, 1, 2), 33);
@@ -50,6 +82,32 @@ TEST(PipelinePeakActivations, GpipeHoldsEveryMicroBatch1F1BAtMostTheStagesLeft) 
   // Fewer micro-batches than stages: min(m, p − stage).
   EXPECT_EQ(pipeline_peak_activations(PipelineSchedule::one_f_one_b, 4, 2, 0), 2);
   EXPECT_THROW(pipeline_peak_activations(PipelineSchedule::gpipe, 4, 16, 4), std::invalid_argument);
+}
+
+TEST(InterleavedPipeline, StepBubbleAndSends) {
+  // p = 4, m = 8, v = 2, a device's t_f = 1 and t_b = 2 (chunks 0.5 and 1): (16+3)·3/2 = 28.5;
+  // busy 8·3 = 24, bubble 4.5 = 3/16 of it = (p−1)/(v·m).
+  EXPECT_DOUBLE_EQ(interleaved_pipeline_step_s(4, 8, 2, 1, 2), 28.5);
+  EXPECT_DOUBLE_EQ((28.5 - 24) / 24, interleaved_bubble_ratio(4, 8, 2));
+  // The p·v − 1 = 7 chunk boundaries, down and back, sends of 0.5: + 7.
+  EXPECT_DOUBLE_EQ(interleaved_pipeline_step_s(4, 8, 2, 1, 2, 0.5), 35.5);
+  // One chunk per device: the 1F1B step.
+  EXPECT_DOUBLE_EQ(interleaved_pipeline_step_s(4, 8, 1, 1, 2, 0.5),
+                   pipeline_step_s(4, 8, 1, 2, 0.5));
+  EXPECT_THROW(interleaved_pipeline_step_s(4, 8, 0, 1, 2), std::invalid_argument);
+}
+
+TEST(InterleavedPipeline, PeakChunkActivations) {
+  // Warm-up 2(p−d−1) + (v−1)p forwards, plus one: p = 4, v = 2: 11, 9, 7, 5.
+  const std::vector<int> want{11, 9, 7, 5};
+  for (int d = 0; d < 4; ++d) {
+    EXPECT_EQ(interleaved_peak_activations(4, 8, 2, d), want[static_cast<std::size_t>(d)]);
+    EXPECT_EQ(pipeline_peak_activations(PipelineSchedule::interleaved_1f1b, 4, 16, d, 2),
+              want[static_cast<std::size_t>(d)]);
+    // m = p: every forward is warm-up, m·v held.
+    EXPECT_EQ(interleaved_peak_activations(4, 4, 2, d), 8);
+  }
+  EXPECT_THROW(interleaved_peak_activations(4, 8, 2, 4), std::invalid_argument);
 }
 
 TEST(TensorParallelLayer, MegatronFlop) {

@@ -56,6 +56,27 @@ double bucketed_all_reduce_s(double parameters, double bytes_per_parameter, doub
          (rest_bytes > 0 ? alpha_beta_time_s(terms, rest_bytes, alpha_s, beta_s_per_byte) : 0);
 }
 
+std::vector<double> gradient_buckets_bytes(double parameters, double bytes_per_parameter,
+                                           double bucket_bytes) {
+  if (!(bucket_bytes > 0)) throw std::invalid_argument("the bucket must hold > 0 bytes");
+  const double total_bytes = parameters * bytes_per_parameter;
+  const double full = std::floor(total_bytes / bucket_bytes);
+  if (full > 1e7) throw std::invalid_argument("more than 10^7 buckets");
+  std::vector<double> buckets(static_cast<std::size_t>(full), bucket_bytes);
+  if (total_bytes - full * bucket_bytes > 0) buckets.push_back(total_bytes - full * bucket_bytes);
+  return buckets;
+}
+
+double overlapped_all_reduce_tail_s(const std::vector<double>& ready_s,
+                                    const std::vector<double>& all_reduce_s, double backward_s) {
+  if (ready_s.size() != all_reduce_s.size())
+    throw std::invalid_argument("one ready time per bucket's all-reduce");
+  double end_s = 0;
+  for (std::size_t i = 0; i < ready_s.size(); ++i)
+    end_s = std::max(end_s, ready_s[i]) + all_reduce_s[i];
+  return std::max(0.0, end_s - backward_s);
+}
+
 double pipeline_step_s(int stages, int micro_batches, double forward_s, double backward_s,
                        double p2p_s) {
   if (stages < 1 || micro_batches < 1)
@@ -63,7 +84,27 @@ double pipeline_step_s(int stages, int micro_batches, double forward_s, double b
   return (micro_batches + stages - 1) * (forward_s + backward_s) + 2 * (stages - 1) * p2p_s;
 }
 
-int pipeline_peak_activations(PipelineSchedule schedule, int stages, int micro_batches, int stage) {
+double interleaved_pipeline_step_s(int stages, int micro_batches, int chunks_per_device,
+                                   double forward_s, double backward_s, double p2p_s) {
+  if (stages < 1 || micro_batches < 1 || chunks_per_device < 1)
+    throw std::invalid_argument("stages, micro-batches and chunks must be >= 1");
+  const double v = chunks_per_device;
+  return (micro_batches * v + stages - 1) * (forward_s + backward_s) / v +
+         2 * (stages * v - 1) * p2p_s;
+}
+
+int interleaved_peak_activations(int stages, int micro_batches, int chunks_per_device, int stage) {
+  if (stages < 1 || micro_batches < 1 || chunks_per_device < 1 || stage < 0 || stage >= stages)
+    throw std::invalid_argument("stages, micro-batches, chunks >= 1 and 0 <= stage < stages");
+  const int total = micro_batches * chunks_per_device;
+  if (micro_batches == stages) return total;
+  return std::min(total, 2 * (stages - stage - 1) + (chunks_per_device - 1) * stages + 1);
+}
+
+int pipeline_peak_activations(PipelineSchedule schedule, int stages, int micro_batches, int stage,
+                              int chunks_per_device) {
+  if (schedule == PipelineSchedule::interleaved_1f1b)
+    return interleaved_peak_activations(stages, micro_batches, chunks_per_device, stage);
   if (stages < 1 || micro_batches < 1 || stage < 0 || stage >= stages)
     throw std::invalid_argument("stages, micro-batches >= 1 and 0 <= stage < stages");
   if (schedule == PipelineSchedule::gpipe) return micro_batches;

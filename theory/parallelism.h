@@ -2,6 +2,8 @@
 // what each costs in communication, memory and idle time. Bytes and seconds per device.
 #pragma once
 
+#include <vector>
+
 namespace bb::theory {
 
 // Data parallelism: B_global = B_per_device × N_devices × N_accumulation
@@ -42,6 +44,20 @@ double data_parallel_step_s(double accumulation_steps, double micro_step_s, doub
 // the last one holding the remainder (Li et al. 2020, §4.2.1 gradient bucketing).
 double bucketed_all_reduce_s(double parameters, double bytes_per_parameter, double bucket_bytes,
                              int devices, double alpha_s, double beta_s_per_byte);
+// The buckets' sizes, in order: ⌊P·bytes / bucket⌋ full buckets, then the remainder if any
+// (Li et al. 2020, §4.2.1).
+std::vector<double> gradient_buckets_bytes(double parameters, double bytes_per_parameter,
+                                           double bucket_bytes);
+
+// The bucketed all-reduce overlapped with the backward (Li et al. 2020, §3.2.3: a bucket's
+// all-reduce starts once its gradients are ready, the all-reduces one after another): bucket i's
+// gradients are ready at ready_s[i] (from the backward's start, ascending) and its all-reduce takes
+// all_reduce_s[i], starting at max(ready_s[i], the previous all-reduce's end). Returns what the
+// all-reduces add after a backward of backward_s: end of the last − backward_s (≥ 0). For B equal
+// buckets of all-reduce a ready every t_b/B: max(0, (B−1)·a − (B−1)/B·t_b) + a, the all-reduces
+// that the backward after the first bucket does not hide, plus the last bucket's.
+double overlapped_all_reduce_tail_s(const std::vector<double>& ready_s,
+                                    const std::vector<double>& all_reduce_s, double backward_s);
 
 // GPipe and 1F1B (non-interleaved) pipeline step of p stages and m micro-batches with forward
 // t_f and backward t_b per micro-batch and stage: (m+p−1)(t_f+t_b) (Huang et al., GPipe, 2019;
@@ -51,11 +67,26 @@ double bucketed_all_reduce_s(double parameters, double bytes_per_parameter, doub
 double pipeline_step_s(int stages, int micro_batches, double forward_s, double backward_s,
                        double p2p_s = 0);
 
+// Megatron's interleaved 1F1B (Narayanan et al., SC'21, §2.2): p devices, each v model chunks
+// (chunk c of device d is the model's stage c·p + d), m micro-batches (a multiple of p); a chunk's
+// forward and backward t_f/v and t_b/v for a device's forward t_f and backward t_b: the step is
+// (m·v + p − 1)(t_f + t_b)/v — a bubble of (p−1)(t_f+t_b)/v, (p−1)/(v·m) of the ideal m(t_f+t_b) —
+// plus 2(p·v − 1)·t_p2p: a micro-batch crosses the p·v − 1 chunk boundaries down and back on the
+// critical path (derived from the schedule; with v = 1 the 1F1B step above).
+double interleaved_pipeline_step_s(int stages, int micro_batches, int chunks_per_device,
+                                   double forward_s, double backward_s, double p2p_s = 0);
+// Chunk activations device d holds at its peak under the interleaved schedule (Megatron-LM's
+// forward_backward_pipelining_with_interleaving): its warm-up forwards 2(p−d−1) + (v−1)·p, plus
+// one; m·v when m = p (every forward is warm-up).
+int interleaved_peak_activations(int stages, int micro_batches, int chunks_per_device, int stage);
+
 // Activations a stage holds at its peak (forwards done, backwards not yet): GPipe m (all forwards
 // first); 1F1B min(m, p − stage) (the warm-up's p−stage−1 forwards plus one; Narayanan et al.
-// 2021, §3). stage counts from 0.
-enum class PipelineSchedule { gpipe, one_f_one_b };
-int pipeline_peak_activations(PipelineSchedule schedule, int stages, int micro_batches, int stage);
+// 2021, §3); interleaved 1F1B, in chunk activations, interleaved_peak_activations with
+// `chunks_per_device` (the others take no chunks). stage counts from 0.
+enum class PipelineSchedule { gpipe, one_f_one_b, interleaved_1f1b };
+int pipeline_peak_activations(PipelineSchedule schedule, int stages, int micro_batches, int stage,
+                              int chunks_per_device = 1);
 
 // Megatron tensor-parallel transformer layer per rank (Narayanan et al., SC'21, §5.1: 24·b·s·h²
 // flop per layer forward in the QKV, projection and MLP GEMMs, the attention scores' 4·b·s²·h

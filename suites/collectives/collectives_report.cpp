@@ -5,8 +5,7 @@
 #include <cstdlib>
 
 #include "harness/checks.h"
-#include "harness/gpu.h"
-#include "harness/runner.h"
+#include "harness/lockstep_report.h"
 
 namespace bb::collectives {
 namespace {
@@ -20,14 +19,13 @@ const char* env_or_empty(const char* name) {
 
 json context(const Options& o, const Setup& s, const lockstep::Processes& procs,
              const HostInfo& host) {
-  RunOptions ro;
-  ro.quick = o.quick;
-  ro.command_line = o.command_line;
-  ro.rule.min_samples = static_cast<std::size_t>(o.samples);
-  ro.rule.warmup_samples = static_cast<std::size_t>(o.warmup);
-  ro.rule.min_time_s = o.sample_time_s;
-  ro.rule.timeout_s = o.timeout_s;
-  json c = make_context(ro, Environment{host, query_gpus()});
+  json c = lockstep::run_context({.quick = o.quick,
+                                  .command_line = o.command_line,
+                                  .samples = o.samples,
+                                  .warmup = o.warmup,
+                                  .sample_time_s = o.sample_time_s,
+                                  .timeout_s = o.timeout_s},
+                                 host);
   c["boundbench"]["collectives"] = {{"transport", s.transport},
                                     {"engine", s.engine},
                                     {"launcher", procs.launcher()},
@@ -43,14 +41,6 @@ json context(const Options& o, const Setup& s, const lockstep::Processes& procs,
                                     {"memory_note", s.memory_note},
                                     {"nccl_algo", env_or_empty("NCCL_ALGO")},
                                     {"nccl_proto", env_or_empty("NCCL_PROTO")}};
-  // The Slurm task, when srun launched the run (the job id, the tasks).
-  const lockstep::SlurmTask slurm = lockstep::slurm_task();
-  if (slurm.ntasks > 0)
-    c["boundbench"]["slurm"] = {{"job_id", slurm.job_id},
-                                {"step_id", slurm.step_id},
-                                {"ntasks", slurm.ntasks},
-                                {"rank_0_localid", slurm.localid},
-                                {"rank_0_nodeid", slurm.nodeid}};
   return c;
 }
 
@@ -120,12 +110,6 @@ Check verify_check(const Measured& m) {
   return v;
 }
 
-std::string summary_path(const Options& o) {
-  if (!o.summary.empty()) return o.summary;
-  const auto dot = o.out.rfind('.');
-  return (dot == std::string::npos ? o.out : o.out.substr(0, dot)) + ".md";
-}
-
 }  // namespace
 
 Report::Report(const Options& o, const Setup& setup, const lockstep::Processes& processes)
@@ -186,13 +170,9 @@ int Report::finish() {
   // The findings on their own, after the rest, where they are seen.
   std::printf("%s", findings_text(laws).c_str());
   const VerdictCounts n = count_verdicts(checks_);
-  std::printf(
-      "collectives: %zu sizes measured and verified; checks: %d passed, %d failed, %d "
-      "inconclusive, %d below expectation, %d skipped; %.1f s\n",
-      points_.size(), n.pass, n.fail, n.inconclusive, n.below_expectation, n.skip, elapsed);
-  const std::string summary = summary_path(o_);
-  write_file_atomically(summary, markdown_summary(rows_, checks_, file_.document()));
-  std::printf("results: %s\nsummary: %s\n", o_.out.c_str(), summary.c_str());
+  std::printf("collectives: %zu sizes measured and verified; %s; %.1f s\n", points_.size(),
+              lockstep::verdict_counts_text(n).c_str(), elapsed);
+  lockstep::write_summary(o_.out, o_.summary, rows_, checks_, file_.document());
   // A FAIL fails the run; INCONCLUSIVE and BELOW-EXPECTATION only with --strict.
   const bool failed = n.fail > 0 || (o_.strict && (n.inconclusive > 0 || n.below_expectation > 0));
   return failed && !o_.no_fail ? lockstep::kExitFailed : 0;

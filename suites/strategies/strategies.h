@@ -20,11 +20,15 @@ struct Options {
   // and m micro-batches per step.
   int stages = 0;
   std::vector<int> micro_batches;      // default 4, 8, 16
-  std::vector<std::string> schedules;  // gpipe, 1f1b; empty: both
+  std::vector<std::string> schedules;  // gpipe, 1f1b, interleaved; empty: gpipe and 1f1b
+  int chunks = 2;                      // interleaved: model chunks (virtual stages) per stage
   // Data parallel: accumulation steps, parameters and the all-reduce's bucket.
   std::vector<int> accumulation;  // default 1, 4, 16
   double parameters = 0;          // 0: 2^19 (--quick), 2^21
   double bucket_bytes = 0x1p20;
+  // Each case also with the buckets' all-reduces overlapped with the last backward (split per
+  // bucket, each all-reduce started, non-blocking, as its gradients are ready).
+  bool overlap = false;
   // Tensor parallel: layers per step. Expert parallel: tokens per rank, experts per token.
   int layers = 2;
   int tokens = 64, top_k = 2;

@@ -40,11 +40,29 @@ std::vector<GemmShape> expert_mlp(int tokens, int hidden) {
 }
 
 std::vector<PipelineOp> pipeline_ops(PipelineSchedule schedule, int stages, int micro_batches,
-                                     int stage) {
+                                     int stage, int chunks) {
   std::vector<PipelineOp> ops;
   if (schedule == PipelineSchedule::gpipe) {
     for (int i = 0; i < micro_batches; ++i) ops.push_back({true, i});
     for (int i = 0; i < micro_batches; ++i) ops.push_back({false, i});
+    return ops;
+  }
+  if (schedule == PipelineSchedule::interleaved_1f1b) {
+    const int group = stages * chunks, total = micro_batches * chunks;
+    const auto op = [&](int k, bool forward) {
+      const int chunk = (k % group) / stages;
+      return PipelineOp{forward, (k / group) * stages + k % stages,
+                        forward ? chunk : chunks - 1 - chunk};
+    };
+    const int warmup = micro_batches == stages
+                           ? total
+                           : std::min(total, 2 * (stages - stage - 1) + (chunks - 1) * stages);
+    for (int k = 0; k < warmup; ++k) ops.push_back(op(k, true));
+    for (int k = 0; k + warmup < total; ++k) {
+      ops.push_back(op(k + warmup, true));
+      ops.push_back(op(k, false));
+    }
+    for (int k = std::max(0, total - warmup); k < total; ++k) ops.push_back(op(k, false));
     return ops;
   }
   const int warmup = std::min(stages - stage - 1, micro_batches);
@@ -70,30 +88,54 @@ int peak_held(const std::vector<PipelineOp>& ops) {
 PipelineSchedule schedule_from_name(const std::string& name) {
   if (name == "gpipe") return PipelineSchedule::gpipe;
   if (name == "1f1b") return PipelineSchedule::one_f_one_b;
-  throw std::invalid_argument("unknown pipeline schedule '" + name + "' (gpipe, 1f1b)");
+  if (name == "interleaved") return PipelineSchedule::interleaved_1f1b;
+  throw std::invalid_argument("unknown pipeline schedule '" + name +
+                              "' (gpipe, 1f1b, interleaved)");
 }
 
 const char* schedule_name(PipelineSchedule s) {
-  return s == PipelineSchedule::gpipe ? "gpipe" : "1f1b";
+  switch (s) {
+    case PipelineSchedule::gpipe: return "gpipe";
+    case PipelineSchedule::one_f_one_b: return "1f1b";
+    case PipelineSchedule::interleaved_1f1b: return "interleaved";
+  }
+  return "?";
+}
+
+std::vector<int> proportional_split(int total, const std::vector<double>& weights) {
+  const double sum = std::accumulate(weights.begin(), weights.end(), 0.0);
+  if (!(sum > 0)) throw std::invalid_argument("proportional_split: no weight");
+  std::vector<int> parts(weights.size(), 0);
+  std::vector<std::pair<double, std::size_t>> remainders;
+  int given = 0;
+  for (std::size_t j = 0; j < parts.size(); ++j) {
+    const double exact = total * weights[j] / sum;
+    parts[j] = static_cast<int>(std::floor(exact));
+    given += parts[j];
+    remainders.push_back({-(exact - parts[j]), j});  // largest first, then the lower index
+  }
+  std::sort(remainders.begin(), remainders.end());
+  for (std::size_t r = 0; given < total; ++r, ++given) ++parts[remainders[r].second];
+  return parts;
 }
 
 std::vector<int> router_loads(int tokens, int top_k, int experts, bool skewed) {
-  const int total = tokens * top_k;
-  std::vector<int> loads(static_cast<std::size_t>(experts), 0);
-  std::vector<double> share(loads.size());
+  std::vector<double> share(static_cast<std::size_t>(experts));
   for (std::size_t j = 0; j < share.size(); ++j) share[j] = skewed ? 1.0 / double(j + 1) : 1.0;
-  const double sum = std::accumulate(share.begin(), share.end(), 0.0);
-  std::vector<std::pair<double, std::size_t>> remainders;
-  int given = 0;
-  for (std::size_t j = 0; j < loads.size(); ++j) {
-    const double exact = total * share[j] / sum;
-    loads[j] = static_cast<int>(std::floor(exact));
-    given += loads[j];
-    remainders.push_back({-(exact - loads[j]), j});  // largest first, then the lower index
-  }
-  std::sort(remainders.begin(), remainders.end());
-  for (std::size_t r = 0; given < total; ++r, ++given) ++loads[remainders[r].second];
-  return loads;
+  return proportional_split(tokens * top_k, share);
+}
+
+std::vector<int> scaling_ranks(int world) {
+  std::vector<int> counts;
+  for (int n = 1; n < world; n *= 2) counts.push_back(n);
+  counts.push_back(world);
+  return counts;
+}
+
+std::vector<GemmShape> with_rows(const std::vector<GemmShape>& gemms, int rows) {
+  std::vector<GemmShape> part = gemms;
+  for (GemmShape& g : part) g.m = rows;
+  return part;
 }
 
 std::vector<std::string> strategy_list(const Options& o) {
@@ -119,12 +161,29 @@ void check_options(const Options& o, int ranks) {
   if (o.batch < 1 || o.sequence < 1 || o.hidden < 1 || o.layers < 1 || o.tokens < 1 || o.top_k < 1)
     throw std::invalid_argument("--batch, --sequence, --hidden, --layers, --tokens, --top-k >= 1");
   if (!(o.bucket_bytes >= 4)) throw std::invalid_argument("--bucket-bytes must be >= 4");
+  if (o.overlap) {
+    const double buckets = std::ceil(o.parameters * 4 / o.bucket_bytes);
+    if (buckets > kMaxOverlapBuckets)
+      throw std::invalid_argument(
+          "--overlap: " + std::to_string(static_cast<long long>(buckets)) +
+          " gradient buckets (4 x --parameters / --bucket-bytes); at most " +
+          std::to_string(kMaxOverlapBuckets));
+  }
   if (o.stages < 0) throw std::invalid_argument("--stages must be >= 0");
   for (const std::string& s : o.schedules) (void)schedule_from_name(s);
   for (int m : o.micro_batches)
     if (m < 1) throw std::invalid_argument("--micro-batches must be >= 1");
   for (int a : o.accumulation)
     if (a < 1) throw std::invalid_argument("--accumulation must be >= 1");
+  const bool interleaved =
+      std::find(o.schedules.begin(), o.schedules.end(), "interleaved") != o.schedules.end();
+  if (interleaved && o.chunks < 2)
+    throw std::invalid_argument("--chunks must be >= 2 for the interleaved schedule");
+  if (interleaved && (o.batch * o.sequence) % o.chunks != 0)
+    throw std::invalid_argument(
+        "--chunks " + std::to_string(o.chunks) +
+        " must divide the micro-batch's b*s = " + std::to_string(o.batch * o.sequence) +
+        " token rows (each chunk computes 1/v of a stage's layer)");
   if (ranks == 0) return;  // the world's size is not known yet
   const int stages = o.stages > 0 ? o.stages : ranks;
   if (ranks % stages != 0)
@@ -141,6 +200,11 @@ void check_options(const Options& o, int ranks) {
         if (schedule == PipelineSchedule::one_f_one_b && m < stages)
           throw std::invalid_argument("1F1B needs at least as many micro-batches as stages: m = " +
                                       std::to_string(m) + " < p = " + std::to_string(stages));
+        if (schedule == PipelineSchedule::interleaved_1f1b && m % stages != 0)
+          throw std::invalid_argument(
+              "the interleaved schedule needs the micro-batches to be a multiple of the stages: "
+              "m = " +
+              std::to_string(m) + ", p = " + std::to_string(stages));
       }
     }
   }
@@ -160,10 +224,11 @@ std::string canonical(const Options& o) {
     << o.hidden << ';' << o.stages << ';';
   list(o.micro_batches);
   list(o.schedules);
+  s << o.chunks << ';';
   list(o.accumulation);
-  s << o.parameters << ';' << o.bucket_bytes << ';' << o.layers << ';' << o.tokens << ';' << o.top_k
-    << ';' << o.samples << ';' << o.warmup << ';' << o.timeout_s << ';' << o.quick << ';'
-    << o.no_fail << ';' << o.out << ';' << o.simulate_hang;
+  s << o.parameters << ';' << o.bucket_bytes << ';' << o.overlap << ';' << o.layers << ';'
+    << o.tokens << ';' << o.top_k << ';' << o.samples << ';' << o.warmup << ';' << o.timeout_s
+    << ';' << o.quick << ';' << o.no_fail << ';' << o.out << ';' << o.simulate_hang;
   return s.str();
 }
 

@@ -32,15 +32,32 @@ LayerBlocks transformer_layer(int batch, int sequence, int hidden, int tp_degree
 // An expert's MLP (h→4h→h) on `tokens` tokens; none for 0 tokens.
 std::vector<GemmShape> expert_mlp(int tokens, int hidden);
 
-// One stage's operations in a pipeline step, in order.
+// `gemms` with every m (the rows: the micro-batch's b·s tokens) set to `rows`: that share of the
+// work (a backward split into pieces, a pipeline chunk).
+std::vector<GemmShape> with_rows(const std::vector<GemmShape>& gemms, int rows);
+
+// `total` split in proportion to `weights` (≥ 0, not all 0), rounded by largest remainder (on a
+// tie the lower index first): the parts sum to `total`.
+std::vector<int> proportional_split(int total, const std::vector<double>& weights);
+
+// The weak-scaling sweep's rank counts: 1, 2, 4, … below the world's, then the world's.
+std::vector<int> scaling_ranks(int world);
+
+// One stage's operations in a pipeline step, in order; `chunk`: which of the stage's model chunks
+// (interleaved; 0 otherwise).
 struct PipelineOp {
   bool forward = true;
   int micro_batch = 0;
+  int chunk = 0;
 };
 // GPipe: every forward, then every backward. 1F1B: p−stage−1 forwards (at most m), then one
-// forward and one backward alternately, then the remaining backwards.
+// forward and one backward alternately, then the remaining backwards. Interleaved 1F1B with
+// v = `chunks` (Megatron-LM's forward_backward_pipelining_with_interleaving; m a multiple of p):
+// the k-th forward runs chunk (k mod p·v) div p on micro-batch (k div p·v)·p + k mod p, the k-th
+// backward the chunks in reverse; 2(p−stage−1) + (v−1)·p warm-up forwards (every one when m = p),
+// then one forward and one backward alternately, then the remaining backwards.
 std::vector<PipelineOp> pipeline_ops(theory::PipelineSchedule schedule, int stages,
-                                     int micro_batches, int stage);
+                                     int micro_batches, int stage, int chunks = 1);
 // The largest number of activations the operations hold at once (a forward adds one, a backward
 // frees one): counted from the list.
 int peak_held(const std::vector<PipelineOp>& ops);
@@ -55,6 +72,9 @@ std::vector<int> router_loads(int tokens, int top_k, int experts, bool skewed);
 // The strategies to run (--strategy, default all) and the defaults --quick and the mode settle.
 std::vector<std::string> strategy_list(const Options& o);
 void settle_defaults(Options& o);
+// --overlap starts one non-blocking all-reduce per bucket: at most this many.
+inline constexpr int kMaxOverlapBuckets = 1024;
+
 // Options that need no other rank (a one-line error, exit 2): throws std::invalid_argument.
 // `ranks`: the world's size (the stages, the tensor- and expert-parallel degree); 0 before it is
 // known: what depends on it is left for later.

@@ -3,8 +3,7 @@
 #include <cstdio>
 #include <stdexcept>
 
-#include "harness/gpu.h"
-#include "harness/runner.h"
+#include "harness/lockstep_report.h"
 #include "harness/stats.h"
 
 namespace bb::strategies {
@@ -14,13 +13,12 @@ using json = nlohmann::json;
 
 json context(const Options& o, const Setup& s, const lockstep::Processes& procs,
              const HostInfo& host) {
-  RunOptions ro;
-  ro.quick = o.quick;
-  ro.command_line = o.command_line;
-  ro.rule.min_samples = static_cast<std::size_t>(o.samples);
-  ro.rule.warmup_samples = static_cast<std::size_t>(o.warmup);
-  ro.rule.timeout_s = o.timeout_s;
-  json c = make_context(ro, Environment{host, query_gpus()});
+  json c = lockstep::run_context({.quick = o.quick,
+                                  .command_line = o.command_line,
+                                  .samples = o.samples,
+                                  .warmup = o.warmup,
+                                  .timeout_s = o.timeout_s},
+                                 host);
   c["boundbench"]["strategies"] = {{"engine", s.engine},
                                    {"engine_description", s.description},
                                    {"launcher", procs.launcher()},
@@ -32,14 +30,6 @@ json context(const Options& o, const Setup& s, const lockstep::Processes& procs,
                                    {"tolerance", s.tolerance},
                                    {"steps_per_case", o.samples},
                                    {"warmup_steps", o.warmup}};
-  // The Slurm task, when srun launched the run (the job id, the tasks).
-  const lockstep::SlurmTask slurm = lockstep::slurm_task();
-  if (slurm.ntasks > 0)
-    c["boundbench"]["slurm"] = {{"job_id", slurm.job_id},
-                                {"step_id", slurm.step_id},
-                                {"ntasks", slurm.ntasks},
-                                {"rank_0_localid", slurm.localid},
-                                {"rank_0_nodeid", slurm.nodeid}};
   return c;
 }
 
@@ -89,12 +79,6 @@ json link_json(const Link& l) {
           {"times_s", l.times_s},
           {"alpha_s", l.alpha_s},
           {"link_bytes_per_s", l.beta_s_per_byte > 0 ? 1 / l.beta_s_per_byte : 0.0}};
-}
-
-std::string summary_path(const Options& o) {
-  if (!o.summary.empty()) return o.summary;
-  const auto dot = o.out.rfind('.');
-  return (dot == std::string::npos ? o.out : o.out.substr(0, dot)) + ".md";
 }
 
 }  // namespace
@@ -148,20 +132,13 @@ int Report::finish(const Compute& compute, double max_overshoot_s, double mean_o
                                {"max_overshoot_s", max_overshoot_s}};
   file_.add_figures("strategies", figures);
   file_.finish();
-  int failed = 0, passed = 0, other = 0;
-  for (const Check& c : checks_) {
-    failed += c.verdict == Verdict::fail;
-    passed += c.verdict == Verdict::pass;
-    other += c.verdict != Verdict::fail && c.verdict != Verdict::pass;
-  }
+  const VerdictCounts n = count_verdicts(checks_);
   const double elapsed =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
-  std::printf("strategies: %zu cases; checks: %d passed, %d failed, %d other; %.1f s\n",
-              rows_.size(), passed, failed, other, elapsed);
-  const std::string summary = summary_path(o_);
-  write_file_atomically(summary, markdown_summary(rows_, checks_, file_.document()));
-  std::printf("results: %s\nsummary: %s\n", o_.out.c_str(), summary.c_str());
-  return failed > 0 && !o_.no_fail ? lockstep::kExitFailed : 0;
+  std::printf("strategies: %zu cases; %s; %.1f s\n", rows_.size(),
+              lockstep::verdict_counts_text(n).c_str(), elapsed);
+  lockstep::write_summary(o_.out, o_.summary, rows_, checks_, file_.document());
+  return n.fail > 0 && !o_.no_fail ? lockstep::kExitFailed : 0;
 }
 
 MeasuredLink measured_link(const nlohmann::json& results, const std::string& path) {

@@ -4,9 +4,12 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <optional>
 #include <stdexcept>
 
+#include "harness/change_interval.h"
 #include "harness/checks.h"
+#include "harness/fit.h"
 #include "harness/stats.h"
 #include "suites/strategies/strategies_plan.h"
 #include "theory/parallelism.h"
@@ -142,9 +145,10 @@ std::vector<GemmShape> largest_shapes(const Options& o, int ranks) {
   return all;
 }
 
-Link measure_link(StepComm& comm, const Options& o, Collective collective) {
+Link measure_link(StepComm& comm, const Options& o, Collective collective, bool non_blocking) {
   Link link;
-  link.collective = std::string(theory::collective_name(collective));
+  link.collective =
+      std::string(theory::collective_name(collective)) + (non_blocking ? "_nonblocking" : "");
   const int p = comm.group_ranks();
   const double largest = collective == Collective::all_reduce
                              ? std::max(o.bucket_bytes, double(tensor_bytes(o)))
@@ -153,30 +157,44 @@ Link measure_link(StepComm& comm, const Options& o, Collective collective) {
   std::vector<double> sizes;
   for (double n = 4096; n < largest; n *= 2) sizes.push_back(std::floor(n / unit) * unit);
   sizes.push_back(std::ceil(largest / unit) * unit);
+  // Non-blocking: as the overlapped step runs them, one per bucket queued at once (the waits for
+  // the progress thread to wake and for the rank to see the last one complete are once per step,
+  // not per all-reduce); the time per all-reduce.
+  const int queued =
+      non_blocking
+          ? static_cast<int>(theory::gradient_buckets_bytes(o.parameters, 4, o.bucket_bytes).size())
+          : 1;
   std::vector<float> send(static_cast<std::size_t>(sizes.back() / 4), 1.0f);
   std::vector<float> recv(send.size(), 0.0f);
   for (double n : sizes) {
     const auto count = static_cast<std::size_t>(n / 4);
     const std::vector<int> per_rank(static_cast<std::size_t>(p), static_cast<int>(count / p));
     const auto once = [&] {
-      if (collective == Collective::all_reduce)
+      if (collective == Collective::all_reduce && non_blocking) {
+        for (int i = 0; i < queued; ++i) comm.start_all_reduce_sum(send.data(), count);
+        comm.complete_all_reduces();
+      } else if (collective == Collective::all_reduce) {
         comm.all_reduce_sum(send.data(), count);
-      else
+      } else {
         comm.all_to_all(send.data(), per_rank, recv.data(), per_rank);
+      }
     };
     const auto samples = run_steps(comm, 2, o.quick ? 7 : 15, [&] {
       once();
       return std::vector<double>{};
     });
     link.bytes.push_back(n);
-    link.times_s.push_back(median(step_times(samples)));
+    link.times_s.push_back(median(step_times(samples)) / queued);
   }
   if (p > 1) {
+    // t = latency_terms·α + byte_terms·n·β, fitted by Theil–Sen (harness/fit.h): one size slowed
+    // by a busy machine (a 1 MiB all-reduce at 9 ms among 0.5 ms neighbours, seen here) moves a
+    // least-squares fit far more than the median of the pairwise slopes.
     const Algorithm a = theory::bandwidth_optimal_algorithm(collective);
-    const auto fit = theory::fit_alpha_beta(theory::alpha_beta_terms(collective, a, p), link.bytes,
-                                            link.times_s);
-    link.alpha_s = fit.alpha_s;
-    link.beta_s_per_byte = fit.beta_s_per_byte;
+    const theory::AlphaBetaTerms terms = theory::alpha_beta_terms(collective, a, p);
+    const RobustFit fit = theil_sen_fit(link.bytes, link.times_s);
+    link.alpha_s = terms.latency_terms > 0 ? std::max(0.0, fit.intercept) / terms.latency_terms : 0;
+    link.beta_s_per_byte = terms.byte_terms > 0 ? std::max(0.0, fit.slope) / terms.byte_terms : 0;
   }
   return link;
 }
@@ -186,6 +204,7 @@ std::vector<CaseResult> run_pipeline(StepContext& c) {
   const int ranks = c.comm.group_ranks(), rank = c.comm.rank();
   const int p = o.stages > 0 ? o.stages : ranks;
   const int stage = rank % p, first = rank - stage;
+  const int rows = o.batch * o.sequence;
   const auto layer = transformer_layer(o.batch, o.sequence, o.hidden, 1).all();
   const auto count = static_cast<std::size_t>(o.batch) * o.sequence * o.hidden;
   double p2p_s = 0;
@@ -194,33 +213,55 @@ std::vector<CaseResult> run_pipeline(StepContext& c) {
   std::vector<CaseResult> out;
   for (const std::string& schedule_text : o.schedules) {
     const theory::PipelineSchedule schedule = schedule_from_name(schedule_text);
+    const bool interleaved = schedule == theory::PipelineSchedule::interleaved_1f1b;
+    // Interleaved: each stage holds v chunks, each 1/v of its layer (b·s/v of the rows); the
+    // model's stage c·p + s is chunk c of stage s.
+    const int v = interleaved ? o.chunks : 1;
+    const auto chunk_layer = interleaved ? with_rows(layer, rows / v) : layer;
     for (int m : o.micro_batches) {
       CaseResult r;
       r.strategy = "pipeline";
-      r.name = "pipeline/" + schedule_text + "/p" + std::to_string(p) + "/m" + std::to_string(m) +
-               compute_suffix(o);
-      const auto ops = pipeline_ops(schedule, p, m, stage);
-      std::vector<std::vector<float>> activations(static_cast<std::size_t>(m)),
-          gradients(static_cast<std::size_t>(m));
+      r.name = "pipeline/" + schedule_text + (interleaved ? "/v" + std::to_string(v) : "") + "/p" +
+               std::to_string(p) + "/m" + std::to_string(m) + compute_suffix(o);
+      const auto ops = pipeline_ops(schedule, p, m, stage, v);
+      // Per chunk and micro-batch: the activation that came in (and goes on), and its gradient.
+      const auto slots = static_cast<std::size_t>(v) * static_cast<std::size_t>(m);
+      std::vector<std::vector<float>> activations(slots), gradients(slots);
       for (auto& a : activations) a.assign(count, 1.0f);
       for (auto& g : gradients) g.assign(count, 1.0f);
+      // Tags: forward into (chunk, micro-batch), then backward; with v = 1 the micro-batch, m + it.
+      const auto tag = [&](bool forward, int chunk, int micro_batch) {
+        return (forward ? 0 : v * m) + chunk * m + micro_batch;
+      };
+      const int previous = first + (stage + p - 1) % p, next = first + (stage + 1) % p;
       std::vector<StepSample> samples;
       c.guarded(r.name + " on " + std::to_string(ranks) + " ranks", r.name, [&] {
         samples = run_steps(c.comm, o.warmup, o.samples, [&] {
           double forward_s = 0, backward_s = 0;
           int held = 0, peak = 0;
           for (const PipelineOp& op : ops) {
-            float* a = activations[static_cast<std::size_t>(op.micro_batch)].data();
-            float* g = gradients[static_cast<std::size_t>(op.micro_batch)].data();
+            const std::size_t slot = static_cast<std::size_t>(op.chunk) * m + op.micro_batch;
+            // The model's first stage is chunk 0 of stage 0, its last chunk v−1 of stage p−1;
+            // past stage p−1 the next chunk is on stage 0, before stage 0 the previous on p−1.
+            const bool model_first = op.chunk == 0 && stage == 0;
+            const bool model_last = op.chunk == v - 1 && stage == p - 1;
             if (op.forward) {
-              if (stage > 0) c.comm.receive(a, count, first + stage - 1, op.micro_batch);
-              forward_s += c.compute.forward(layer);
-              if (stage < p - 1) c.comm.send(a, count, first + stage + 1, op.micro_batch);
+              float* a = activations[slot].data();
+              if (!model_first && p > 1)
+                c.comm.receive(a, count, previous, tag(true, op.chunk, op.micro_batch));
+              forward_s += c.compute.forward(chunk_layer);
+              if (!model_last && p > 1)
+                c.comm.send(a, count, next,
+                            tag(true, stage == p - 1 ? op.chunk + 1 : op.chunk, op.micro_batch));
               peak = std::max(peak, ++held);
             } else {
-              if (stage < p - 1) c.comm.receive(g, count, first + stage + 1, m + op.micro_batch);
-              backward_s += c.compute.backward(layer);
-              if (stage > 0) c.comm.send(g, count, first + stage - 1, m + op.micro_batch);
+              float* g = gradients[slot].data();
+              if (!model_last && p > 1)
+                c.comm.receive(g, count, next, tag(false, op.chunk, op.micro_batch));
+              backward_s += c.compute.backward(chunk_layer);
+              if (!model_first && p > 1)
+                c.comm.send(g, count, previous,
+                            tag(false, stage == 0 ? op.chunk - 1 : op.chunk, op.micro_batch));
               --held;
             }
           }
@@ -229,37 +270,52 @@ std::vector<CaseResult> run_pipeline(StepContext& c) {
         });
       });
       r.step_s = step_times(samples);
-      std::vector<double> bubble;
-      // The busiest stage's idle fraction: its compute sets the schedule's pace.
-      for (const StepSample& s : samples) bubble.push_back(1 - s.max[0] / s.step_s);
+      // A stage's forward and backward of one micro-batch (all its chunks).
       const double forward_s = median(column(samples, true, 1, 1.0 / m));
       const double backward_s = median(column(samples, true, 2, 1.0 / m));
-      r.predicted_step_s = theory::pipeline_step_s(p, m, forward_s, backward_s, p2p_s);
-      const double predicted_bubble = theory::pipeline_bubble_fraction(p, m);
-      // The formula leaves the sends out. Each of the 2(m+p-1) operations on the critical path may
-      // wait for one: the send itself and the receiver's wake-up from its polling sleep, as late
-      // as this machine wakes a sleeping thread now (the synthetic waits' mean overshoot, measured
-      // over the run so far, the largest rank's; 0 with GEMMs).
+      r.predicted_step_s =
+          interleaved ? theory::interleaved_pipeline_step_s(p, m, v, forward_s, backward_s, p2p_s)
+                      : theory::pipeline_step_s(p, m, forward_s, backward_s, p2p_s);
+      // The formula leaves the sends out. Each of the 2(m·v+p-1) chunk operations on the critical
+      // path may wait for one: the send itself and the receiver's wake-up from its polling
+      // sleep, as late as this machine wakes a sleeping thread now (the synthetic waits' mean
+      // overshoot, measured over the run so far, the largest rank's; 0 with GEMMs).
       const double wake_s = c.comm.max_over_group(c.compute.mean_overshoot_s());
+      const double units = double(m) * v, unit_s = (forward_s + backward_s) / v;
       const double with_sends =
-          1 - m * (forward_s + backward_s) /
-                  ((m + p - 1) * (forward_s + backward_s + 2 * (p2p_s + wake_s)));
+          1 - units * unit_s / ((units + p - 1) * (unit_s + 2 * (p2p_s + wake_s)));
+      // The busiest stage's idle fraction (its compute sets the schedule's pace); interleaved, the
+      // bubble over the ideal time, idle/busy, as Narayanan et al. state it.
+      std::vector<double> bubble;
+      for (const StepSample& s : samples) {
+        const double idle = 1 - s.max[0] / s.step_s;
+        bubble.push_back(interleaved ? idle / (1 - idle) : idle);
+      }
+      const double predicted_bubble = interleaved ? theory::interleaved_bubble_ratio(p, m, v)
+                                                  : theory::pipeline_bubble_fraction(p, m);
+      const double bubble_with_sends = interleaved ? with_sends / (1 - with_sends) : with_sends;
       const Band bubble_band{predicted_bubble * (1 - c.tolerance),
-                             std::max(predicted_bubble, with_sends) * (1 + c.tolerance)};
+                             std::max(predicted_bubble, bubble_with_sends) * (1 + c.tolerance)};
       const int peak_max = static_cast<int>(samples.back().max[3]);
       const int peak_sum = static_cast<int>(samples.back().sum[3]);
-      int law_sum = 0;
-      for (int s = 0; s < p; ++s) law_sum += theory::pipeline_peak_activations(schedule, p, m, s);
+      int law_sum = 0, law_max = 0;
+      for (int s = 0; s < p; ++s) {
+        const int law = theory::pipeline_peak_activations(schedule, p, m, s, v);
+        law_sum += law;
+        law_max = std::max(law_max, law);
+      }
       law_sum *= ranks / p;
-      const int law_max = theory::pipeline_peak_activations(schedule, p, m, 0);
+      const int boundaries = p > 1 ? p * v - 1 : 0;  // chunk boundaries crossed between ranks
       r.flop = 3 * forward_flop(layer) * m * ranks;
-      r.bytes = 2.0 * double(count) * 4 * m * (p - 1) * (ranks / p);
+      r.bytes = 2.0 * double(count) * 4 * m * boundaries * (ranks / p);
       r.params = {{"schedule", schedule_text},    {"stages", p},          {"micro_batches", m},
                   {"pipelines", ranks / p},       {"compute", o.compute}, {"ranks", ranks},
                   {"activation_bytes", count * 4}};
-      r.observations = {{"bubble_fraction", median(bubble)},
-                        {"predicted_bubble_fraction", predicted_bubble},
-                        {"predicted_bubble_fraction_with_sends", with_sends},
+      if (interleaved) r.params["chunks"] = v;
+      const std::string bubble_key = interleaved ? "bubble_over_ideal" : "bubble_fraction";
+      r.observations = {{bubble_key, median(bubble)},
+                        {"predicted_" + bubble_key, predicted_bubble},
+                        {"predicted_" + bubble_key + "_with_sends", bubble_with_sends},
                         {"send_s", p2p_s},
                         {"wake_up_s", wake_s},
                         {"forward_s", forward_s},
@@ -268,16 +324,27 @@ std::vector<CaseResult> run_pipeline(StepContext& c) {
                         {"peak_activations_sum", peak_sum},
                         {"predicted_step_s", r.predicted_step_s}};
       const std::string law_bubble =
-          "bubble = 1 - busiest stage's compute/step = (p-1)/(m+p-1) (GPipe; 1F1B alike), up to "
-          "a measured send and wake-up per operation on the critical path";
-      r.checks.push_back(within(head(r.name + "/bubble", law_bubble, "bubble fraction"),
-                                predicted_bubble, bubble_band,
-                                summarize(bubble).median_interval()));
+          interleaved
+              ? "bubble/ideal = (p-1)/(v*m) (Narayanan et al. 2021, interleaved 1F1B), up to a "
+                "measured send and wake-up per chunk operation on the critical path"
+              : "bubble = 1 - busiest stage's compute/step = (p-1)/(m+p-1) (GPipe; 1F1B alike), "
+                "up to a measured send and wake-up per operation on the critical path";
       r.checks.push_back(
-          step_check(c, r, "t_step = (m+p-1)(t_f+t_b) + 2(p-1)t_send, t_f, t_b, t_send measured"));
-      const std::string law_peak = schedule == theory::PipelineSchedule::gpipe
-                                       ? "peak activations held per stage = m (GPipe)"
-                                       : "peak activations held by stage s = min(m, p-s) (1F1B)";
+          within(head(r.name + "/bubble", law_bubble,
+                      interleaved ? "bubble over the ideal time" : "bubble fraction"),
+                 predicted_bubble, bubble_band, summarize(bubble).median_interval()));
+      r.checks.push_back(step_check(
+          c, r,
+          interleaved ? "t_step = (m*v+p-1)(t_f+t_b)/v + 2(p*v-1)t_send, t_f, t_b (a stage's), "
+                        "t_send measured"
+                      : "t_step = (m+p-1)(t_f+t_b) + 2(p-1)t_send, t_f, t_b, t_send measured"));
+      const std::string law_peak =
+          schedule == theory::PipelineSchedule::gpipe
+              ? "peak activations held per stage = m (GPipe)"
+          : interleaved
+              ? "peak chunk activations held by stage s = 2(p-s-1) + (v-1)p + 1, m*v when m = p "
+                "(Megatron interleaved)"
+              : "peak activations held by stage s = min(m, p-s) (1F1B)";
       r.checks.push_back(exact_count(head(r.name + "/peak_activations_max", law_peak, "counted"),
                                      static_cast<std::uint64_t>(law_max),
                                      static_cast<std::uint64_t>(peak_max)));
@@ -291,55 +358,226 @@ std::vector<CaseResult> run_pipeline(StepContext& c) {
   return out;
 }
 
-std::vector<CaseResult> run_data_parallel(StepContext& c) {
+namespace {
+
+// The last backward split per gradient bucket (its rows in proportion to the buckets' bytes), and
+// the buckets' floats, in the order their gradients are ready.
+struct BackwardPieces {
+  std::vector<std::vector<GemmShape>> gemms;  // empty for a piece of no rows
+  std::vector<int> rows;
+  std::vector<std::size_t> counts;
+};
+BackwardPieces backward_pieces(const Options& o, const std::vector<GemmShape>& layer) {
+  BackwardPieces p;
+  const std::vector<double> buckets =
+      theory::gradient_buckets_bytes(o.parameters, 4, o.bucket_bytes);
+  p.rows = proportional_split(o.batch * o.sequence, buckets);
+  for (int r : p.rows) p.gemms.push_back(r > 0 ? with_rows(layer, r) : std::vector<GemmShape>{});
+  const auto parameters = static_cast<std::size_t>(o.parameters);
+  const auto bucket = std::max<std::size_t>(1, static_cast<std::size_t>(o.bucket_bytes / 4));
+  for (std::size_t first = 0; first < parameters; first += bucket)
+    p.counts.push_back(std::min(bucket, parameters - first));
+  if (p.counts.size() != p.rows.size())
+    throw std::logic_error("strategies: the buckets counted twice differ");
+  return p;
+}
+
+// One data-parallel case on the context's group: `accumulation` micro-steps, then the bucketed
+// all-reduce of the gradients; held against N_acc·t_micro + the bucketed all-reduce at the
+// group's size (the context's link, measured on that group). With `overlap` (the non-blocking
+// all-reduce's link on the group), the last backward runs per bucket and each bucket's all-reduce
+// starts as its gradients are ready: held against N_acc·t_micro + the all-reduces' tail past the
+// backward (theory::overlapped_all_reduce_tail_s).
+CaseResult data_parallel_case(StepContext& c, int accumulation, const Link* overlap) {
   const Options& o = c.o;
   const int ranks = c.comm.group_ranks();
   const auto layer = transformer_layer(o.batch, o.sequence, o.hidden, 1).all();
   const auto parameters = static_cast<std::size_t>(o.parameters);
-  const auto bucket = std::max<std::size_t>(1, static_cast<std::size_t>(o.bucket_bytes / 4));
+  const BackwardPieces pieces = backward_pieces(o, layer);
   std::vector<float> gradients(parameters, 1.0f);
-  std::vector<CaseResult> out;
-  for (int accumulation : o.accumulation) {
-    CaseResult r;
-    r.strategy = "data";
-    r.name = "data/n" + std::to_string(ranks) + "/acc" + std::to_string(accumulation) +
-             compute_suffix(o);
-    std::vector<StepSample> samples;
-    c.guarded(r.name + " on " + std::to_string(ranks) + " ranks", r.name, [&] {
-      samples = run_steps(c.comm, o.warmup, o.samples, [&] {
-        double compute_s = 0;
-        for (int a = 0; a < accumulation; ++a)
-          compute_s += c.compute.forward(layer) + c.compute.backward(layer);
+  CaseResult r;
+  r.observations = nlohmann::json::object();
+  r.strategy = "data";
+  r.name = "data/n" + std::to_string(ranks) + "/acc" + std::to_string(accumulation) +
+           (overlap ? "/overlap" : "") + compute_suffix(o);
+  std::vector<StepSample> samples;
+  c.guarded(r.name + " on " + std::to_string(ranks) + " ranks", r.name, [&] {
+    samples = run_steps(c.comm, o.warmup, o.samples, [&] {
+      double compute_s = 0, backward_s = 0;
+      for (int a = 0; a < accumulation; ++a) {
+        compute_s += c.compute.forward(layer);
+        if (!overlap || a + 1 < accumulation) {
+          compute_s += c.compute.backward(layer);
+          continue;
+        }
         const double start = now_s();
-        for (std::size_t first = 0; first < parameters; first += bucket)
-          c.comm.all_reduce_sum(gradients.data() + first, std::min(bucket, parameters - first));
-        return std::vector<double>{compute_s, now_s() - start};
-      });
+        float* first = gradients.data();
+        for (std::size_t i = 0; i < pieces.counts.size(); ++i) {
+          if (!pieces.gemms[i].empty()) c.compute.backward(pieces.gemms[i]);
+          c.comm.start_all_reduce_sum(first, pieces.counts[i]);
+          first += pieces.counts[i];
+        }
+        backward_s = now_s() - start;
+        compute_s += backward_s;
+      }
+      const double start = now_s();
+      if (overlap) {
+        c.comm.complete_all_reduces();
+      } else {
+        float* first = gradients.data();
+        for (std::size_t count : pieces.counts) {
+          c.comm.all_reduce_sum(first, count);
+          first += count;
+        }
+      }
+      return std::vector<double>{compute_s, now_s() - start, backward_s};
     });
-    r.step_s = step_times(samples);
-    const double micro_s = median(column(samples, true, 0, 1.0 / accumulation));
-    const double all_reduce_s = theory::bucketed_all_reduce_s(
-        o.parameters, 4, o.bucket_bytes, ranks, c.all_reduce.alpha_s, c.all_reduce.beta_s_per_byte);
-    r.predicted_step_s = theory::data_parallel_step_s(accumulation, micro_s, all_reduce_s);
-    const double global = theory::global_batch(o.batch, ranks, accumulation);
-    r.flop = 3 * forward_flop(layer) * accumulation * ranks;
-    r.bytes = o.parameters * 4 * ranks;
-    r.params = {{"ranks", ranks},
-                {"accumulation", accumulation},
-                {"parameters", o.parameters},
-                {"bucket_bytes", o.bucket_bytes},
-                {"per_device_batch", o.batch},
-                {"global_batch", global},
-                {"compute", o.compute}};
-    r.observations = {{"micro_step_s", micro_s},
-                      {"all_reduce_s", median(column(samples, true, 1))},
-                      {"predicted_all_reduce_s", all_reduce_s},
-                      {"samples_per_s", global / median(r.step_s)},
-                      {"predicted_step_s", r.predicted_step_s}};
-    r.checks.push_back(step_check(
-        c, r, "t_step = N_acc*t_micro + bucketed ring all-reduce(P) (alpha, beta this run)"));
-    judge_premise(c, r);
-    out.push_back(std::move(r));
+  });
+  r.step_s = step_times(samples);
+  const double micro_s = median(column(samples, true, 0, 1.0 / accumulation));
+  const double all_reduce_s = theory::bucketed_all_reduce_s(
+      o.parameters, 4, o.bucket_bytes, ranks, c.all_reduce.alpha_s, c.all_reduce.beta_s_per_byte);
+  r.predicted_step_s = theory::data_parallel_step_s(accumulation, micro_s, all_reduce_s);
+  if (overlap) {
+    // Bucket i is ready when the backward has done its rows and those before; its all-reduce
+    // takes the non-blocking link's time for its bytes.
+    const double backward_s = median(column(samples, true, 2));
+    const int rows = o.batch * o.sequence;
+    std::vector<double> ready_s, bucket_s;
+    int done_rows = 0;
+    for (std::size_t i = 0; i < pieces.counts.size(); ++i) {
+      done_rows += pieces.rows[i];
+      ready_s.push_back(backward_s * done_rows / rows);
+      bucket_s.push_back(theory::gradient_all_reduce_s(double(pieces.counts[i]), 4, ranks,
+                                                       overlap->alpha_s, overlap->beta_s_per_byte));
+    }
+    const double tail_s = theory::overlapped_all_reduce_tail_s(ready_s, bucket_s, backward_s);
+    r.predicted_step_s = theory::data_parallel_step_s(accumulation, micro_s, tail_s);
+    double sum_s = 0;
+    for (double t : bucket_s) sum_s += t;
+    r.observations = {{"last_backward_s", backward_s},
+                      {"buckets", pieces.counts.size()},
+                      {"predicted_overlapped_all_reduces_s", sum_s},
+                      {"predicted_tail_s", tail_s},
+                      {"nonblocking_link_alpha_s", overlap->alpha_s},
+                      {"nonblocking_link_bytes_per_s",
+                       overlap->beta_s_per_byte > 0 ? 1 / overlap->beta_s_per_byte : 0.0}};
+  }
+  const double global = theory::global_batch(o.batch, ranks, accumulation);
+  r.flop = 3 * forward_flop(layer) * accumulation * ranks;
+  r.bytes = o.parameters * 4 * ranks;
+  r.params = {{"ranks", ranks},
+              {"accumulation", accumulation},
+              {"parameters", o.parameters},
+              {"bucket_bytes", o.bucket_bytes},
+              {"overlap", overlap != nullptr},
+              {"per_device_batch", o.batch},
+              {"global_batch", global},
+              {"compute", o.compute}};
+  r.observations.update(
+      {{"micro_step_s", micro_s},
+       {"all_reduce_s", median(column(samples, true, 1))},
+       {"predicted_all_reduce_s", all_reduce_s},
+       {"link_alpha_s", c.all_reduce.alpha_s},
+       {"link_bytes_per_s",
+        c.all_reduce.beta_s_per_byte > 0 ? 1 / c.all_reduce.beta_s_per_byte : 0.0},
+       {"samples_per_s", global / median(r.step_s)},
+       {"predicted_step_s", r.predicted_step_s}});
+  r.checks.push_back(step_check(
+      c, r,
+      overlap ? "t_step = N_acc*t_micro + max(0, sum_{i<B} t_ar,i - backward after bucket 1) + "
+                "t_ar,B (each bucket's all-reduce from its gradients' readiness; non-blocking "
+                "alpha, beta this run)"
+              : "t_step = N_acc*t_micro + bucketed ring all-reduce(P) (alpha, beta this run)"));
+  judge_premise(c, r);
+  return r;
+}
+
+// Weak scaling (the per-rank batch fixed): efficiency E(N) = samples/s at N ranks over N ×
+// samples/s at one rank = t_step(1)/t_step(N), its interval from both cases' samples
+// (Hodges–Lehmann ratio, harness/change_interval.h). An expectation: E ≥ the model's,
+// N_acc·t_micro(1) / (N_acc·t_micro(1)
+// + t_all-reduce(P) at N), less the band: what a machine that gives each rank the single rank's
+// compute reaches; below it is a finding (ranks sharing cores, a slower link than fitted).
+void judge_weak_scaling(const StepContext& c, CaseResult& r, const CaseResult& one) {
+  const double accumulation = r.params["accumulation"].get<double>();
+  const double compute_s = accumulation * one.observations["micro_step_s"].get<double>();
+  const double all_reduce_s = r.observations["predicted_all_reduce_s"].get<double>();
+  const double predicted = compute_s / (compute_s + all_reduce_s);
+  Interval measured = Interval::point(median(one.step_s) / median(r.step_s));
+  if (one.step_s.size() >= 2 && r.step_s.size() >= 2) {
+    const RatioInterval ratio = ratio_interval(one.step_s, r.step_s, c.tolerance);
+    measured = {1 / ratio.ratio, 1 / ratio.high, 1 / ratio.low, ratio.coverage};
+  }
+  r.observations["weak_scaling_efficiency"] = measured.value;
+  r.observations["predicted_weak_scaling_efficiency"] = predicted;
+  r.checks.push_back(at_least(
+      {"strategies", r.name + "/weak_scaling",
+       "E(N) = t_step(1)/t_step(N) >= N_acc*t_micro(1) / (N_acc*t_micro(1) + all-reduce(P) at N)",
+       CheckKind::expectation, "weak-scaling efficiency"},
+      predicted * (1 - c.tolerance), measured));
+}
+
+// Overlapping must shorten the step where the model says it does: the overlapped step over the
+// plain one (the Hodges–Lehmann ratio of their steps) at most 1, judged where the model's saving
+// exceeds the band; with one bucket (nothing to overlap) or a saving within the band, a SKIP.
+void judge_overlap(const StepContext& c, CaseResult& r, const CaseResult& plain) {
+  const double predicted = r.predicted_step_s / plain.predicted_step_s;
+  r.observations["step_over_plain"] = median(r.step_s) / median(plain.step_s);
+  r.observations["predicted_step_over_plain"] = predicted;
+  const CheckHead head{"strategies", r.name + "/shorter",
+                       "t_step(overlapped) < t_step(plain) (the backward hides all but the last "
+                       "bucket's all-reduce)",
+                       CheckKind::law, "overlapped step / plain step"};
+  if (predicted > 1 - c.tolerance || r.step_s.size() < 2 || plain.step_s.size() < 2) {
+    char why[160];
+    std::snprintf(why, sizeof why,
+                  "the model's overlapped/plain step %.3f is within the %.0f%% band of 1 (one "
+                  "bucket, or all-reduces short beside the step)",
+                  predicted, c.tolerance * 100);
+    r.checks.push_back(skipped(head, why));
+    return;
+  }
+  const RatioInterval ratio = ratio_interval(plain.step_s, r.step_s, c.tolerance);
+  r.checks.push_back(at_most(head, 1, {ratio.ratio, ratio.low, ratio.high, ratio.coverage}));
+}
+
+}  // namespace
+
+std::vector<CaseResult> run_data_parallel(StepContext& c) {
+  const int world = c.comm.group_ranks();
+  std::vector<CaseResult> out, one_rank;
+  for (int ranks : scaling_ranks(world)) {
+    std::unique_ptr<StepComm> group;  // the first `ranks` ranks below the world
+    if (ranks < world) group = c.comm.first_ranks(ranks);
+    StepComm* comm = ranks < world ? group.get() : &c.comm;
+    if (comm) {
+      // The link on these ranks, measured just before their cases (the run's first fit, on the
+      // world, may be minutes old by now).
+      Link all_reduce;
+      c.guarded("the all-reduce link on " + std::to_string(ranks) + " ranks",
+                "link/all_reduce/n" + std::to_string(ranks),
+                [&] { all_reduce = measure_link(*comm, c.o, Collective::all_reduce); });
+      Link non_blocking;
+      if (c.o.overlap)
+        c.guarded("the non-blocking all-reduce link on " + std::to_string(ranks) + " ranks",
+                  "link/all_reduce_nonblocking/n" + std::to_string(ranks),
+                  [&] { non_blocking = measure_link(*comm, c.o, Collective::all_reduce, true); });
+      StepContext here{c.o, *comm, c.compute, all_reduce, c.all_to_all, c.tolerance, c.guarded};
+      for (std::size_t a = 0; a < c.o.accumulation.size(); ++a) {
+        CaseResult r = data_parallel_case(here, c.o.accumulation[a], nullptr);
+        if (ranks == 1) one_rank.push_back(r);
+        if (ranks > 1 && a < one_rank.size()) judge_weak_scaling(here, r, one_rank[a]);
+        std::optional<CaseResult> overlapped;
+        if (c.o.overlap) {
+          overlapped = data_parallel_case(here, c.o.accumulation[a], &non_blocking);
+          judge_overlap(here, *overlapped, r);
+        }
+        out.push_back(std::move(r));
+        if (overlapped) out.push_back(std::move(*overlapped));
+      }
+    }
+    if (ranks < world) c.comm.meet_everyone();
   }
   return out;
 }
@@ -479,6 +717,22 @@ std::vector<CaseResult> run_expert_parallel(StepContext& c) {
 }  // namespace bb::strategies
 
 namespace bb::strategies {
+
+void StepComm::start_all_reduce_sum(float*, std::size_t) {
+  throw std::runtime_error("this engine has no non-blocking all-reduce (--overlap)");
+}
+
+void StepComm::complete_all_reduces() {
+  throw std::runtime_error("this engine has no non-blocking all-reduce (--overlap)");
+}
+
+std::unique_ptr<StepComm> StepComm::first_ranks(int) {
+  throw std::runtime_error("this engine cannot form a group of the first ranks (weak scaling)");
+}
+
+void StepComm::meet_everyone() {
+  throw std::runtime_error("this engine cannot meet every process of the run (weak scaling)");
+}
 
 lockstep::LocalTimes StepComm::time_here(int iterations) {
   // The lockstep harness's pilot sampling is not used (each step is timed whole); a barrier per

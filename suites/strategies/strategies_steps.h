@@ -52,8 +52,10 @@ struct StepContext {
 };
 
 // α and β of the all-reduce (sizes up to the larger of the bucket and the tensor-parallel
-// activation) and of the all-to-all (up to the skewed router's busiest exchange).
-Link measure_link(StepComm& comm, const Options& o, theory::Collective collective);
+// activation) and of the all-to-all (up to the skewed router's busiest exchange); `non_blocking`:
+// the all-reduce as the overlapped data-parallel step runs it, one per bucket queued at once.
+Link measure_link(StepComm& comm, const Options& o, theory::Collective collective,
+                  bool non_blocking = false);
 
 // Each returns its cases (the same on every rank; checks judged there too).
 std::vector<CaseResult> run_data_parallel(StepContext& c);

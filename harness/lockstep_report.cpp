@@ -1,0 +1,51 @@
+#include "harness/lockstep_report.h"
+
+#include <cstdio>
+
+#include "harness/gpu.h"
+#include "harness/lockstep_engine.h"
+#include "harness/results.h"
+#include "harness/runner.h"
+
+namespace bb::lockstep {
+
+nlohmann::json run_context(const RunContext& run, const HostInfo& host) {
+  RunOptions ro;
+  ro.quick = run.quick;
+  ro.command_line = run.command_line;
+  ro.rule.min_samples = static_cast<std::size_t>(run.samples);
+  ro.rule.warmup_samples = static_cast<std::size_t>(run.warmup);
+  ro.rule.min_time_s = run.sample_time_s;
+  ro.rule.timeout_s = run.timeout_s;
+  nlohmann::json c = make_context(ro, Environment{host, query_gpus()});
+  const SlurmTask slurm = slurm_task();
+  if (slurm.ntasks > 0)
+    c["boundbench"]["slurm"] = {{"job_id", slurm.job_id},
+                                {"step_id", slurm.step_id},
+                                {"ntasks", slurm.ntasks},
+                                {"rank_0_localid", slurm.localid},
+                                {"rank_0_nodeid", slurm.nodeid}};
+  return c;
+}
+
+std::string verdict_counts_text(const VerdictCounts& n) {
+  return "checks: " + std::to_string(n.pass) + " passed, " + std::to_string(n.fail) + " failed, " +
+         std::to_string(n.inconclusive) + " inconclusive, " + std::to_string(n.below_expectation) +
+         " below expectation, " + std::to_string(n.skip) + " skipped";
+}
+
+std::string summary_path(const std::string& out, const std::string& summary) {
+  if (!summary.empty()) return summary;
+  const auto dot = out.rfind('.');
+  return (dot == std::string::npos ? out : out.substr(0, dot)) + ".md";
+}
+
+void write_summary(const std::string& out, const std::string& summary,
+                   const std::vector<SummaryRow>& rows, const std::vector<Check>& checks,
+                   const nlohmann::json& results) {
+  const std::string path = summary_path(out, summary);
+  write_file_atomically(path, markdown_summary(rows, checks, results));
+  std::printf("results: %s\nsummary: %s\n", out.c_str(), path.c_str());
+}
+
+}  // namespace bb::lockstep
