@@ -118,7 +118,8 @@ step collectives 60 "$bin/boundbench" collectives --transport nccl --quick \
 # step fails when the run does not finish or its results file is not complete.
 for compute in synthetic gemm; do
   step "strategies_nccl_$compute" 90 sh -c "'$bin/boundbench' strategies --engine nccl --quick \
-    --no-fail --compute $compute --synthetic-rate 1e10 --out '$scratch/strategies-$compute.json' &&
+    --no-fail --compute $compute --synthetic-rate 1e10 --out '$scratch/strategies-$compute.json' \
+    --summary '$scratch/strategies-$compute.md' && cat '$scratch/strategies-$compute.md' &&
     python3 '$here/validate_results.py' '$scratch/strategies-$compute.json' --require-complete \
     --min-benchmarks 1 --schema-optional"
 done
