@@ -78,6 +78,17 @@ void NcclSteps::all_reduce_sum(float* data, std::size_t count) {
   wait(up_, "cudaStreamSynchronize (ncclAllReduce)");
 }
 
+void NcclSteps::start_all_reduce_sum(float* data, std::size_t count) {
+  check_cuda(cudaSetDevice(device_), "cudaSetDevice");
+  api_.check(api_.AllReduce(data, data, count, ncclFloat32, ncclSum, up_.comm, up_.stream),
+             "ncclAllReduce (started)");
+}
+
+void NcclSteps::complete_all_reduces() {
+  check_cuda(cudaSetDevice(device_), "cudaSetDevice");
+  wait(up_, "cudaStreamSynchronize (started all-reduces)");
+}
+
 void NcclSteps::all_to_all(const float* send, const std::vector<std::size_t>& send_offsets,
                            const std::vector<std::size_t>& send_counts, float* recv,
                            const std::vector<std::size_t>& recv_offsets,

@@ -45,6 +45,10 @@ class NcclSteps {
   void complete_sends();
   // On `up`'s stream, waited for: the sum over the ranks of `count` floats, in place.
   void all_reduce_sum(float* data, std::size_t count);
+  // The same, started on `up`'s stream and not waited for (it runs while the caller computes on
+  // another stream); complete_all_reduces() waits for every one started.
+  void start_all_reduce_sum(float* data, std::size_t count);
+  void complete_all_reduces();
   // On `up`'s stream, waited for: send_counts[r] floats from send + send_offsets[r] to rank r and
   // recv_counts[r] floats from rank r to recv + recv_offsets[r], in one group (a zero count is
   // left out on both sides alike).

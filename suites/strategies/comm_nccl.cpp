@@ -28,10 +28,13 @@ constexpr double kRegionShareOfFree = 0.25;
 
 class NcclComm final : public StepComm {
  public:
-  NcclComm(kernels::MpiWorld& world, int gpus)
-      : world_(world), group_(world, world.size()), mirror_(0) {
+  // Collective over the world: the first `ranks` processes (the others are no member and must
+  // not use it).
+  NcclComm(kernels::MpiWorld& world, int ranks, int gpus)
+      : world_(world), group_(world, ranks), gpus_(gpus), mirror_(0) {
     device_ = gpu_for_process(collectives::launcher_local_rank(), world.rank(),
                               world.on_this_node(), gpus);
+    if (!group_.member()) return;
     ncclUniqueId ids[2]{};
     if (group_.rank() == 0) {
       ids[0] = nccl_.unique_id();
@@ -59,6 +62,21 @@ class NcclComm final : public StepComm {
   void all_reduce_sum(float* data, std::size_t count) override {
     nccl_.all_reduce_sum(on_device(data, count), count);
   }
+  // A non-blocking all-reduce, and a group of the first ranks with a meeting of every process:
+  // what an engine offers for the data-parallel step's overlap and its weak-scaling sweep (as
+  // StepComm declares them where those are built).
+  void start_all_reduce_sum(float* data, std::size_t count) {
+    nccl_.start_all_reduce_sum(on_device(data, count), count);
+  }
+  void complete_all_reduces() { nccl_.complete_all_reduces(); }
+  std::unique_ptr<StepComm> first_ranks(int ranks) {
+    auto group = std::make_unique<NcclComm>(world_, ranks, gpus_);
+    if (!group->member()) return nullptr;
+    return group;
+  }
+  void meet_everyone() { world_.meet(); }
+  bool member() const { return group_.member(); }
+
   void all_to_all(const float* send, const std::vector<int>& send_counts, float* recv,
                   const std::vector<int>& recv_counts) override {
     const PackedShares out = pack_shares(send_counts, group_.size());
@@ -91,7 +109,7 @@ class NcclComm final : public StepComm {
   kernels::MpiWorld& world_;
   kernels::MpiGroup group_;
   kernels::NcclSteps nccl_;
-  int device_ = 0;
+  int gpus_ = 1, device_ = 0;
   std::mutex mirror_mutex_;
   DeviceMirror mirror_;
 };
@@ -104,7 +122,7 @@ std::unique_ptr<StepComm> make_nccl_comm(lockstep::Processes& processes) {
   const GpuStatus gpus = query_gpus();
   if (!gpus.usable)
     throw std::invalid_argument("--engine nccl: no usable GPU (" + gpus.reason + ")");
-  return std::make_unique<NcclComm>(*world, static_cast<int>(gpus.devices.size()));
+  return std::make_unique<NcclComm>(*world, world->size(), static_cast<int>(gpus.devices.size()));
 }
 
 }  // namespace bb::strategies
