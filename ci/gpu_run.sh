@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # The GPU side of CI. On a machine with a GPU: every GPU test, the GPU tests under compute-sanitizer
 # (memcheck, racecheck), the CPU unit tests, `boundbench run` over every suite, and a PyTorch peer
-# measurement, the NCCL collectives, a report and the baseline comparison, in one output folder:
-# gpu_run.log (with nvidia-smi and `info`), gpu_test.xml, run.json, run.md, collectives.json,
-# torch_peer.json, report.html, compare.md (at most 8 files, for the device tool).
+# measurement, the NCCL collectives and strategies, a report and the baseline comparison, in one
+# output folder: gpu_run.log (with nvidia-smi and `info`), gpu_test.xml, run.json, run.md,
+# collectives.json, torch_peer.json, report.html, compare.md (at most 8 files, for the device
+# tool; strategies-synthetic.json and strategies-gemm.json where fewer were written).
 #   ci/gpu_run.sh [BIN_DIR] [OUT_DIR]
 # BIN_DIR holds boundbench, gpu_test, theory_test, harness_test: bundle/bin (from ci/bundle.sh,
 # default) or build/default after a local build; OUT_DIR defaults to $OUT, else ./gpu-results.
@@ -111,6 +112,17 @@ fi
 # NCCL between this machine's GPUs in one process (one GPU: world size 1, the code path validated).
 step collectives 60 "$bin/boundbench" collectives --transport nccl --quick \
   --out "$out/collectives.json" --summary "$scratch/collectives.md"
+# The strategies' NCCL engine (one process on this GPU: one rank, so the data-, tensor- and
+# expert-parallel steps with their NCCL all-reduces and all-to-alls, no pipeline, which needs two
+# GPUs): GPU-timer waits, then cuBLAS SGEMM. --no-fail: the verdicts are results, in the log; the
+# step fails when the run does not finish or its results file is not complete.
+for compute in synthetic gemm; do
+  step "strategies_nccl_$compute" 90 sh -c "'$bin/boundbench' strategies --engine nccl --quick \
+    --no-fail --compute $compute --synthetic-rate 1e10 --out '$scratch/strategies-$compute.json' \
+    --summary '$scratch/strategies-$compute.md' && cat '$scratch/strategies-$compute.md' &&
+    python3 '$here/validate_results.py' '$scratch/strategies-$compute.json' --require-complete \
+    --min-benchmarks 1 --schema-optional"
+done
 if python3 -c "import torch; assert torch.cuda.is_available()" 2>/dev/null; then
   step torch_peer 60 python3 "$here/torch_peer.py" "$out/torch_peer.json"
 fi
@@ -128,5 +140,9 @@ if command -v compute-sanitizer >/dev/null; then
 else
   echo "=== compute-sanitizer not found: memcheck/racecheck skipped" | tee -a "$log"
 fi
+# The strategies' results come back where the device tool has room (it returns at most 8 files).
+for f in "$scratch"/strategies-*.json; do
+  [[ -f $f ]] && (($(find "$out" -maxdepth 1 -type f | wc -l) < 8)) && cp "$f" "$out/"
+done
 echo "gpu_run: ${#failed[@]} failed${failed:+: ${failed[*]}}" | tee -a "$log"
 ((${#failed[@]} == 0))

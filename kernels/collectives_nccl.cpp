@@ -27,12 +27,7 @@ ncclRedOp_t nccl_op(RedOp o) {
 
 }  // namespace
 
-std::string NcclCollectives::library_version() const {
-  int v = 0;
-  api_.check(api_.GetVersion(&v), "ncclGetVersion");
-  return "NCCL " + std::to_string(v / 10000) + "." + std::to_string(v / 100 % 100) + "." +
-         std::to_string(v % 100);
-}
+std::string NcclCollectives::library_version() const { return api_.version_text(); }
 
 void NcclCollectives::init_all(int ranks) {
   size_ = ranks;

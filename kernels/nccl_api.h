@@ -23,6 +23,13 @@ class NcclApi {
     if (status != ncclSuccess)
       throw std::runtime_error(std::string(call) + ": " + GetErrorString(status));
   }
+  // The loaded library's version: "NCCL 2.21.5".
+  std::string version_text() const {
+    int v = 0;
+    check(GetVersion(&v), "ncclGetVersion");
+    return "NCCL " + std::to_string(v / 10000) + "." + std::to_string(v / 100 % 100) + "." +
+           std::to_string(v % 100);
+  }
 
  private:
   static void* open() {

@@ -3,6 +3,7 @@
 #include "suites/collectives/transport.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <stdexcept>
 
@@ -17,6 +18,13 @@ void fill_buffers(const Spec& s, const reference::CollectiveShape& shape, int ra
   if (!s.in_place || (s.op == theory::Collective::broadcast && rank != s.root)) return;
   const std::size_t at = s.op == theory::Collective::all_gather ? rank * shape.in_count : 0;
   std::memcpy(static_cast<char*>(output) + at * esize, input, shape.in_count * esize);
+}
+
+int launcher_local_rank() {
+  int local = -1;
+  for (const char* v : {"OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID", "SLURM_LOCALID"})
+    if (const char* s = std::getenv(v)) local = std::atoi(s);
+  return local;
 }
 
 #ifndef BOUNDBENCH_WITH_MPI

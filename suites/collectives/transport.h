@@ -43,6 +43,10 @@ class Transport : public lockstep::Engine {
 void fill_buffers(const Spec& spec, const reference::CollectiveShape& shape, int rank, int ranks,
                   void* input, void* output);
 
+// The node-local rank the launcher gave this process (SLURM_LOCALID, else MPI_LOCALRANKID, else
+// OMPI_COMM_WORLD_LOCAL_RANK), or -1 when none is set: it picks the process's GPU.
+int launcher_local_rank();
+
 // Throw std::runtime_error naming what is missing (not built with MPI or NCCL, no GPU, …).
 std::unique_ptr<Transport> make_mpi_transport(lockstep::Processes& processes);
 std::unique_ptr<Transport> make_nccl_transport(lockstep::Processes& processes, int device_count);

@@ -131,10 +131,8 @@ class NcclTransport final : public Transport {
 
   // The node-local rank picks the GPU (launchers export it); else the world rank.
   int local_device() const {
-    int local = procs_.rank();
-    for (const char* v : {"OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID", "SLURM_LOCALID"})
-      if (const char* s = std::getenv(v)) local = std::atoi(s);
-    return local % devices_;
+    const int local = launcher_local_rank();
+    return (local >= 0 ? local : procs_.rank()) % devices_;
   }
 
   kernels::NcclCollectives nccl_;

@@ -10,6 +10,7 @@
 #include <stdexcept>
 
 #include "kernels/gemm_precision.h"
+#include "suites/strategies/compute_device.h"
 
 namespace bb::strategies {
 namespace {
@@ -18,21 +19,51 @@ double now_s() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
-// The GEMM a forward shape's backward runs: dA = dC·Bᵀ (m×k from n) and dB = Aᵀ·dC (k×n from m).
-std::vector<GemmShape> with_backward(const std::vector<GemmShape>& gemms) {
+// The GEMMs a forward shape's backward runs: dA = dC·Bᵀ (m×k from n) and dB = Aᵀ·dC (k×n from m).
+std::vector<GemmShape> backward_only(const std::vector<GemmShape>& gemms) {
   std::vector<GemmShape> all;
   for (const GemmShape& g : gemms) {
-    all.push_back(g);
     all.push_back({g.m, g.k, g.n});
     all.push_back({g.k, g.n, g.m});
   }
   return all;
 }
 
+// The forward GEMMs and their backward's.
+std::vector<GemmShape> with_backward(const std::vector<GemmShape>& gemms) {
+  std::vector<GemmShape> all = gemms;
+  for (const GemmShape& g : backward_only(gemms)) all.push_back(g);
+  return all;
+}
+
+// Device compute, timed on the host clock around the call (which returns once the GPU is done).
+double timed_on_gpu(DeviceCompute& device, const std::vector<GemmShape>& gemms) {
+  const double start = now_s();
+  device.gemms(gemms);
+  return now_s() - start;
+}
+
 double thread_cpu_s() {
   timespec t{};
   clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
   return double(t.tv_sec) + 1e-9 * double(t.tv_nsec);
+}
+
+// A host wait that holds no core: clock_nanosleep to now + `seconds`.
+void sleep_for(double seconds) {
+  timespec deadline{};
+  clock_gettime(CLOCK_MONOTONIC, &deadline);
+  const double whole = std::floor(seconds);
+  deadline.tv_sec += static_cast<time_t>(whole);
+  deadline.tv_nsec += static_cast<long>(std::llround((seconds - whole) * 1e9));
+  if (deadline.tv_nsec >= 1000000000L) {
+    deadline.tv_sec += 1;
+    deadline.tv_nsec -= 1000000000L;
+  }
+  int rc = 0;
+  while ((rc = clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &deadline, nullptr)) == EINTR) {
+  }
+  if (rc != 0) throw std::runtime_error("clock_nanosleep failed");
 }
 
 }  // namespace
@@ -43,9 +74,12 @@ double Compute::take_core_share() {
   return share;
 }
 
-Compute::Compute(bool synthetic, double synthetic_flop_per_s, const std::vector<GemmShape>& largest)
+Compute::Compute(bool synthetic, double synthetic_flop_per_s, const std::vector<GemmShape>& largest,
+                 bool on_gpu)
     : synthetic_(synthetic), rate_(synthetic_flop_per_s) {
-  if (synthetic_) return;
+  if (on_gpu)
+    device_ = make_device_compute(synthetic_ ? std::vector<GemmShape>{} : with_backward(largest));
+  if (synthetic_ || device_) return;
   omp_set_num_threads(1);  // one thread per rank: the ranks are the parallelism
   std::size_t a = 1, b = 1, c = 1;
   for (const GemmShape& g : with_backward(largest)) {
@@ -62,19 +96,11 @@ Compute::Compute(bool synthetic, double synthetic_flop_per_s, const std::vector<
 
 double Compute::wait(double seconds) {
   const double start = now_s();
-  timespec deadline{};
-  clock_gettime(CLOCK_MONOTONIC, &deadline);
-  const double whole = std::floor(seconds);
-  deadline.tv_sec += static_cast<time_t>(whole);
-  deadline.tv_nsec += static_cast<long>(std::llround((seconds - whole) * 1e9));
-  if (deadline.tv_nsec >= 1000000000L) {
-    deadline.tv_sec += 1;
-    deadline.tv_nsec -= 1000000000L;
+  if (device_) {
+    device_->wait(seconds);
+  } else {
+    sleep_for(seconds);
   }
-  int rc = 0;
-  while ((rc = clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &deadline, nullptr)) == EINTR) {
-  }
-  if (rc != 0) throw std::runtime_error("clock_nanosleep failed");
   const double taken = now_s() - start;
   ++waits_;
   max_overshoot_s_ = std::max(max_overshoot_s_, taken - seconds);
@@ -91,6 +117,7 @@ void Compute::gemm(int m, int n, int k) {
 
 double Compute::forward(const std::vector<GemmShape>& gemms) {
   if (synthetic_) return wait(forward_flop(gemms) / rate_);
+  if (device_) return timed_on_gpu(*device_, gemms);
   const double start = now_s(), cpu_start = thread_cpu_s();
   for (const GemmShape& g : gemms) gemm(g.m, g.n, g.k);
   const double taken = now_s() - start;
@@ -101,6 +128,7 @@ double Compute::forward(const std::vector<GemmShape>& gemms) {
 
 double Compute::backward(const std::vector<GemmShape>& gemms) {
   if (synthetic_) return wait(backward_flop(gemms) / rate_);
+  if (device_) return timed_on_gpu(*device_, backward_only(gemms));
   const double start = now_s(), cpu_start = thread_cpu_s();
   for (const GemmShape& g : gemms) {
     gemm(g.m, g.k, g.n);

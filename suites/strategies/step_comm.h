@@ -2,7 +2,8 @@
 // stages, the all-reduce of gradients and activations, and MoE's all-to-all; over the run's
 // processes, with the lockstep harness's engine calls (reductions, barrier, abort) for the
 // sampling loop and the watchdog. The strategies run on this interface only, whatever the engine
-// (MPI: comm_mpi.cpp, over kernels/collectives_mpi.h).
+// (MPI: comm_mpi.cpp, over kernels/collectives_mpi.h; NCCL: comm_nccl.cpp, over
+// kernels/nccl_steps.h, one process per GPU).
 #pragma once
 
 #include <cstddef>
@@ -47,5 +48,8 @@ class StepComm : public lockstep::Engine {
 
 // Throws std::runtime_error naming what is missing (not built with MPI).
 std::unique_ptr<StepComm> make_mpi_comm(lockstep::Processes& processes);
+// Throws naming what is missing (built without CUDA, NCCL or MPI; no usable GPU; more processes
+// on a node than GPUs).
+std::unique_ptr<StepComm> make_nccl_comm(lockstep::Processes& processes);
 
 }  // namespace bb::strategies

@@ -31,9 +31,12 @@ std::string engine_name(const Options& o) {
     const GpuStatus gpus = query_gpus();
     if (!gpus.usable)
       throw std::invalid_argument("--engine nccl: no usable GPU (" + gpus.reason + ")");
+#ifndef BOUNDBENCH_WITH_NCCL
     throw std::invalid_argument(
-        "--engine nccl: the strategies' NCCL engine (device compute and NCCL send/recv) is not "
-        "built yet; use --engine mpi");
+        "--engine nccl: this boundbench was built without the NCCL engine (needs the CUDA "
+        "toolkit, NCCL and MPI)");
+#endif
+    return "nccl";
   }
   throw std::invalid_argument("--engine must be auto, mpi or nccl");
 }
@@ -52,12 +55,14 @@ int measure(Options& o, lockstep::Processes& procs, const std::string& engine) {
   // Timer slack 1 ns: the synthetic waits and the polled waits end when asked, not up to 50 µs
   // later (the default slack of a normal thread).
   prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
-  const std::unique_ptr<StepComm> comm = make_mpi_comm(procs);
+  const std::unique_ptr<StepComm> comm =
+      engine == "nccl" ? make_nccl_comm(procs) : make_mpi_comm(procs);
   Setup setup{engine, comm->description(), comm->group_ranks(),
               o.compute == "synthetic" ? 0.05 : 0.10};
   std::optional<Report> report;
   if (procs.rank() == 0) report.emplace(o, setup, procs);
-  Compute compute(o.compute == "synthetic", o.synthetic_flop_per_s, largest_shapes(o, setup.ranks));
+  Compute compute(o.compute == "synthetic", o.synthetic_flop_per_s, largest_shapes(o, setup.ranks),
+                  engine == "nccl");
   lockstep::Lockstep lockstep(*comm, {.who = kWho,
                                       .timeout_s = o.timeout_s,
                                       .rank = procs.rank(),
