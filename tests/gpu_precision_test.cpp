@@ -35,8 +35,8 @@ ConvertSweepResult sweep(DeviceConversion c, std::uint64_t first, std::uint64_t 
   const ConvertSweepResult fresh;
   result.upload(&fresh, sizeof fresh);
   const bool simulated = gpu_test::simulated();
-  kernels::convert_sweep_cuda(c, first, count, result.as<ConvertSweepResult>(),
-                              simulated ? 2 : 264, simulated ? 32 : 256, nullptr);
+  kernels::convert_sweep_cuda(c, first, count, result.as<ConvertSweepResult>(), simulated ? 2 : 264,
+                              simulated ? 32 : 256, nullptr);
   ConvertSweepResult r;
   result.download(&r, sizeof r);
   return r;
