@@ -20,14 +20,9 @@ cmake --build --preset "$preset" -j"$(nproc)"
 # JUnit XML for CI systems that show test results (GitHub, GitLab, Jenkins).
 ctest --preset "$preset" -j"$(nproc)" --output-junit "$PWD/build/$preset/junit.xml" \
   ${BOUNDBENCH_CTEST_ARGS:-}
-# By default the simulated families measured to finish within CI's budget (~3 min here): the
-# conversion sweeps and int8 quant ran past 10 min each at today's sizes, and block quant's
-# bit-exact test FAILs there (dequantized values 0 with the right codes: kernel or simulator, not
-# yet known); BOUNDBENCH_GPUSIM_FILTER='*' runs every test (as `bash ci/gpusim.sh` does).
-ci_families='GpuAbsent.*:GpuTest.*:GpuHierarchyTest.*:GpuIntensity.*:FmaChainCudaArguments.*'
-ci_families+=':GpuAttention*:ConvertSweepArguments.*:GpuQuantArguments.*:GpuReduce.*:GpuKernels.*'
-ci_families+=':GpuOccupancy.*:GpuBlockQuant.CountsNonFiniteInputs'
+# Every GPU test under the simulator (the bulk sizes shrink there: tests/gpu_test_support.h);
+# BOUNDBENCH_GPUSIM_FILTER='GpuReduce.*' (a gtest filter) runs a subset.
 if [[ $preset == ci && ${BOUNDBENCH_GPUSIM:-1} != 0 ]]; then
-  GPUSIM_FILTER=${BOUNDBENCH_GPUSIM_FILTER:-$ci_families} \
+  GPUSIM_FILTER=${BOUNDBENCH_GPUSIM_FILTER:-*} \
     ctest --preset gpusim --output-junit "$PWD/build/$preset/junit-gpusim.xml"
 fi

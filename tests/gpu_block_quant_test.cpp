@@ -78,10 +78,12 @@ TEST_F(GpuBlockQuant, BitExactOnTiesEdgesAndRandomData) {
   for (const BlockQuantSpec& spec : testdata::all_block_specs()) {
     expect_bit_exact(spec, testdata::grid_ties(spec.element));
     expect_bit_exact(spec, testdata::edge_blocks(5));
-    // Not a multiple of a warp's 128 elements: the last warp runs partly idle.
-    expect_bit_exact(spec, suites::block_quant_data(32 * 1000 + 32));
+    // Not a multiple of a warp's 128 elements: the last warp runs partly idle. A simulator takes
+    // ~0.3 ms a thread here (the fp8 and NVFP4 paths divide in double): there the odd length is
+    // 32·100 + 32 (its last warp 8 threads of 32) and the random bulk 2^13, not 2^22.
+    expect_bit_exact(spec, suites::block_quant_data(gpu_test::bulk(32 * 1000 + 32, 32 * 100 + 32)));
     expect_bit_exact(
-        spec, suites::block_quant_data(gpu_test::bulk(std::size_t{1} << 22, std::size_t{1} << 16)));
+        spec, suites::block_quant_data(gpu_test::bulk(std::size_t{1} << 22, std::size_t{1} << 13)));
   }
 }
 

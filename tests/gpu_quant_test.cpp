@@ -10,6 +10,7 @@
 #include "kernels/quant.h"
 #include "reference/quant.h"
 #include "reference/random.h"
+#include "tests/gpu_test_support.h"
 
 namespace bb {
 namespace {
@@ -60,16 +61,26 @@ void expect_matches(const std::vector<float>& x, std::size_t group, bool symmetr
 }
 
 TEST_F(GpuQuant, MatchesTheReferenceCodeForCode) {
-  // 3·2^16 values: per tensor 3 chunks of 64 Ki, and every group below divides it (2^18 did not
-  // divide by 3: quant_params_cuda refused the group-of-3 run).
-  std::vector<float> x(std::size_t{3} << 16);
+  // 3·2^16 values: per tensor 4 chunks of 48 Ki (quant_chunk_elements), and every group below
+  // divides it (2^18 did not divide by 3: quant_params_cuda refused the group-of-3 run). Values
+  // in [-3, 2), every 97th raised by 40. A simulator pays for every block it creates (~20 ms
+  // each on a busy 2-core machine; the range pass launches one 256-thread block per chunk, and a
+  // group of 3 is its own chunk: 65,536 blocks here). There the per-tensor run keeps two chunks
+  // (3·2^15 values), groups of 4096 and 128 take the first 3·2^12 values (3 and 96 groups) and
+  // groups of 3 the first 3·2^9 (512 groups).
+  std::vector<float> x(gpu_test::bulk(std::size_t{3} << 16, std::size_t{3} << 15));
   for (std::size_t i = 0; i < x.size(); ++i)
     x[i] = static_cast<float>(-3 + 5 * reference::uniform01(5, i) + ((i % 97) == 0 ? 40 : 0));
-  for (std::size_t group : {x.size(), std::size_t{4096}, std::size_t{128}, std::size_t{3}})
+  for (std::size_t group : {x.size(), std::size_t{4096}, std::size_t{128}, std::size_t{3}}) {
+    const std::size_t n = group == x.size() ? x.size()
+                          : group >= 128    ? gpu_test::bulk(x.size(), std::size_t{3} << 12)
+                                            : gpu_test::bulk(x.size(), std::size_t{3} << 9);
+    const std::vector<float> data(x.begin(), x.begin() + static_cast<std::ptrdiff_t>(n));
     for (bool stochastic : {false, true}) {
-      expect_matches<std::int8_t>(x, group, true, stochastic);
-      expect_matches<std::uint8_t>(x, group, false, stochastic);
+      expect_matches<std::int8_t>(data, group, true, stochastic);
+      expect_matches<std::uint8_t>(data, group, false, stochastic);
     }
+  }
   const std::vector<float> same(1024, 0.75f), zero(1024, 0.0f);
   expect_matches<std::int8_t>(same, 128, true, false);
   expect_matches<std::uint8_t>(same, 128, false, false);
