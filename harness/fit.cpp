@@ -49,7 +49,8 @@ std::vector<double> tie_counts(std::vector<double> v) {
   return counts;
 }
 
-// Φ⁻¹(p) for the normal approximation, by bisection on erfc (p in (0, 1)).
+}  // namespace
+
 double normal_quantile(double p) {
   double lo = -40, hi = 40;
   for (int i = 0; i < 200; ++i) {
@@ -58,8 +59,6 @@ double normal_quantile(double p) {
   }
   return 0.5 * (lo + hi);
 }
-
-}  // namespace
 
 double inversions_cdf(std::size_t n, std::size_t d) {
   const std::vector<double> p = inversions_pmf(n);

@@ -51,6 +51,10 @@ RobustFit theil_sen_fit(std::span<const double> x, std::span<const double> y,
 RobustFit theil_sen_power_law_fit(std::span<const double> x, std::span<const double> y,
                                   double confidence = 0.95);
 
+// Φ⁻¹(p), the standard normal quantile, by bisection on erfc (p in (0, 1); 200 halvings of
+// [−40, 40] reach the double next to the root).
+double normal_quantile(double p);
+
 // P(D ≤ d) for D the number of inversions of a uniformly random permutation of n elements
 // (Kendall's discordant pairs under independence).
 double inversions_cdf(std::size_t n, std::size_t d);
