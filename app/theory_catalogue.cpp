@@ -6,6 +6,7 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "app/theory_catalogue_params.h"
 #include "theory/formats.h"
 #include "theory/occupancy.h"
 #include "theory/peaks.h"
@@ -127,41 +128,28 @@ std::vector<FormulaOutput> occupancy_outputs(const FormulaArgs& a) {
 }  // namespace
 
 std::vector<Formula> all_formulas() {
+  using param::count, param::number, param::positive, param::whole;
   const ParamSpec flop{"flop", "floating-point operations (an FMA is 2)", {}};
   const ParamSpec bytes{"bytes", "bytes moved to and from the memory level", {}, true};
   const ParamSpec peak{"peak_flop_per_s", "peak compute rate, flop/s", {}, true};
   const ParamSpec bw{"bandwidth_bytes_per_s", "memory bandwidth, bytes/s", {}, true};
   const char* roofline_src = "Williams, Waterman & Patterson, Roofline, CACM 52(4), 2009";
-  auto count = [](std::string name, std::string help, bool positive, std::string def = "") {
-    return ParamSpec{std::move(name), std::move(help), {}, positive, true, std::move(def)};
-  };
   std::vector<Formula> formulas = {
       {"occupancy",
        "blocks/SM = min(warps, registers, shared memory, block slots, barriers limits)",
        "CUDA C++ Programming Guide 13.0 (compute capabilities); checked against cuda_occupancy.h",
        {{"arch", "compute capability", occupancy_arch_names()},
-        count("threads", "threads per block", true),
-        count("regs", "registers per thread", false),
-        {"smem", "shared memory per block, bytes (48KiB, 100000, ...)", {}, false, false, "0"},
-        count("barriers", "named barriers per block", false, "1"),
-        {"carveout_percent",
-         "preferred shared-memory carveout, % of the maximum",
-         {},
-         false,
-         false,
-         "100"}},
+        count("threads", "threads per block"),
+        whole("regs", "registers per thread"),
+        number("smem", "shared memory per block, bytes (48KiB, 100000, ...)", "0"),
+        whole("barriers", "named barriers per block", "1"),
+        number("carveout_percent", "preferred shared-memory carveout, % of the maximum", "100")},
        occupancy_outputs},
       {"littles-law",
        "bytes in flight = bandwidth x latency",
        "Little, Operations Research 9(3), 1961; Volkov, Understanding Latency Hiding on GPUs, 2016",
-       {bw,
-        {"latency_s", "memory latency, s", {}, true},
-        {"bytes_per_request",
-         "bytes one request (e.g. one warp's load) brings",
-         {},
-         true,
-         false,
-         "512"}},
+       {bw, positive("latency_s", "memory latency, s"),
+        positive("bytes_per_request", "bytes one request (e.g. one warp's load) brings", "512")},
        [](const FormulaArgs& a) {
          const double in_flight =
              bytes_in_flight(a.number("bandwidth_bytes_per_s"), a.number("latency_s"));
@@ -172,9 +160,8 @@ std::vector<Formula> all_formulas() {
       {"waves",
        "waves = ceil(blocks / (SMs x blocks per SM)); time ~ waves",
        "CUDA C++ Best Practices Guide, Occupancy (tail effect)",
-       {count("blocks", "blocks in the grid", true),
-        count("sms", "streaming multiprocessors", true),
-        count("blocks_per_sm", "resident blocks per SM", true)},
+       {count("blocks", "blocks in the grid"), count("sms", "streaming multiprocessors"),
+        count("blocks_per_sm", "resident blocks per SM")},
        [](const FormulaArgs& a) {
          const auto blocks = static_cast<long long>(a.number("blocks"));
          const auto sms = static_cast<long long>(a.number("sms"));
@@ -215,12 +202,12 @@ std::vector<Formula> all_formulas() {
        "probabilistic (exp(lambda sqrt(n) u + n u^2/(1-u)) - 1) S; S = sum |x_i| (or |x_i y_i|)",
        "Higham, Accuracy and Stability of Numerical Algorithms, 2002, ch. 3-4; Higham & Mary, "
        "SIAM J. Sci. Comput. 41(5), 2019",
-       {count("n", "terms summed (inner dimension K for a dot product or GEMM)", true),
+       {count("n", "terms summed (inner dimension K for a dot product or GEMM)"),
         {"format",
          "the arithmetic's format (its unit roundoff u)",
          {"fp64", "fp32", "tf32", "fp16", "bf16", "e4m3", "e5m2", "e2m3", "e3m2", "e2m1"}},
-        {"abs_sum", "sum of |x_i| (|x_i y_i| for a dot product)", {}, false, false, "1"},
-        {"lambda", "probabilistic bound's lambda", {}, true, false, "5"}},
+        number("abs_sum", "sum of |x_i| (|x_i y_i| for a dot product)", "1"),
+        positive("lambda", "probabilistic bound's lambda", "5")},
        [](const FormulaArgs& a) {
          const double n = a.number("n"), s = a.number("abs_sum"), l = a.number("lambda");
          const double u = unit_roundoff(format_spec(*format_from_name(a.choice("format"))));
@@ -240,10 +227,10 @@ std::vector<Formula> all_formulas() {
        "Jacob et al., CVPR 2018; Nagel et al., A White Paper on Neural Network Quantization, 2021",
        {{"min", "smallest value of the tensor, channel or group", {}, false, false, "", true},
         {"max", "largest value", {}, false, false, "", true},
-        count("bits", "integer width, 2 ... 16", true, "8"),
+        count("bits", "integer width, 2 ... 16", "8"),
         {"scheme", "zero point", {"symmetric", "asymmetric"}},
-        {"group", "values sharing one scale (0: the whole tensor)", {}, false, true, "0"},
-        {"elements", "the tensor's length (0: not given)", {}, false, true, "0"}},
+        whole("group", "values sharing one scale (0: the whole tensor)", "0"),
+        whole("elements", "the tensor's length (0: not given)", "0")},
        [](const FormulaArgs& a) {
          const QuantScheme scheme =
              a.choice("scheme") == "symmetric" ? QuantScheme::symmetric : QuantScheme::asymmetric;
@@ -273,7 +260,7 @@ std::vector<Formula> all_formulas() {
       {"bank-conflicts",
        "ways = gcd(stride in 4-byte words, 32); passes = ways",
        "CUDA C++ Programming Guide, Shared Memory (32 banks of 4 bytes)",
-       {count("stride_words", "distance between consecutive threads' words", false)},
+       {whole("stride_words", "distance between consecutive threads' words")},
        [](const FormulaArgs& a) {
          const int ways = bank_conflict_ways(static_cast<long long>(a.number("stride_words")));
          return std::vector<FormulaOutput>{{"conflict_ways", static_cast<double>(ways), ""},

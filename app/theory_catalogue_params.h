@@ -11,6 +11,10 @@ namespace bb::app::param {
 inline ParamSpec count(std::string name, std::string help, std::string def = "") {
   return {std::move(name), std::move(help), {}, true, true, std::move(def)};
 }
+// A whole number ≥ 0.
+inline ParamSpec whole(std::string name, std::string help, std::string def = "") {
+  return {std::move(name), std::move(help), {}, false, true, std::move(def)};
+}
 // A number ≥ 0.
 inline ParamSpec number(std::string name, std::string help, std::string def = "") {
   return {std::move(name), std::move(help), {}, false, false, std::move(def)};

@@ -35,6 +35,7 @@ for f in "$bundle"/bin/* "$bundle"/lib/*; do
 done
 
 cp ci/gpu_run.sh ci/validate_results.py ci/torch_peer.py ci/report.py "$bundle/ci/"
+mkdir -p "$bundle/ci/reportlib" && cp ci/reportlib/*.py "$bundle/ci/reportlib/"  # report.py's parts
 cp results/schema.json "$bundle/results/"
 cp -r results/baselines "$bundle/results/"
 cp tests/cli_test.py "$bundle/tests/"

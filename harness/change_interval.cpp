@@ -6,6 +6,7 @@
 
 #include <boost/math/distributions/students_t.hpp>
 
+#include "harness/fit.h"
 #include "harness/stats.h"
 
 namespace bb {
@@ -18,16 +19,6 @@ std::vector<double> log_thinned(std::span<const double> samples_s) {
   std::vector<double> v = kept_samples(positive, kMaxRankSamples);
   for (double& x : v) x = std::log(x);
   return v;
-}
-
-// Standard normal quantile by bisection of erfc (this is called once per comparison).
-double normal_quantile(double p) {
-  double lo = -10, hi = 10;
-  for (int i = 0; i < 200; ++i) {
-    const double mid = 0.5 * (lo + hi);
-    (0.5 * std::erfc(-mid / std::sqrt(2.0)) < p ? lo : hi) = mid;
-  }
-  return 0.5 * (lo + hi);
 }
 
 // P(Z ≥ z) for the standard normal.

@@ -11,12 +11,6 @@ namespace {
 // Up to this many points with distinct x, the slope interval uses the exact distribution.
 constexpr std::size_t kExactKendallPoints = 200;
 
-double median_of(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
 // The distribution of inversions of a random permutation of n: P_m(d) = (1/m)·Σ_{j<m} P_{m−1}(d −
 // j) (the m-th element adds 0 … m − 1 inversions, equally likely), with prefix sums: O(n³).
 std::vector<double> inversions_pmf(std::size_t n) {
@@ -49,7 +43,14 @@ std::vector<double> tie_counts(std::vector<double> v) {
   return counts;
 }
 
-// Φ⁻¹(p) for the normal approximation, by bisection on erfc (p in (0, 1)).
+}  // namespace
+
+double median_of(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
 double normal_quantile(double p) {
   double lo = -40, hi = 40;
   for (int i = 0; i < 200; ++i) {
@@ -58,8 +59,6 @@ double normal_quantile(double p) {
   }
   return 0.5 * (lo + hi);
 }
-
-}  // namespace
 
 double inversions_cdf(std::size_t n, std::size_t d) {
   const std::vector<double> p = inversions_pmf(n);

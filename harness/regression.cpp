@@ -12,6 +12,7 @@
 
 #include "harness/change_interval.h"
 #include "harness/fingerprint.h"
+#include "harness/fit.h"
 #include "harness/results.h"
 #include "harness/summary.h"
 
@@ -75,12 +76,6 @@ std::string device_of(const json& doc) {
 std::string label_of(const json& doc, const std::string& device) {
   const std::string label = doc.at("context").at("boundbench").value("label", "");
   return label.empty() ? device : label;
-}
-
-double median_of(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
 // The old rule, for runs without samples: a rank test over repetitions where there are some, else

@@ -2,8 +2,6 @@
 // quantized by a body compiled three times — AVX-512, AVX2 and baseline x86-64 — and picked once
 // at run time. The body is written branch-free (the element rounding is integer arithmetic and
 // selects: encode_small below) so that the compiler vectorizes it for each instruction set.
-#include <omp.h>
-
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -11,6 +9,7 @@
 #include <string>
 
 #include "kernels/block_quant.h"
+#include "kernels/thread_ranges.h"
 
 namespace bb::kernels {
 
@@ -166,12 +165,7 @@ void block_quantize_host(const BlockQuantSpec& spec, const float* x, std::size_t
   *tensor_scale = j.tensor_scale;
   const std::size_t units = spec.block() ? n / spec.block() : (n + kRangeBlock - 1) / kRangeBlock;
   const RangeFn fn = range_fn();
-#pragma omp parallel
-  {
-    const std::size_t threads = static_cast<std::size_t>(omp_get_num_threads());
-    const std::size_t t = static_cast<std::size_t>(omp_get_thread_num());
-    fn(j, units * t / threads, units * (t + 1) / threads);
-  }
+  for_each_thread_range(units, [&](std::size_t lo, std::size_t hi) { fn(j, lo, hi); });
 }
 
 void block_dequantize_host(const BlockQuantSpec& spec, const std::uint8_t* codes,

@@ -1,9 +1,9 @@
 // Host format conversions. Versions: 1 = AVX-512F / F16C intrinsics per OpenMP thread, the
 // reference's bit-level rounding for tails and CPUs without either.
 #include <immintrin.h>
-#include <omp.h>
 
 #include "kernels/convert.h"
+#include "kernels/thread_ranges.h"
 #include "reference/formats_fast.h"
 
 namespace bb::kernels {
@@ -42,11 +42,7 @@ Isa isa() {
 void fp32_to_fp16_host(const float* x, std::uint16_t* out, std::size_t n) {
   const Isa use = isa();
   const auto& fp16 = theory::format_spec(theory::Format::fp16);
-#pragma omp parallel
-  {
-    const auto t = static_cast<std::size_t>(omp_get_thread_num());
-    const auto threads = static_cast<std::size_t>(omp_get_num_threads());
-    const std::size_t lo = n * t / threads, hi = n * (t + 1) / threads;
+  for_each_thread_range(n, [&](std::size_t lo, std::size_t hi) {
     std::size_t i = lo;
     if (use == Isa::avx512) i = convert_avx512(x, out, lo, hi);
     if (use == Isa::f16c) i = convert_f16c(x, out, lo, hi);
@@ -56,7 +52,7 @@ void fp32_to_fp16_host(const float* x, std::uint16_t* out, std::size_t n) {
       out[i] = static_cast<std::uint16_t>(
           reference::encode_fp32_nearest(fp16, bits, reference::Overflow::non_saturating));
     }
-  }
+  });
 }
 
 const char* fp32_to_fp16_host_isa() {

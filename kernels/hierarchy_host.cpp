@@ -7,6 +7,7 @@
 #include <cstdint>
 
 #include "kernels/hierarchy.h"
+#include "kernels/thread_ranges.h"
 
 namespace bb::kernels {
 namespace {
@@ -41,19 +42,8 @@ using v8d = double __attribute__((vector_size(64)));
 }  // namespace
 
 double read_host(const double* x, std::size_t n, int passes) {
-  double partial[256] = {};
-  int used = 1;
-#pragma omp parallel num_threads(std::min(omp_get_max_threads(), 256))
-  {
-    const auto t = static_cast<std::size_t>(omp_get_thread_num());
-    const auto threads = static_cast<std::size_t>(omp_get_num_threads());
-    partial[t] = read_range(x, n * t / threads, n * (t + 1) / threads, passes);
-#pragma omp single
-    used = omp_get_num_threads();
-  }
-  double total = 0;
-  for (int t = 0; t < used; ++t) total += partial[t];
-  return total;
+  return sum_over_thread_ranges<double>(
+      n, [&](std::size_t lo, std::size_t hi) { return read_range(x, lo, hi, passes); });
 }
 
 double strided_read_host(const double* x, std::size_t accesses, std::size_t stride) {

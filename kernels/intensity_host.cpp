@@ -1,11 +1,11 @@
 // Host FMA-chain kernels. Versions: 1 = AVX-512F / AVX2+FMA intrinsics with 8 independent vector
 // chains (2 FMA ports × 4 cycles latency), scalar std::fma otherwise and for the tails.
 #include <immintrin.h>
-#include <omp.h>
 
 #include <cmath>
 
 #include "kernels/intensity.h"
+#include "kernels/thread_ranges.h"
 
 namespace bb::kernels {
 namespace {
@@ -86,16 +86,12 @@ void chain_scalar(T* x, std::size_t lo, std::size_t hi, int k, T a, T b) {
 template <class T>
 void chain(T* x, std::size_t n, int k, T a, T b) {
   const Isa isa = host_isa();
-#pragma omp parallel
-  {
-    const auto t = static_cast<std::size_t>(omp_get_thread_num());
-    const auto threads = static_cast<std::size_t>(omp_get_num_threads());
-    const std::size_t lo = n * t / threads, hi = n * (t + 1) / threads;
+  for_each_thread_range(n, [&](std::size_t lo, std::size_t hi) {
     std::size_t done = lo;
     if (isa == Isa::avx512) done = chain_avx512(x, lo, hi, k, a, b);
     if (isa == Isa::avx2) done = chain_avx2(x, lo, hi, k, a, b);
     chain_scalar(x, done, hi, k, a, b);
-  }
+  });
 }
 
 }  // namespace

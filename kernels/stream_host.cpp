@@ -2,12 +2,11 @@
 // AVX-512, AVX2 and SSE2 and picked at run time (GCC target_clones), plain stores (copy too: no
 // memmove, see CMakeLists.txt); dot with
 // kDotHostLanes partial sums per thread.
-#include <omp.h>
-
 #include <algorithm>
 #include <bit>
 
 #include "kernels/stream.h"
+#include "kernels/thread_ranges.h"
 #include "reference/random.h"
 
 namespace bb::kernels {
@@ -60,17 +59,6 @@ template <class T>
   return acc[0];
 }
 
-// The static split shared by the fills and the kernels: thread t owns [n·t/T, n·(t+1)/T).
-template <class Body>
-void for_each_thread_range(std::size_t n, Body&& body) {
-#pragma omp parallel
-  {
-    const auto t = static_cast<std::size_t>(omp_get_thread_num());
-    const auto threads = static_cast<std::size_t>(omp_get_num_threads());
-    body(n * t / threads, n * (t + 1) / threads);
-  }
-}
-
 [[gnu::target_clones("avx512f", "avx2", "default")]] void stream_f64(StreamOp op, double* a,
                                                                      double* b, double* c, double s,
                                                                      std::size_t lo,
@@ -96,23 +84,6 @@ void for_each_thread_range(std::size_t n, Body&& body) {
   return dot_range(a, b, lo, hi);
 }
 
-template <class T, class Range>
-T dot_threads(const T* a, const T* b, std::size_t n, Range range) {
-  T partial[256] = {};
-  int used = 1;
-#pragma omp parallel num_threads(std::min(omp_get_max_threads(), 256))
-  {
-    const auto t = static_cast<std::size_t>(omp_get_thread_num());
-    const auto threads = static_cast<std::size_t>(omp_get_num_threads());
-    partial[t] = range(a, b, n * t / threads, n * (t + 1) / threads);
-#pragma omp single
-    used = omp_get_num_threads();
-  }
-  T total = 0;  // in thread order: the same result on every run
-  for (int t = 0; t < used; ++t) total += partial[t];
-  return total;
-}
-
 }  // namespace
 
 void stream_host(StreamOp op, double* a, double* b, double* c, double s, std::size_t n) {
@@ -126,11 +97,13 @@ void stream_host(StreamOp op, float* a, float* b, float* c, float s, std::size_t
 }
 
 double dot_host(const double* a, const double* b, std::size_t n) {
-  return dot_threads(a, b, n, dot_f64);
+  return sum_over_thread_ranges<double>(
+      n, [&](std::size_t lo, std::size_t hi) { return dot_f64(a, b, lo, hi); });
 }
 
 float dot_host(const float* a, const float* b, std::size_t n) {
-  return dot_threads(a, b, n, dot_f32);
+  return sum_over_thread_ranges<float>(
+      n, [&](std::size_t lo, std::size_t hi) { return dot_f32(a, b, lo, hi); });
 }
 
 std::size_t dot_host_depth(std::size_t n, int threads) {

@@ -1,6 +1,7 @@
 // CPU references for the arithmetic-intensity kernels (kernels/intensity.h): the FMA chain in every
 // precision, bit-exact with the GPU, the host encoding of fp16 and bf16, and one entry of a GEMM
-// with its deterministic error bound. No CUDA: fp16 and bf16 are encoded bit by bit here.
+// with its deterministic error bound. No CUDA: fp16 and bf16 are encoded bit by bit here (fp16
+// decoded by reference/formats.h).
 #pragma once
 
 #include <bit>
@@ -13,6 +14,8 @@
 #include <span>
 #include <stdexcept>
 #include <string>
+
+#include "reference/formats.h"
 
 namespace bb::reference {
 
@@ -71,19 +74,9 @@ inline std::uint16_t fp16_bits(double x) {
   return static_cast<std::uint16_t>(sign | exponent_field << 10 | fraction);
 }
 
-// The value of fp16 bits: every pattern, subnormals, infinities and NaN included.
+// The value of fp16 bits: every pattern, subnormals, infinities and NaN included (formats.h).
 inline double fp16_value(std::uint16_t bits) {
-  const int exponent_field = bits >> 10 & 0x1F;
-  const int fraction = bits & 0x3FF;
-  double mag = 0;
-  if (exponent_field == 0x1F)
-    mag = fraction ? std::numeric_limits<double>::quiet_NaN()
-                   : std::numeric_limits<double>::infinity();
-  else if (exponent_field == 0)
-    mag = std::ldexp(fraction, -24);
-  else
-    mag = std::ldexp(fraction + 1024, exponent_field - 25);
-  return bits & 0x8000 ? -mag : mag;
+  return decode(theory::format_spec(theory::Format::fp16), bits);
 }
 
 // x rounded to the nearest bf16 (ties to even), as its bits: zero and the normal range only. The

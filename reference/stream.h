@@ -23,7 +23,7 @@ void triad(std::span<T> a, std::span<const T> b, std::span<const T> c, T s) {
 }
 
 // The array an op writes: copy c, mul b, add c, triad a, nstream a (dot writes none).
-enum class StreamArray { a, b, c };
+enum class StreamArray { a, b, c };  // in this order: an index into {a, b, c}
 constexpr StreamArray written_array(StreamOp op) {
   return op == StreamOp::mul                           ? StreamArray::b
          : op == StreamOp::copy || op == StreamOp::add ? StreamArray::c

@@ -64,9 +64,7 @@ class StreamCuda final : public Instance {
       return compare<double, double>(out, want, {atol, 0.0});
     }
     const std::vector<T> expected = reference::stream_expected<T>(op_, a, b, c, scalar_);
-    DeviceBuffer& out = op_ == StreamOp::mul                            ? b_
-                        : op_ == StreamOp::copy || op_ == StreamOp::add ? c_
-                                                                        : a_;
+    DeviceBuffer& out = *dev[static_cast<std::size_t>(reference::written_array(op_))];
     if (op_ != StreamOp::nstream) out.fill_bytes(0xFF);  // NaN poison
     run(nullptr);
     std::vector<T> got(n_);

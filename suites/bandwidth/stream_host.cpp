@@ -61,12 +61,8 @@ class StreamHost final : public Instance {
     kernels::fill_random_host(c_.get(), n_, 3);
   }
   T* written() {
-    switch (reference::written_array(op_)) {
-      case reference::StreamArray::a: return a_.get();
-      case reference::StreamArray::b: return b_.get();
-      case reference::StreamArray::c: return c_.get();
-    }
-    return a_.get();
+    T* arrays[] = {a_.get(), b_.get(), c_.get()};
+    return arrays[static_cast<std::size_t>(reference::written_array(op_))];
   }
 
   StreamOp op_;

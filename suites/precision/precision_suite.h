@@ -30,6 +30,13 @@ std::string quant_case_name(const QuantSetup& s, Backend backend);
 // The declared work over `elements` floats (a range pass and a quantize pass read them, one byte
 // each is written) and the setup as params.
 Declared quant_declared(const QuantSetup& s, std::size_t elements);
+// The int8 cases' data: `elements` values uniform in [−1.5, 2.5) (reference/random.h, seed 11).
+std::vector<float> quant_data(std::size_t elements);
+// Codes, per-group parameters and dequantized values against reference/quant.h, all exact: the
+// comparison holds the counts of wrong ones to 0 (Q: std::int8_t or std::uint8_t).
+template <class Q>
+Comparison quant_compare(const QuantSetup& s, std::span<const float> x, std::span<const Q> q,
+                         std::span<const theory::IntQuant> params, std::span<const float> xr);
 // Block-scaled float quantization (fp8 per tensor, MXFP8/MXFP4, NVFP4): one setup each, the same
 // for the host and the CUDA cases, and what both share (block_quant_case.cpp).
 struct BlockQuantSetup {

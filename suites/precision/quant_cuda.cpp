@@ -7,9 +7,6 @@
 #include "base/cuda_check.h"
 #include "harness/gpu.h"
 #include "kernels/quant.h"
-#include "reference/quant.h"
-#include "reference/random.h"
-#include "suites/common/parallel.h"
 #include "suites/precision/precision_suite.h"
 
 namespace bb::suites {
@@ -22,16 +19,13 @@ class QuantCuda final : public Instance {
  public:
   explicit QuantCuda(QuantSetup s)
       : s_(s),
-        x_host_(kElements),
+        x_host_(quant_data(kElements)),
         x_(kElements * 4),
         q_(kElements * sizeof(Q)),
         back_(kElements * 4),
         lo_(kElements / kernels::quant_chunk_elements(s.group) * 4),
         hi_(kElements / kernels::quant_chunk_elements(s.group) * 4),
         params_(kElements / s.group * sizeof(theory::IntQuant)) {
-#pragma omp parallel for schedule(static)
-    for (std::size_t i = 0; i < kElements; ++i)
-      x_host_[i] = static_cast<float>(-1.5 + 4.0 * reference::uniform01(11, i));
     x_.upload(x_host_.data(), x_.bytes());
   }
   Comparison validate() override {
@@ -46,26 +40,7 @@ class QuantCuda final : public Instance {
     q_.download(q.data(), q_.bytes());
     back_.download(back.data(), back_.bytes());
     params_.download(params.data(), params_.bytes());
-    const auto ref = reference::quantize(
-        x_host_, s_.group, 8, s_.scheme,
-        s_.stochastic ? reference::QuantRounding::stochastic : reference::QuantRounding::nearest,
-        7);
-    const auto ref_x = reference::dequantize(ref);
-    const std::size_t wrong_codes = parallel_count(
-        kElements, [&](std::size_t i) { return static_cast<std::int32_t>(q[i]) != ref.q[i]; });
-    const std::size_t wrong_values = parallel_count(
-        kElements, [&](std::size_t i) { return back[i] != static_cast<float>(ref_x[i]); });
-    std::size_t wrong_params = 0;
-    for (std::size_t g = 0; g < params.size(); ++g)
-      wrong_params += params[g].scale != ref.groups[g].scale ||
-                      params[g].zero_point != ref.groups[g].zero_point;
-    const std::vector<double> got = {static_cast<double>(wrong_codes),
-                                     static_cast<double>(wrong_values),
-                                     static_cast<double>(wrong_params), 1.0};
-    const std::vector<double> want = {0, 0, 0, 1.0};
-    Comparison c = compare<double, double>(got, want, Tolerance{0, 0});
-    c.reference_trivial = false;  // counts of wrong codes, values, parameters: all must be 0
-    return c;
+    return quant_compare<Q>(s_, x_host_, q, params, back);
   }
   void run(gpu_stream stream) override {
     kernels::quant_params_cuda(x_.as<float>(), kElements, s_.group, s_.symmetric(), lo_.as<float>(),

@@ -14,6 +14,7 @@
 #include "reference/quant.h"
 #include "reference/random.h"
 #include "suites/common/memory_guards.h"
+#include "suites/common/parallel.h"
 #include "suites/precision/precision_suite.h"
 #include "theory/quant.h"
 
@@ -27,43 +28,18 @@ class QuantHost final : public Instance {
  public:
   explicit QuantHost(QuantSetup s)
       : s_(s),
-        x_(kElements),
+        x_(quant_data(kElements)),
         q_(kElements),
         xr_(kElements),
         mins_(kElements / s.group),
         maxs_(kElements / s.group),
-        params_(kElements / s.group) {
-#pragma omp parallel for schedule(static)
-    for (std::size_t i = 0; i < kElements; ++i)
-      x_[i] = static_cast<float>(-1.5 + 4.0 * reference::uniform01(11, i));
-  }
+        params_(kElements / s.group) {}
   Comparison validate() override {
     std::fill(q_.begin(), q_.end(), Q{0x5A});
     std::fill(xr_.begin(), xr_.end(), std::nanf(""));
     run(nullptr);
     kernels::dequantize_host(q_.data(), kElements, s_.group, params_.data(), xr_.data());
-    const reference::Quantized ref = reference::quantize(
-        x_, s_.group, 8, s_.scheme,
-        s_.stochastic ? reference::QuantRounding::stochastic : reference::QuantRounding::nearest,
-        7);
-    const std::vector<double> ref_x = reference::dequantize(ref);
-    // Codes, scales and dequantized values, all exact.
-    std::vector<double> got, want;
-    std::size_t wrong_codes = 0, wrong_values = 0;
-    for (std::size_t i = 0; i < kElements; ++i) {
-      wrong_codes += static_cast<std::int32_t>(q_[i]) != ref.q[i];
-      wrong_values += xr_[i] != static_cast<float>(ref_x[i]);
-    }
-    std::size_t wrong_params = 0;
-    for (std::size_t g = 0; g < params_.size(); ++g)
-      wrong_params += params_[g].scale != ref.groups[g].scale ||
-                      params_[g].zero_point != ref.groups[g].zero_point;
-    got = {static_cast<double>(wrong_codes), static_cast<double>(wrong_values),
-           static_cast<double>(wrong_params), 1.0};
-    want = {0, 0, 0, 0};  // the last pair differs on purpose: a trivial reference proves nothing
-    want.back() = 1.0;
-    Comparison c = compare<double, double>(got, want, Tolerance{0, 0});
-    c.reference_trivial = false;
+    const Comparison c = quant_compare<Q>(s_, x_, q_, params_, xr_);
     measure_laws();
     return c;
   }
@@ -168,6 +144,46 @@ Declared quant_declared(const QuantSetup& s, std::size_t elements) {
               {"elements", elements}};
   return d;
 }
+
+std::vector<float> quant_data(std::size_t elements) {
+  std::vector<float> x(elements);
+#pragma omp parallel for schedule(static)
+  for (std::size_t i = 0; i < elements; ++i)
+    x[i] = static_cast<float>(-1.5 + 4.0 * reference::uniform01(11, i));
+  return x;
+}
+
+template <class Q>
+Comparison quant_compare(const QuantSetup& s, std::span<const float> x, std::span<const Q> q,
+                         std::span<const theory::IntQuant> params, std::span<const float> xr) {
+  const reference::Quantized ref = reference::quantize(
+      x, s.group, 8, s.scheme,
+      s.stochastic ? reference::QuantRounding::stochastic : reference::QuantRounding::nearest, 7);
+  const std::vector<double> ref_x = reference::dequantize(ref);
+  const std::size_t wrong_codes = parallel_count(
+      x.size(), [&](std::size_t i) { return static_cast<std::int32_t>(q[i]) != ref.q[i]; });
+  const std::size_t wrong_values = parallel_count(
+      x.size(), [&](std::size_t i) { return xr[i] != static_cast<float>(ref_x[i]); });
+  std::size_t wrong_params = 0;
+  for (std::size_t g = 0; g < params.size(); ++g)
+    wrong_params +=
+        params[g].scale != ref.groups[g].scale || params[g].zero_point != ref.groups[g].zero_point;
+  const std::vector<double> got = {static_cast<double>(wrong_codes),
+                                   static_cast<double>(wrong_values),
+                                   static_cast<double>(wrong_params), 1.0};
+  const std::vector<double> want = {0, 0, 0, 1.0};
+  Comparison c = compare<double, double>(got, want, Tolerance{0, 0});
+  c.reference_trivial = false;  // counts of wrong codes, values, parameters: all must be 0
+  return c;
+}
+template Comparison quant_compare<std::int8_t>(const QuantSetup&, std::span<const float>,
+                                               std::span<const std::int8_t>,
+                                               std::span<const theory::IntQuant>,
+                                               std::span<const float>);
+template Comparison quant_compare<std::uint8_t>(const QuantSetup&, std::span<const float>,
+                                                std::span<const std::uint8_t>,
+                                                std::span<const theory::IntQuant>,
+                                                std::span<const float>);
 
 std::vector<Case> quant_host_cases() {
   const auto sym = theory::QuantScheme::symmetric, asym = theory::QuantScheme::asymmetric;
