@@ -53,6 +53,19 @@ Interval paired_exponent_interval(std::span<const double> x,
   return median_interval_of(std::move(slopes), confidence);
 }
 
+Interval guarded_interval(const Interval& paired, const Interval& unpaired, const Band& band) {
+  const double lo = paired.is_point() ? paired.value : paired.low;
+  const double hi = paired.is_point() ? paired.value : paired.high;
+  if (band.contains(lo) && band.contains(hi)) return paired;
+  const double ulo = unpaired.is_point() ? unpaired.value : unpaired.low;
+  const double uhi = unpaired.is_point() ? unpaired.value : unpaired.high;
+  const double coverage = std::isnan(unpaired.coverage) ? paired.coverage
+                          : std::isnan(paired.coverage)
+                              ? unpaired.coverage
+                              : std::max(paired.coverage, unpaired.coverage);
+  return {paired.value, std::min(lo, ulo), std::max(hi, uhi), coverage};
+}
+
 bool sampled_together(const CaseResult& a, const CaseResult& b) {
   return !a.paired_group.empty() && a.paired_group == b.paired_group &&
          a.paired_run == b.paired_run && !a.round_samples_s.empty() &&

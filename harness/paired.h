@@ -53,6 +53,16 @@ Interval paired_exponent_interval(std::span<const double> x,
                                   std::span<const std::vector<double>> rounds_s,
                                   double confidence = 0.95);
 
+// The interval a check of a paired quantity is judged on (harness/checks.h's rule): the paired
+// interval where it lies inside `band` (PASS), else the hull of the paired and the unpaired
+// intervals, so that a FAIL (or BELOW-EXPECTATION) needs both outside on the same side. Pairs
+// cancel a slow spell that varies from round to round, not a bias common to every round: on an
+// oversubscribed machine a constant wait added to every sample flattens an exponent in every
+// round alike, and the narrow paired interval alone would turn that into a false FAIL where the
+// unpaired one, as wide as the noise, says too noisy to judge. Value: the paired one; coverage:
+// the paired one's inside the band, else the larger (the hull holds whatever either holds).
+Interval guarded_interval(const Interval& paired, const Interval& unpaired, const Band& band);
+
 // Whether two measured cases were sampled in the same rounds: the same pairing group's
 // measurement, as many rounds kept.
 bool sampled_together(const CaseResult& a, const CaseResult& b);

@@ -18,6 +18,7 @@
 #include <thread>
 #include <vector>
 
+#include "harness/checks.h"
 #include "harness/fit.h"
 #include "harness/measure.h"
 #include "harness/paired.h"
@@ -166,10 +167,11 @@ TEST(PairedInterval, ACommonSpellCancelsAndTheTrueRatioIsCovered) {
   // cancels, only the 2% own noise is left.
   EXPECT_GE(static_cast<double>(unpaired_covered) / trials, coverage - 4 * sigma);
   std::sort(width_ratio.begin(), width_ratio.end());
-  std::printf("paired ratio: coverage %.4f (stated %.4f, unpaired %.4f), median width paired / "
-              "unpaired %.3f\n",
-              rate, coverage, static_cast<double>(unpaired_covered) / trials,
-              width_ratio[width_ratio.size() / 2]);
+  std::printf(
+      "paired ratio: coverage %.4f (stated %.4f, unpaired %.4f), median width paired / "
+      "unpaired %.3f\n",
+      rate, coverage, static_cast<double>(unpaired_covered) / trials,
+      width_ratio[width_ratio.size() / 2]);
   EXPECT_LT(width_ratio[width_ratio.size() / 2], 0.15) << "median paired/unpaired width";
 }
 
@@ -201,10 +203,33 @@ TEST(PairedInterval, ExponentFromPerRoundFitsCoversAndNarrows) {
   const double sigma = std::sqrt(coverage * (1 - coverage) / trials);
   EXPECT_GE(rate, coverage - 4 * sigma) << "paired exponent coverage " << rate;
   std::sort(width_ratio.begin(), width_ratio.end());
-  std::printf("paired exponent: coverage %.4f (stated %.4f), median width paired / Theil-Sen over "
-              "medians %.3f\n",
-              rate, coverage, width_ratio[width_ratio.size() / 2]);
+  std::printf(
+      "paired exponent: coverage %.4f (stated %.4f), median width paired / Theil-Sen over "
+      "medians %.3f\n",
+      rate, coverage, width_ratio[width_ratio.size() / 2]);
   EXPECT_LT(width_ratio[width_ratio.size() / 2], 0.5) << "median paired/unpaired width";
+}
+
+TEST(PairedInterval, AFailNeedsTheUnpairedIntervalOutsideToo) {
+  const Band band = Band::plus_minus(2, 0.2);
+  const Interval inside{2.05, 1.9, 2.1, 0.97}, below{1.5, 0.6, 1.75, 0.98};
+  // Inside the band: the paired interval decides (PASS).
+  EXPECT_EQ(judge(CheckKind::law, band, guarded_interval(inside, below, band)), Verdict::pass);
+  // Paired outside: judged on the hull with the unpaired interval.
+  const Interval low{1.49, 1.39, 1.62, 0.94};
+  const Interval g = guarded_interval(low, below, band);
+  EXPECT_EQ(g.value, 1.49);
+  EXPECT_EQ(g.low, 0.6);
+  EXPECT_EQ(g.high, 1.75);
+  EXPECT_EQ(judge(CheckKind::law, band, g), Verdict::fail);  // both below: a FAIL stands
+  // Unpaired straddling the band: the hull straddles (INCONCLUSIVE), not a FAIL.
+  const Interval straddling{1.7, 0.6, 1.95, 0.98};  // new2's medians
+  EXPECT_EQ(judge(CheckKind::law, band, guarded_interval(low, straddling, band)),
+            Verdict::inconclusive);
+  // Both above (n^3 where the law says n^2): FAIL.
+  EXPECT_EQ(
+      judge(CheckKind::law, band, guarded_interval({3, 2.9, 3.1, 0.94}, {3, 2.5, 3.5, 0.98}, band)),
+      Verdict::fail);
 }
 
 TEST(PairedInterval, BadInputThrows) {

@@ -83,19 +83,21 @@ std::vector<Check> attention_suite_checks(const std::vector<CaseResult>& results
     for (const auto* r : cases)
       if (paired)
         paired_n.push_back(r->params.value("n", 0.0)), rounds.push_back(r->round_samples_s);
-    const Interval exponent =
-        paired ? paired_exponent_interval(paired_n, rounds) : robust.slope_interval();
-    Check c =
-        fit(head, kExponent, Band::plus_minus(kExponent, kExponentTolerance), exponent, n.size());
+    // Guarded by the fit over the medians: a FAIL needs both outside the band.
+    const Band band = Band::plus_minus(kExponent, kExponentTolerance);
+    const Interval exponent = paired ? guarded_interval(paired_exponent_interval(paired_n, rounds),
+                                                        robust.slope_interval(), band)
+                                     : robust.slope_interval();
+    Check c = fit(head, kExponent, band, exponent, n.size());
     c.tolerance = kExponentTolerance;
     c.reason += (paired ? fmt::format("; paired: median of {} per-round Theil-Sen exponents",
                                       rounds.front().size())
                         : std::string("; unpaired: Theil-Sen over the medians")) +
                 fmt::format(
-                    "; Theil-Sen over the medians {:.3f}; least squares {:.3f}, R^2 "
+                    "; Theil-Sen over the medians {}; least squares {:.3f}, R^2 "
                     "{:.4f}; n = {} ... {}",
-                    robust.slope, f.slope, f.r2, static_cast<long long>(n.front()),
-                    static_cast<long long>(n.back()));
+                    interval_text(robust.slope_interval()), f.slope, f.r2,
+                    static_cast<long long>(n.front()), static_cast<long long>(n.back()));
     checks.push_back(c);
   }
   return checks;

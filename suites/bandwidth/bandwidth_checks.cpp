@@ -174,17 +174,23 @@ void analyse_strided(const std::vector<CaseResult>& rs, Backend b, Analysis& out
   for (const auto& [s, r] : by_stride) {
     if (s == 1) continue;
     const double predicted = r->work.bytes_read / unit.work.bytes_read;
+    const bool equality = b == Backend::cuda;
+    const Band band = equality ? Band::relative(predicted, kSectorTolerance)
+                               : Band::at_least(predicted * (1 - kSectorTolerance));
     // From the rounds where stride s and stride 1 were sampled together (a slow spell hits both
-    // and cancels), else from the medians' own intervals (harness/paired.h).
-    bool paired = false;
-    const Interval ratio = time_ratio_interval(*r, unit, &paired);
+    // and cancels), guarded by the medians' own intervals (harness/paired.h); apart, the latter.
+    const bool paired = sampled_together(*r, unit);
+    const Interval unpaired = unpaired_ratio_interval(r->summary, unit.summary);
+    const Interval ratio =
+        paired ? guarded_interval(paired_ratio_interval(r->round_samples_s, unit.round_samples_s),
+                                  unpaired, band)
+               : unpaired;
     const double measured = ratio.value;
     const double sector = r->params.value("sector_bytes", 0.0);
     // GPU loads move exactly the 32-byte sectors they touch: the model is an equality. CPU
     // prefetchers (adjacent-line, streamer) also fetch lines nobody reads, so on the host the
     // touched lines are a lower bound on the traffic: the time may exceed the model, not undercut
     // it.
-    const bool equality = b == Backend::cuda;
     const double rel = measured / predicted - 1;
     const std::string units = fmt::format("{:.0f}", sector) + " B units touched";
     const CheckHead h = head(
@@ -194,8 +200,6 @@ void analyse_strided(const std::vector<CaseResult>& rs, Backend b, Analysis& out
             : "t(s) / t(1) >= 0.8 x bytes moved(s) / bytes moved(1), bytes moved >= " + units +
                   " (premise: stride 1 memory-bound)",
         CheckKind::law, "time ratio");
-    const Band band = equality ? Band::relative(predicted, kSectorTolerance)
-                               : Band::at_least(predicted * (1 - kSectorTolerance));
     const std::string reason =
         (premise
              ? std::string()
@@ -325,9 +329,12 @@ void analyse_intensity(const std::vector<CaseResult>& rs, Backend b, Analysis& o
                     peak / 1e9, bw / 1e9) +
         fmt::format("fastest samples: slowest point at {:.2f} of the serial-sum rate", best.worst) +
         " (" + best.worst_case + ")" + paired_note;
-    Check attainable = paired ? at_least(attainable_head, kSerialSlack, paired->worst)
-                              : point_check(attainable_head, 1, Band::at_least(kSerialSlack),
-                                            best.worst, kSerialSlack, attainable_text);
+    Check attainable = paired
+                           ? at_least(attainable_head, kSerialSlack,
+                                      guarded_interval(paired->worst, Interval::point(best.worst),
+                                                       Band::at_least(kSerialSlack)))
+                           : point_check(attainable_head, 1, Band::at_least(kSerialSlack),
+                                         best.worst, kSerialSlack, attainable_text);
     if (paired) attainable.reason = attainable_text + "; " + attainable.reason;
     attainable.tolerance = kSerialSlack;
     out.checks.push_back(attainable);
@@ -359,7 +366,8 @@ void analyse_intensity(const std::vector<CaseResult>& rs, Backend b, Analysis& o
               "peak {:.4g} GFLOP/s",
               ridge, expected, table_peak / 1e9) +
           " over " + bw_source + paired_note;
-      Check k = paired ? within(ridge_head, expected, band, paired->ridge)
+      Check k = paired ? within(ridge_head, expected, band,
+                                guarded_interval(paired->ridge, Interval::point(ridge), band))
                        : point_check(ridge_head, expected, band, ridge, kRidgeFactor, text);
       if (paired) k.reason = text + "; " + k.reason;
       k.tolerance = kRidgeFactor;
