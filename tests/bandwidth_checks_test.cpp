@@ -137,7 +137,8 @@ void in_rounds(std::vector<CaseResult>& rs) {
     r.paired_group = "g";
     r.paired_run = 1;
     for (std::size_t q = 0; q < spell.size(); ++q)
-      r.round_samples_s.push_back(r.summary.median_s * spell[q] * (1 + 0.001 * (q % 3)));
+      r.round_samples_s.push_back(r.summary.median_s * spell[q] *
+                                  (1 + 0.001 * static_cast<double>(q % 3)));
     r.summary = summarize(r.round_samples_s);
   }
 }
