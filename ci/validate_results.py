@@ -132,6 +132,34 @@ def validate_benchmark(i, b, t):
         if is_num(mn) and is_num(mx):
             t.check(kept[0] == mn and kept[-1] == mx, where,
                     f"samples_s runs from {kept[0]!r} to {kept[-1]!r}, not min_s {mn!r} to max_s {mx!r}")
+    pairing, rounds = b.get("pairing"), b.get("round_samples_s")
+    if isinstance(pairing, dict) and isinstance(rounds, list) and all(is_num(v) for v in rounds):
+        if isinstance(samples, int):
+            t.check(pairing.get("rounds") == samples, where,
+                    f"pairing.rounds {pairing.get('rounds')!r} != samples {samples}")
+            t.check(len(rounds) == min(samples, KEPT_SAMPLES), where,
+                    f"round_samples_s holds {len(rounds)} rounds, not min(samples {samples}, "
+                    f"{KEPT_SAMPLES})")
+        if isinstance(kept, list) and isinstance(samples, int) and samples <= KEPT_SAMPLES:
+            t.check(sorted(rounds) == kept, where, "round_samples_s sorted is not samples_s")
+
+
+def validate_pairing(benchmarks, t):
+    """Entries of one pairing group's measurement (same group and run) were sampled in the same
+    rounds: as many rounds each, and no more entries than the group had members (a member whose
+    checks raised is an error entry, without pairing)."""
+    groups = {}
+    for i, b in enumerate(benchmarks):
+        p = b.get("pairing") if isinstance(b, dict) else None
+        if isinstance(p, dict):
+            groups.setdefault((p.get("group"), p.get("run")), []).append((i, b, p))
+    for (group, run), entries in groups.items():
+        where = f"pairing group {group!r} run {run!r}"
+        t.check(len({p.get("rounds") for _, _, p in entries}) == 1, where,
+                "members with different numbers of rounds")
+        members = entries[0][2].get("members")
+        t.check(isinstance(members, int) and len(entries) <= members, where,
+                f"{len(entries)} entries, pairing.members says {members!r}")
 
 
 def judge(kind, band_low, band_high, low, high):
@@ -177,6 +205,7 @@ def validate_document(doc, args, t):
 
     for i, b in enumerate(benchmarks):
         validate_benchmark(i, b, t)
+    validate_pairing(benchmarks, t)
 
     seen = {}
     for i, b in enumerate(benchmarks):

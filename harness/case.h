@@ -2,6 +2,7 @@
 // Suites only describe cases; the harness (runner.cpp) measures, compares, checks and reports.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <limits>
 #include <memory>
@@ -108,7 +109,17 @@ class Instance {
 struct Declared {
   Work work;
   nlohmann::json params;  // sizes, dtypes, … as data for reports and comparisons
+  // What the instance will allocate, in bytes of host memory and of GPU memory (0: not declared).
+  // Cases of a pairing group declare it: the group's members live at once, and the runner samples
+  // them one at a time instead when the sum does not fit (fits_in_memory).
+  std::uint64_t host_memory_bytes = 0, gpu_memory_bytes = 0;
 };
+
+// The memory guard every case and pairing group is held to: at most 3/4 of `memory_bytes` (0:
+// unknown, anything fits), so that a quarter stays free for the rest of the machine.
+inline bool fits_in_memory(std::uint64_t bytes, std::uint64_t memory_bytes) {
+  return memory_bytes == 0 || bytes <= memory_bytes / 4 * 3;
+}
 
 // A prepared case: the instance, with the work and params it was declared with.
 struct Prepared {
@@ -131,6 +142,15 @@ struct Measurement {
   std::uint64_t clock_event_reasons = 0;
   bool clock_reasons_known = false;
   std::vector<double> samples_s;  // every sample, in the order taken
+  // Sampled in a pairing group (Case::pairing_group) of `paired_members` ≥ 2: samples_s then holds
+  // one sample per round, aligned across the members of the same `paired_run` (a number unique
+  // within the run: one per measurement of the group). Empty, 0: sampled alone.
+  std::string paired_group;
+  std::size_t paired_members = 0, paired_run = 0;
+  std::string pairing_note;  // why a case of a group was sampled alone (e.g. memory); empty: none
+  // CPU time of this case's own samples per sample (the calling thread's), measured by the group's
+  // loop; negative: not measured here (Google Benchmark's timer gives it).
+  double cpu_per_sample_s = -1;
 };
 
 struct Case {
@@ -149,6 +169,13 @@ struct Case {
   bool warm_caches = false;
   // Run by `run --quick` too; false for cases that only add coverage (other dtypes, widths).
   bool in_quick = true;
+  // Cases of one suite and backend naming the same group are measured together, for checks that
+  // compare them (a ratio, an exponent over sizes): prepared at once, then sampled in rounds, one
+  // sample of each per round in an order that rotates, the stopping rule applied to the group.
+  // A noisy spell then hits every member of a round alike and cancels in their ratio
+  // (harness/paired.h). Members declare their memory (Declared), share sweep_point and
+  // warm_caches, and are released in the reverse order of preparation.
+  std::string pairing_group;
 };
 
 // Declares the case, then prepares its instance for that declaration.
@@ -163,6 +190,12 @@ struct CaseResult {
   Work work;
   Summary summary;
   std::vector<double> samples_s;  // as the results file keeps them: kept_samples (sorted, ≤ 1000)
+  // Sampled in a pairing group: its name and measurement number (Measurement::paired_run), and the
+  // samples one per round in round order, as the results file keeps them (kept_rounds): aligned
+  // with every member of the same group and run. Empty: sampled alone.
+  std::string paired_group;
+  std::size_t paired_run = 0;
+  std::vector<double> round_samples_s;
 };
 
 struct Suite {

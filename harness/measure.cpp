@@ -1,8 +1,11 @@
 #include "harness/measure.h"
 
+#include <time.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <stdexcept>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -20,59 +23,137 @@ double seconds_since(clock_type::time_point t0) {
   return std::chrono::duration<double>(clock_type::now() - t0).count();
 }
 
-template <class SampleFn>
-Measurement sample_until_stable(const StoppingRule& rule, SampleFn&& sample_s) {
-  for (std::size_t i = 0; i < rule.warmup_samples; ++i) sample_s();
-  Sampler sampler(rule);
-  Measurement m;
-  const auto t0 = clock_type::now();
-  do {
-    sampler.add(sample_s());
-    m.stop = sampler.should_stop(seconds_since(t0));
-  } while (m.stop == StopReason::none);
-  const double wall_s = seconds_since(t0);
-  m.summary = sampler.summary();
-  m.samples_s.assign(sampler.samples().begin(), sampler.samples().end());
-  m.harness_overhead_s = (wall_s - m.summary.total_s) / static_cast<double>(m.summary.samples);
-  return m;
+// The calling thread's CPU time (as Google Benchmark's default CPU timer).
+double thread_cpu_s() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
+}
+
+// A group's members' samples with the CPU time each took, per member.
+struct CpuTally {
+  explicit CpuTally(std::size_t members) : cpu_s(members, 0.0) {}
+  std::vector<double> cpu_s;
+  template <class F>
+  double operator()(std::size_t member, F&& sample) {
+    const double c0 = thread_cpu_s();
+    const double t = sample();
+    cpu_s[member] += thread_cpu_s() - c0;
+    return t;
+  }
+};
+
+void check_group(std::span<Instance* const> instances, std::span<const StoppingRule> rules) {
+  if (instances.empty() || instances.size() != rules.size())
+    throw std::invalid_argument("a pairing group needs one stopping rule per member");
 }
 
 }  // namespace
 
-Measurement measure_host(Instance& instance, const StoppingRule& rule) {
-  return sample_until_stable(rule, [&] {
-    const auto t = clock_type::now();
-    instance.run(nullptr);
-    return seconds_since(t);
+std::vector<std::size_t> round_order(std::size_t round, std::size_t members) {
+  std::vector<std::size_t> order(members);
+  for (std::size_t j = 0; j < members; ++j) order[j] = (round + j) % members;
+  return order;
+}
+
+std::vector<Measurement> sample_group(std::span<const StoppingRule> rules, std::size_t warmup,
+                                      const std::function<double(std::size_t)>& sample_s) {
+  const std::size_t members = rules.size();
+  for (std::size_t r = 0; r < warmup; ++r)
+    for (std::size_t i : round_order(r, members)) sample_s(i);
+  std::vector<Sampler> samplers(rules.begin(), rules.end());
+  StopReason stop = StopReason::none;
+  const auto t0 = clock_type::now();
+  for (std::size_t r = 0; stop == StopReason::none; ++r) {
+    for (std::size_t i : round_order(r, members)) samplers[i].add(sample_s(i));
+    stop = group_should_stop(samplers, seconds_since(t0));
+  }
+  const double wall_s = seconds_since(t0);
+  std::vector<Measurement> out(members);
+  double sampled_s = 0;
+  std::size_t samples = 0;
+  for (std::size_t i = 0; i < members; ++i) {
+    out[i].stop = stop;
+    out[i].summary = samplers[i].summary();
+    out[i].samples_s.assign(samplers[i].samples().begin(), samplers[i].samples().end());
+    sampled_s += out[i].summary.total_s;
+    samples += out[i].summary.samples;
+  }
+  for (auto& m : out) m.harness_overhead_s = (wall_s - sampled_s) / static_cast<double>(samples);
+  return out;
+}
+
+std::vector<Measurement> measure_host_group(std::span<Instance* const> instances,
+                                            std::span<const StoppingRule> rules) {
+  check_group(instances, rules);
+  std::size_t warmup = 0;
+  for (const auto& r : rules) warmup = std::max(warmup, r.warmup_samples);
+  CpuTally cpu(instances.size());
+  std::vector<std::size_t> taken(instances.size(), 0);
+  std::vector<Measurement> ms = sample_group(rules, warmup, [&](std::size_t i) {
+    ++taken[i];
+    return cpu(i, [&] {
+      const auto t = clock_type::now();
+      instances[i]->run(nullptr);
+      return seconds_since(t);
+    });
   });
+  for (std::size_t i = 0; i < ms.size(); ++i)
+    ms[i].cpu_per_sample_s = cpu.cpu_s[i] / static_cast<double>(taken[i]);
+  return ms;
+}
+
+std::vector<Measurement> measure_cuda_group(std::span<Instance* const> instances,
+                                            std::span<const StoppingRule> rules,
+                                            const GpuDevice& gpu, bool hot, const Nvml* nvml) {
+  check_group(instances, rules);
+  GpuSession session(gpu, !hot);
+  CpuTally cpu(instances.size());
+  std::vector<std::size_t> taken(instances.size(), 0);
+  const auto sample_s = [&](std::size_t i) {
+    ++taken[i];
+    return cpu(i,
+               [&] { return session.time_sample_s([&](gpu_stream s) { instances[i]->run(s); }); });
+  };
+  // Warm up first (at least one round: the first launch binds library handles to the stream), so
+  // that the starting clock is the loaded clock.
+  std::size_t warmup = 1;
+  for (const auto& r : rules) warmup = std::max(warmup, r.warmup_samples);
+  for (std::size_t r = 0; r < warmup; ++r)
+    for (std::size_t i : round_order(r, instances.size())) sample_s(i);
+  const double clock_start_hz = session.measure_sm_clock_hz();
+  std::vector<Measurement> ms = sample_group(rules, 0, sample_s);
+  const double clock_end_hz = session.measure_sm_clock_hz();
+  std::optional<NvmlClocks> c;
+  if (nvml) c = nvml->clocks(gpu.pci_bus_id);
+  for (std::size_t i = 0; i < ms.size(); ++i) {
+    Measurement& m = ms[i];
+    m.cpu_per_sample_s = cpu.cpu_s[i] / static_cast<double>(taken[i]);
+    m.clock_start_hz = clock_start_hz;
+    m.clock_end_hz = clock_end_hz;
+    m.clock_reference_hz = gpu.sm_clock_hz;
+    m.clock_reference_source = "rated clock, cudaDevAttrClockRate";
+    if (c) {
+      if (c->applications_sm_hz > 0) {
+        m.clock_reference_hz = c->applications_sm_hz;
+        m.clock_reference_source = "NVML applications clock";
+      }
+      m.clock_event_reasons = c->event_reasons;
+      m.clock_reasons_known = c->reasons_known;
+    }
+  }
+  return ms;
+}
+
+Measurement measure_host(Instance& instance, const StoppingRule& rule) {
+  Instance* const one[] = {&instance};
+  return measure_host_group(one, std::span(&rule, 1)).front();
 }
 
 Measurement measure_cuda(Instance& instance, const StoppingRule& rule, const GpuDevice& gpu,
                          bool hot, const Nvml* nvml) {
-  GpuSession session(gpu, !hot);
-  const auto sample_s = [&] {
-    return session.time_sample_s([&](gpu_stream s) { instance.run(s); });
-  };
-  // Warm up first, so that the starting clock is the loaded clock, not the idle one.
-  for (std::size_t i = 0; i < std::max<std::size_t>(1, rule.warmup_samples); ++i) sample_s();
-  const double clock_start_hz = session.measure_sm_clock_hz();
-  StoppingRule measured = rule;
-  measured.warmup_samples = 0;
-  Measurement m = sample_until_stable(measured, sample_s);
-  m.clock_start_hz = clock_start_hz;
-  m.clock_end_hz = session.measure_sm_clock_hz();
-  // The sustained clock: NVML's applications clock where it answers, else the rated one.
-  m.clock_reference_hz = gpu.sm_clock_hz;
-  m.clock_reference_source = "rated clock, cudaDevAttrClockRate";
-  if (const auto c = nvml ? nvml->clocks(gpu.pci_bus_id) : std::nullopt) {
-    if (c->applications_sm_hz > 0) {
-      m.clock_reference_hz = c->applications_sm_hz;
-      m.clock_reference_source = "NVML applications clock";
-    }
-    m.clock_event_reasons = c->event_reasons;
-    m.clock_reasons_known = c->reasons_known;
-  }
-  return m;
+  Instance* const one[] = {&instance};
+  return measure_cuda_group(one, std::span(&rule, 1), gpu, hot, nvml).front();
 }
 
 Bounds bounds_for(Backend backend, const Work& work, const GpuDevice* gpu, const HostInfo& host,

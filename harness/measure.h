@@ -1,7 +1,10 @@
 // Sampling one prepared case, and the checks the harness makes of every case.
 #pragma once
 
+#include <cstddef>
+#include <functional>
 #include <optional>
+#include <span>
 #include <vector>
 
 #include "harness/case.h"
@@ -19,6 +22,29 @@ Measurement measure_host(Instance& instance, const StoppingRule& rule);
 class Nvml;
 Measurement measure_cuda(Instance& instance, const StoppingRule& rule, const GpuDevice& gpu,
                          bool hot, const Nvml* nvml = nullptr);
+
+// The order of the members in round `round` of a pairing group of `members`: the rotation
+// (round + j) mod members, j = 0, 1, …; every member goes first in one round of `members`, and two
+// members alternate (A B, B A, A B, …).
+std::vector<std::size_t> round_order(std::size_t round, std::size_t members);
+
+// A pairing group's sampling loop, whatever takes a sample: `warmup` rounds discarded, then rounds
+// of one sample of every member (`sample_s(member)`, seconds) in round_order, until
+// group_should_stop over `rules` (one per member). Member i's samples_s holds its sample of each
+// round, in round order; its stop reason, summary and harness overhead are the group's loop's.
+std::vector<Measurement> sample_group(std::span<const StoppingRule> rules, std::size_t warmup,
+                                      const std::function<double(std::size_t)>& sample_s);
+
+// A pairing group on the host: as measure_host, one instance per member, the warm-up the largest
+// of the rules'. Each member's CPU time per sample is measured (the calling thread's).
+std::vector<Measurement> measure_host_group(std::span<Instance* const> instances,
+                                            std::span<const StoppingRule> rules);
+// On a GPU: as measure_cuda, one session (L2 flushed before every sample unless `hot`), the clock
+// read before the group's first sample and after its last.
+std::vector<Measurement> measure_cuda_group(std::span<Instance* const> instances,
+                                            std::span<const StoppingRule> rules,
+                                            const GpuDevice& gpu, bool hot,
+                                            const Nvml* nvml = nullptr);
 
 // The bounds a case is held against on its backend.
 struct Bounds {

@@ -3,12 +3,15 @@
 #include <benchmark/benchmark.h>
 
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <deque>
 #include <map>
 #include <memory>
 #include <regex>
 #include <stdexcept>
+
+#include <fmt/format.h>
 
 #include "harness/checks.h"
 #include "harness/host_threads.h"
@@ -50,10 +53,170 @@ struct RunState {
   RunOutcome outcome;
   std::unique_ptr<Nvml>
       nvml;  // the GPU clocks and their event reasons: loaded at the 1st CUDA case
+  // Pairing groups of two or more selected cases, by "suite/backend/group", in selection order;
+  // the group of each member (by full name); records measured ahead with their group, by full
+  // name; the number of group measurements so far.
+  std::map<std::string, std::vector<const SelectedCase*>> groups;
+  std::map<std::string, std::string> group_of;
+  std::map<std::string, std::deque<Record>> premeasured;
+  std::size_t paired_runs = 0;
 };
 
 double elapsed_s(const RunState& s) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - s.t0).count();
+}
+
+// A case (or a member of a pairing group) prepared and validated, ready to sample; where it is
+// not, its record says why.
+struct Member {
+  const SelectedCase* sel = nullptr;
+  Record rec;
+  Prepared p;
+  bool ready = false;
+};
+
+// CaseSkipped (the case does not fit this machine) is a SKIP; anything else a FAIL.
+void fail_member(Member& mb, const std::exception& e) {
+  const std::string& suite = mb.sel->suite->name;
+  const std::string& name = mb.sel->item->name;
+  mb.ready = false;
+  mb.rec.skipped = dynamic_cast<const CaseSkipped*>(&e) != nullptr;
+  mb.rec.error = (mb.rec.skipped ? "skipped: " : "") + std::string(e.what());
+  const CheckHead head{suite, name + "/run", "the case prepares, validates and runs without error"};
+  mb.rec.checks.push_back(mb.rec.skipped ? skipped(head, e.what()) : fault(head, e.what()));
+}
+
+void prepare_member(Member& mb, const CaseContext& ctx, const GpuDevice* gpu) {
+  const std::string& suite = mb.sel->suite->name;
+  const std::string& name = mb.sel->item->name;
+  try {
+    mb.p = prepare_case(*mb.sel->item, ctx);
+    mb.rec.params = mb.p.params;
+    mb.rec.work = mb.p.work;
+    const Comparison cmp = mb.p.instance->validate();
+    mb.rec.checks.push_back(validation_check(suite, name, cmp));
+    if (!cmp.ok()) {
+      mb.rec.error = "validation failed: " + cmp.describe();
+    } else if (gpu && gpu->simulated) {
+      // A simulator (GPGPU-Sim) computes real results, so the case is validated; its times are
+      // no measurements (events give 0), so none is taken or reported.
+      const std::string why = "simulated device (" + gpu->name +
+                              "): validated against the reference; timings are not measurements";
+      mb.rec.skipped = true;
+      mb.rec.error = "skipped: " + why;
+      mb.rec.checks.push_back(
+          skipped({suite, name + "/measure", "the case is timed on a GPU"}, why));
+    } else {
+      mb.ready = true;
+    }
+  } catch (const std::exception& e) {
+    fail_member(mb, e);
+  }
+}
+
+// The checks of a measured member: the roofline, the clock, the case's own.
+void finish_member(const RunState& rs, Member& mb, const GpuDevice* gpu) {
+  const std::string& suite = mb.sel->suite->name;
+  const std::string& name = mb.sel->item->name;
+  try {
+    Record& rec = mb.rec;
+    rec.bounds = bounds_for(mb.sel->item->backend, mb.p.work, gpu, rs.env.host,
+                            rs.opts.host_peak_bytes_per_s);
+    // A case that declares no work (a latency chase) has no roofline to be held against.
+    if (mb.p.work.bytes() > 0 || mb.p.work.flop > 0)
+      rec.checks.push_back(roofline_check(suite, name, mb.p.work, rec.bounds, rec.m.summary,
+                                          rs.opts.roofline_tolerance));
+    if (gpu) rec.checks.push_back(clock_check(suite, name, rec.m));
+    rec.observations = mb.p.instance->observations();
+    if (mb.sel->item->extra_checks)
+      for (auto& c : mb.sel->item->extra_checks(mb.p, rec.m)) rec.checks.push_back(std::move(c));
+  } catch (const std::exception& e) {
+    fail_member(mb, e);
+  }
+}
+
+// Measures one case, or the members of a pairing group together (prepared at once, sampled in
+// rotating rounds), and queues their records for run_one. `note`: why a member of a group is
+// measured alone.
+void measure_members(RunState& rs, const std::vector<const SelectedCase*>& sels,
+                     const std::string& note = "") {
+  const Case& first = *sels.front()->item;
+  const GpuDevice* gpu =
+      first.backend == Backend::cuda ? &rs.env.gpus.devices.at(rs.opts.device) : nullptr;
+  std::vector<Member> ms(sels.size());
+  for (std::size_t i = 0; i < sels.size(); ++i) ms[i].sel = sels[i];
+  try {
+    if (gpu) set_current_gpu(*gpu);
+  } catch (const std::exception& e) {
+    for (auto& mb : ms) fail_member(mb, e);
+  }
+  const CaseContext ctx{rs.env.host, gpu, rs.opts.quick};
+  std::vector<Instance*> live;
+  std::vector<StoppingRule> rules;
+  std::vector<std::size_t> index;
+  for (std::size_t i = 0; i < ms.size(); ++i) {
+    if (!ms[i].rec.error.empty()) continue;
+    prepare_member(ms[i], ctx, gpu);
+    if (!ms[i].ready) continue;
+    live.push_back(ms[i].p.instance.get());
+    rules.push_back(sels[i]->item->sweep_point ? rs.opts.rule.for_sweep_point() : rs.opts.rule);
+    index.push_back(i);
+  }
+  if (!live.empty()) {
+    try {
+      if (gpu && !rs.nvml) rs.nvml = std::make_unique<Nvml>();  // once per run, if a GPU case
+      std::vector<Measurement> measured =
+          gpu ? measure_cuda_group(live, rules, *gpu, rs.opts.hot || first.warm_caches,
+                                   rs.nvml.get())
+              : measure_host_group(live, rules);
+      const std::size_t run = live.size() >= 2 ? ++rs.paired_runs : 0;
+      for (std::size_t k = 0; k < live.size(); ++k) {
+        Member& mb = ms[index[k]];
+        mb.rec.m = std::move(measured[k]);
+        if (run) {
+          mb.rec.m.paired_group = mb.sel->item->pairing_group;
+          mb.rec.m.paired_members = live.size();
+          mb.rec.m.paired_run = run;
+        }
+        finish_member(rs, mb, gpu);
+      }
+    } catch (const std::exception& e) {
+      for (std::size_t i : index) fail_member(ms[i], e);  // one sampling loop: all or none
+    }
+  }
+  // Released in the reverse order of preparation: a member that changes a device setting and
+  // restores it on release (e.g. the L2 fetch granularity) nests with the others.
+  for (auto it = ms.rbegin(); it != ms.rend(); ++it) it->p.instance.reset();
+  for (auto& mb : ms) {
+    mb.rec.m.pairing_note = note;
+    rs.premeasured[mb.sel->full_name].push_back(std::move(mb.rec));
+  }
+}
+
+// A pairing group: its members together when their declared memory fits, else one at a time.
+void measure_group(RunState& rs, const std::vector<const SelectedCase*>& sels) {
+  const Case& first = *sels.front()->item;
+  const GpuDevice* gpu =
+      first.backend == Backend::cuda ? &rs.env.gpus.devices.at(rs.opts.device) : nullptr;
+  std::uint64_t host_bytes = 0, gpu_bytes = 0;
+  for (const auto* sel : sels) {
+    try {
+      const Declared d = sel->item->declare({rs.env.host, gpu, rs.opts.quick});
+      host_bytes += d.host_memory_bytes;
+      gpu_bytes += d.gpu_memory_bytes;
+    } catch (const std::exception&) {
+      // Declaring again while preparing reports it, for that member alone.
+    }
+  }
+  const bool host_fits = fits_in_memory(host_bytes, rs.env.host.memory_bytes);
+  const bool gpu_fits = !gpu || fits_in_memory(gpu_bytes, gpu->memory_bytes);
+  if (host_fits && gpu_fits) return measure_members(rs, sels);
+  const std::string note = fmt::format(
+      "sampled alone, not paired: the {} members of pairing group '{}' need {} MiB of {} memory "
+      "together, more than 3/4 of its {} MiB",
+      sels.size(), first.pairing_group, (host_fits ? gpu_bytes : host_bytes) >> 20,
+      host_fits ? "GPU" : "host", (host_fits ? gpu->memory_bytes : rs.env.host.memory_bytes) >> 20);
+  for (const auto* sel : sels) measure_members(rs, {sel}, note);
 }
 
 void run_one(benchmark::State& st, RunState& rs, const SelectedCase& sel) {
@@ -67,61 +230,22 @@ void run_one(benchmark::State& st, RunState& rs, const SelectedCase& sel) {
               rs.started > 1 ? (std::to_string(static_cast<int>(eta + 0.5)) + " s").c_str() : "?");
   std::fflush(stdout);
 
-  Record rec;
-  const std::string& suite = sel.suite->name;
-  const std::string& name = sel.item->name;
-  const GpuDevice* gpu =
-      sel.item->backend == Backend::cuda ? &rs.env.gpus.devices.at(rs.opts.device) : nullptr;
-  try {
-    if (gpu) set_current_gpu(*gpu);
-    const CaseContext ctx{rs.env.host, gpu, rs.opts.quick};
-    Prepared p = prepare_case(*sel.item, ctx);
-    rec.params = p.params;
-    rec.work = p.work;
-    const Comparison cmp = p.instance->validate();
-    rec.checks.push_back(validation_check(suite, name, cmp));
-    if (!cmp.ok()) {
-      rec.error = "validation failed: " + cmp.describe();
-      st.SkipWithError(rec.error.c_str());
-    } else if (gpu && gpu->simulated) {
-      // A simulator (GPGPU-Sim) computes real results, so the case is validated; its times are
-      // no measurements (events give 0), so none is taken or reported.
-      const std::string why = "simulated device (" + gpu->name +
-                              "): validated against the reference; timings are not measurements";
-      rec.skipped = true;
-      rec.error = "skipped: " + why;
-      rec.checks.push_back(skipped({suite, name + "/measure", "the case is timed on a GPU"}, why));
-      st.SkipWithError(rec.error.c_str());
-    } else {
-      for (auto _ : st) {
-        const StoppingRule rule =
-            sel.item->sweep_point ? rs.opts.rule.for_sweep_point() : rs.opts.rule;
-        if (gpu && !rs.nvml) rs.nvml = std::make_unique<Nvml>();  // once per run, if a GPU case
-        rec.m = gpu ? measure_cuda(*p.instance, rule, *gpu, rs.opts.hot || sel.item->warm_caches,
-                                   rs.nvml.get())
-                    : measure_host(*p.instance, rule);
-        st.SetIterationTime(rec.m.summary.median_s);
-      }
-      rec.bounds =
-          bounds_for(sel.item->backend, p.work, gpu, rs.env.host, rs.opts.host_peak_bytes_per_s);
-      // A case that declares no work (a latency chase) has no roofline to be held against.
-      if (p.work.bytes() > 0 || p.work.flop > 0)
-        rec.checks.push_back(roofline_check(suite, name, p.work, rec.bounds, rec.m.summary,
-                                            rs.opts.roofline_tolerance));
-      if (gpu) rec.checks.push_back(clock_check(suite, name, rec.m));
-      rec.observations = p.instance->observations();
-      if (sel.item->extra_checks)
-        for (auto& c : sel.item->extra_checks(p, rec.m)) rec.checks.push_back(std::move(c));
-    }
-  } catch (const std::exception& e) {
-    // CaseSkipped (the case does not fit this machine) is a SKIP; anything else a FAIL.
-    rec.skipped = dynamic_cast<const CaseSkipped*>(&e) != nullptr;
-    rec.error = (rec.skipped ? "skipped: " : "") + std::string(e.what());
-    const CheckHead head{suite, name + "/run",
-                         "the case prepares, validates and runs without error"};
-    rec.checks.push_back(rec.skipped ? skipped(head, e.what()) : fault(head, e.what()));
-    if (!st.error_occurred()) st.SkipWithError(rec.error.c_str());
+  // A member of a pairing group was measured with the first of its members to run (one record per
+  // repetition); any other case is measured now.
+  auto& queue = rs.premeasured[sel.full_name];
+  if (queue.empty()) {
+    const auto group = rs.group_of.find(sel.full_name);
+    if (group == rs.group_of.end())
+      measure_members(rs, {&sel});
+    else
+      measure_group(rs, rs.groups.at(group->second));
   }
+  Record rec = std::move(queue.front());
+  queue.pop_front();
+  if (!rec.error.empty())
+    st.SkipWithError(rec.error.c_str());
+  else
+    for (auto _ : st) st.SetIterationTime(rec.m.summary.median_s);
   rs.pending[sel.full_name].push_back(std::move(rec));
 }
 
@@ -160,9 +284,11 @@ json benchmark_entry(const benchmark::BenchmarkReporter::Run& run, const Selecte
   for (const auto& [k, c] : run.counters) e[k] = c.value;
   if (!rec) return e;
   const Summary& s = rec->m.summary;
-  // One sample's CPU time: Google Benchmark timed the whole sampling loop as one iteration.
+  // One sample's CPU time, as the harness's sampling loop measured it (the calling thread's).
   e["cpu_time"] =
-      run.GetAdjustedCPUTime() / static_cast<double>(std::max<std::size_t>(s.samples, 1));
+      rec->m.cpu_per_sample_s >= 0
+          ? rec->m.cpu_per_sample_s * benchmark::GetTimeUnitMultiplier(run.time_unit)
+          : run.GetAdjustedCPUTime() / static_cast<double>(std::max<std::size_t>(s.samples, 1));
   e["iterations"] = s.samples;
   e["params"] = rec->params;
   if (!rec->observations.empty()) e["observations"] = rec->observations;
@@ -185,6 +311,15 @@ json benchmark_entry(const benchmark::BenchmarkReporter::Run& run, const Selecte
   e["median_ci_coverage"] = s.median_ci_coverage;
   e["samples_s"] = kept_samples(rec->m.samples_s);
   e["stop_reason"] = stop_reason_name(rec->m.stop);
+  if (!rec->m.paired_group.empty()) {
+    e["pairing"] = {{"group", rec->m.paired_group},
+                    {"members", rec->m.paired_members},
+                    {"run", rec->m.paired_run},
+                    {"rounds", s.samples},
+                    {"order", "rotating"}};
+    e["round_samples_s"] = kept_rounds(rec->m.samples_s);
+  }
+  if (!rec->m.pairing_note.empty()) e["pairing_note"] = rec->m.pairing_note;
   e["harness_overhead_s"] = rec->m.harness_overhead_s;
   e["bytes_per_s"] = rec->work.bytes() / s.median_s;
   e["flop_per_s"] = rec->work.flop / s.median_s;
@@ -255,9 +390,10 @@ class Reporter : public benchmark::BenchmarkReporter {
       ++rs_.outcome.cases;
       if (!rec->error.empty() && !rec->skipped) ++rs_.outcome.case_errors;
       if (rec->error.empty() && !run.error_occurred)
-        rs_.results[sel.suite].push_back({sel.item->name, sel.item->backend, rec->params,
-                                          rec->observations, rec->work, rec->m.summary,
-                                          kept_samples(rec->m.samples_s)});
+        rs_.results[sel.suite].push_back(
+            {sel.item->name, sel.item->backend, rec->params, rec->observations, rec->work,
+             rec->m.summary, kept_samples(rec->m.samples_s), rec->m.paired_group, rec->m.paired_run,
+             rec->m.paired_group.empty() ? std::vector<double>{} : kept_rounds(rec->m.samples_s)});
       for (const auto& c : rec->checks) checks.push_back(c);
       rs_.rows.push_back(summary_row(entries.back(), rec->checks));
       print_case_line(rs_.rows.back());
@@ -337,6 +473,15 @@ RunOutcome run_cases(const Selection& selection, const RunOptions& opts, const E
   RunState rs(opts, env);
   rs.total = selection.run.size() * static_cast<std::size_t>(std::max(opts.repetitions, 1));
   rs.checks = selection.skipped;
+  for (const auto& c : selection.run) {
+    if (c.item->pairing_group.empty()) continue;
+    const std::string key =
+        c.suite->name + "/" + backend_name(c.item->backend) + "/" + c.item->pairing_group;
+    rs.groups[key].push_back(&c);
+  }
+  for (const auto& [key, members] : rs.groups)
+    if (members.size() >= 2)
+      for (const auto* c : members) rs.group_of[c->full_name] = key;
   for (const auto& c : selection.run) {
     rs.by_name[c.full_name] = &c;
     benchmark::RegisterBenchmark(c.full_name.c_str(),

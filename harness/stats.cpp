@@ -68,6 +68,16 @@ std::vector<double> kept_samples(std::span<const double> samples_s, std::size_t 
   return kept;
 }
 
+std::vector<double> kept_rounds(std::span<const double> round_samples_s, std::size_t cap) {
+  cap = std::max<std::size_t>(cap, 2);
+  const std::size_t n = round_samples_s.size();
+  if (n <= cap) return {round_samples_s.begin(), round_samples_s.end()};
+  std::vector<double> kept(cap);
+  for (std::size_t i = 0; i < cap; ++i)
+    kept[i] = round_samples_s[(i * (n - 1) + (cap - 1) / 2) / (cap - 1)];
+  return kept;
+}
+
 Summary summarize(std::span<const double> samples_s) {
   Summary s;
   s.samples = samples_s.size();
@@ -134,14 +144,36 @@ void Sampler::add(double sample_s) {
   m2_ += delta * (sample_s - mean_);
 }
 
+bool Sampler::converged() const {
+  const std::size_t n = samples_.size();
+  if (n < rule_.min_samples || sum_ < rule_.min_time_s || n < 2) return false;
+  const double stddev = std::sqrt(m2_ / static_cast<double>(n - 1));
+  return mean_ > 0 && stddev / mean_ <= rule_.max_rel_noise;
+}
+
 StopReason Sampler::should_stop(double wall_s) const {
   const std::size_t n = samples_.size();
-  if (n >= rule_.min_samples && sum_ >= rule_.min_time_s && n >= 2) {
-    const double stddev = std::sqrt(m2_ / static_cast<double>(n - 1));
-    if (mean_ > 0 && stddev / mean_ <= rule_.max_rel_noise) return StopReason::converged;
-  }
+  if (converged()) return StopReason::converged;
   const bool timed_out = wall_s >= rule_.timeout_s && n >= rule_.min_samples;
   if (n >= 2 && (timed_out || wall_s >= rule_.hard_timeout_s())) return StopReason::timeout;
+  return StopReason::none;
+}
+
+StopReason group_should_stop(std::span<const Sampler> members, double wall_s) {
+  if (members.empty()) return StopReason::converged;
+  bool all_converged = true, all_at_minimum = true;
+  double timeout_s = 0, hard_timeout_s = 0;
+  std::size_t rounds = members.front().samples().size();
+  for (const Sampler& m : members) {
+    all_converged = all_converged && m.converged();
+    all_at_minimum = all_at_minimum && m.samples().size() >= m.rule().min_samples;
+    timeout_s += m.rule().timeout_s;
+    hard_timeout_s += m.rule().hard_timeout_s();
+    rounds = std::min(rounds, m.samples().size());
+  }
+  if (all_converged) return StopReason::converged;
+  const bool timed_out = wall_s >= timeout_s && all_at_minimum;
+  if (rounds >= 2 && (timed_out || wall_s >= hard_timeout_s)) return StopReason::timeout;
   return StopReason::none;
 }
 

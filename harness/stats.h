@@ -49,6 +49,11 @@ double binomial_half_cdf(std::size_t n, std::size_t k);
 // quantiles are preserved to within 1/cap).
 inline constexpr std::size_t kKeptSamples = 1000;
 std::vector<double> kept_samples(std::span<const double> samples_s, std::size_t cap = kKeptSamples);
+// The rounds a results file keeps of a pairing group's member, in round order: all up to `cap`,
+// else `cap` evenly spaced rounds (indices round(i·(n − 1)/(cap − 1)), the same for every member
+// of the group, so that the kept rounds stay aligned).
+std::vector<double> kept_rounds(std::span<const double> round_samples_s,
+                                std::size_t cap = kKeptSamples);
 
 // nvbench's rule: sample until the relative noise is at most `max_rel_noise`, once at least
 // `min_samples` samples and `min_time_s` of measured time are in; stop when `timeout_s` of wall
@@ -82,6 +87,9 @@ class Sampler {
   void add(double sample_s);
   // `wall_s`: wall time since sampling began (after warm-up).
   StopReason should_stop(double wall_s) const;
+  // The noise target met, with the minimum samples and time in.
+  bool converged() const;
+  const StoppingRule& rule() const { return rule_; }
   Summary summary() const { return summarize(samples_); }
   std::span<const double> samples() const { return samples_; }
 
@@ -90,5 +98,12 @@ class Sampler {
   std::vector<double> samples_;
   double sum_ = 0, mean_ = 0, m2_ = 0;  // Welford's running mean and squared deviations
 };
+
+// The stopping rule over a pairing group sampled in rounds (every member has as many samples):
+// converged when every member's own rule has converged; timed out when the group's wall time
+// reaches the sum of the members' timeouts (what they would have had one after another, so a group
+// takes no longer than its members alone) with every member at its minimum, or the sum of their
+// hard caps with at least 2 rounds. One member: exactly Sampler::should_stop.
+StopReason group_should_stop(std::span<const Sampler> members, double wall_s);
 
 }  // namespace bb

@@ -129,6 +129,40 @@ TEST(BandwidthChecks, SectorModelIsAnEqualityOnTheGpuAndABoundOnTheHost) {
             Verdict::fail);
 }
 
+// Sampled in rounds whose slow spells (a factor 1 … 2.6 common to the round) are far wider than
+// the law's 20% band: each case's own median interval straddles it, the pairs do not.
+void in_rounds(std::vector<CaseResult>& rs) {
+  const std::vector<double> spell = {1.0, 2.2, 1.1, 1.6, 2.6, 1.0, 1.3, 2.0, 1.2, 1.7};
+  for (auto& r : rs) {
+    r.paired_group = "g";
+    r.paired_run = 1;
+    for (std::size_t q = 0; q < spell.size(); ++q)
+      r.round_samples_s.push_back(r.summary.median_s * spell[q] *
+                                  (1 + 0.001 * static_cast<double>(q % 3)));
+    r.summary = summarize(r.round_samples_s);
+  }
+}
+
+TEST(BandwidthChecks, PairedRoundsJudgeTheSectorModelWhereTheMediansCannot) {
+  const std::vector<double> model = {1, 1, 1, 1, 0.5, 0.25};
+  auto rs = strided(Backend::cuda, 32, model);
+  in_rounds(rs);
+  const Check* paired = find(bandwidth_suite_checks(rs), "cuda/strided/s16/sector-model");
+  EXPECT_EQ(paired->verdict, Verdict::pass) << paired->reason;
+  EXPECT_NE(paired->reason.find("paired: median of 10 per-round ratios"), std::string::npos);
+  EXPECT_LT(paired->interval.high - paired->interval.low, 0.01);
+  // The same samples, sampled apart: the medians' intervals keep the spells.
+  for (auto& r : rs) r.paired_group.clear(), r.round_samples_s.clear();
+  const Check* unpaired = find(bandwidth_suite_checks(rs), "cuda/strided/s16/sector-model");
+  EXPECT_EQ(unpaired->verdict, Verdict::inconclusive) << unpaired->reason;
+  // A violation stays one: stride 32 in a fifth of its sectors' time fails, paired (and the
+  // medians' intervals, the guard, agree).
+  auto fast = strided(Backend::cuda, 32, {1, 1, 1, 1, 0.5, 0.05});
+  in_rounds(fast);
+  EXPECT_EQ(find(bandwidth_suite_checks(fast), "cuda/strided/s32/sector-model")->verdict,
+            Verdict::fail);
+}
+
 // An intensity sweep on a machine with peak P and bandwidth B: t = max(flop / P, bytes / B).
 std::vector<CaseResult> intensity(double peak, double bw, double table_peak, double table_bw) {
   std::vector<CaseResult> rs;
@@ -189,6 +223,18 @@ TEST(BandwidthChecks, IntensitySweepFollowsTheRooflineAndFindsTheRidge) {
   EXPECT_EQ(attainable->kind, CheckKind::expectation);
   const json fig = bandwidth_suite_figures(intensity(60e12, 4e12, 67e12, 4.8e12));
   EXPECT_NEAR(fig["cuda"]["ceilings"]["fp32"]["ridge_flop_per_byte"].get<double>(), 15, 1e-9);
+}
+
+TEST(BandwidthChecks, PairedIntensityJudgesEachRoundAgainstItsOwnCeilings) {
+  auto rs = intensity(60e12, 4e12, 67e12, 4.8e12);
+  in_rounds(rs);
+  const auto checks = bandwidth_suite_checks(rs);
+  const Check* attainable = find(checks, "cuda/intensity/fp32/attainable");
+  EXPECT_EQ(attainable->verdict, Verdict::pass) << attainable->reason;
+  EXPECT_NE(attainable->reason.find("paired"), std::string::npos) << attainable->reason;
+  const Check* ridge = find(checks, "cuda/intensity/fp32/ridge-point");
+  EXPECT_EQ(ridge->verdict, Verdict::pass) << ridge->reason;
+  EXPECT_NEAR(ridge->interval.value, 15, 0.1);
 }
 
 TEST(SweepSizes, SpanFourKibToTheMaximumWithoutDuplicates) {

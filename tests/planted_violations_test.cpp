@@ -182,12 +182,15 @@ TEST(Planted, CubicTimeFailsTheSquareLaw) {
            },
            nullptr};
     c.sweep_point = true;
+    c.pairing_group = "sweep";  // as the product's sweeps: the exponent from per-round fits
     suite.cases.push_back(c);
   }
   const Ran r = run_suite(suite);
   const nlohmann::json* k = find_check(r.doc, "planted/fp64/d64/time-exponent");
   ASSERT_NE(k, nullptr) << r.doc["checks"].dump(1);
   EXPECT_EQ((*k)["verdict"], "FAIL") << (*k)["reason"];
+  EXPECT_NE((*k)["reason"].get<std::string>().find("; paired:"), std::string::npos)
+      << (*k)["reason"];
 }
 
 // ---- (c) a wrong bus factor ----

@@ -7,6 +7,7 @@
 
 #include "harness/checks.h"
 #include "harness/fit.h"
+#include "harness/paired.h"
 #include "suites/attention/attention_suite.h"
 
 namespace bb::suites {
@@ -17,18 +18,29 @@ constexpr double kExponent = 2, kExponentTolerance = 0.2;
 // to fill its SMs (at B·H = 32, from n = 2048).
 double min_fit_n(const std::string& key) { return key.rfind("cuda/", 0) == 0 ? 2048 : 256; }
 
-// Sweep points (params "sweep": true) by "backend/kernel/dtype/dN", as (n, median time).
+// A sweep point's series: "backend/kernel/dtype/dN".
+std::string sweep_key(const CaseResult& r) {
+  return backend_name(r.backend) + "/" + r.params.value("kernel", "?") + "/" +
+         r.params.value("dtype", "?") + "/d" + std::to_string(r.params.value("d", 0));
+}
+
+// Sweep points (params "sweep": true) by series, as (n, median time).
 std::map<std::string, std::vector<std::pair<double, double>>> sweeps(
     const std::vector<CaseResult>& results) {
   std::map<std::string, std::vector<std::pair<double, double>>> out;
-  for (const auto& r : results) {
-    if (!r.params.value("sweep", false)) continue;
-    const std::string key = backend_name(r.backend) + "/" + r.params.value("kernel", "?") + "/" +
-                            r.params.value("dtype", "?") + "/d" +
-                            std::to_string(r.params.value("d", 0));
-    out[key].emplace_back(r.params.value("n", 0.0), r.summary.median_s);
-  }
+  for (const auto& r : results)
+    if (r.params.value("sweep", false))
+      out[sweep_key(r)].emplace_back(r.params.value("n", 0.0), r.summary.median_s);
   for (auto& [k, v] : out) std::sort(v.begin(), v.end());
+  return out;
+}
+
+// The measured cases of one series.
+std::vector<const CaseResult*> sweep_cases(const std::vector<CaseResult>& results,
+                                           const std::string& key) {
+  std::vector<const CaseResult*> out;
+  for (const auto& r : results)
+    if (r.params.value("sweep", false) && sweep_key(r) == key) out.push_back(&r);
   return out;
 }
 
@@ -38,17 +50,21 @@ std::vector<Check> attention_suite_checks(const std::vector<CaseResult>& results
   std::vector<Check> checks;
   for (const auto& [key, points] : sweeps(results)) {
     const double min_n = min_fit_n(key);
-    // Theil–Sen (the median pairwise slope of log t against log n) with its rank interval: one size
-    // measured in a slow spell of a shared machine widens the interval (INCONCLUSIVE) instead of
-    // moving the exponent out of the band, while n^3 work gives every pairwise slope near 3 (FAIL).
+    // Theil–Sen (the median pairwise slope of log t against log n): one size measured in a slow
+    // spell of a shared machine widens the interval (INCONCLUSIVE) instead of moving the exponent
+    // out of the band, while n^3 work gives every pairwise slope near 3 (FAIL).
     const CheckHead head{"attention", key + "/time-exponent",
                          "t ~ n^2 (4 B H n^2 d flop): exponent of time vs n over n >= " +
                              std::to_string(static_cast<int>(min_n)) +
-                             " (Theil-Sen: median pairwise slope, with its rank interval)",
+                             " (Theil-Sen: median pairwise slope; sizes sampled in rounds: median "
+                             "of the per-round slopes, with its order-statistic interval)",
                          CheckKind::law, "exponent"};
     std::vector<double> n, t;
+    std::vector<const CaseResult*> cases;
     for (const auto& [x, y] : points)
       if (x >= min_n) n.push_back(x), t.push_back(y);
+    for (const auto* r : sweep_cases(results, key))
+      if (r->params.value("n", 0.0) >= min_n) cases.push_back(r);
     if (n.size() < 3) {
       checks.push_back(
           skipped(head, "needs 3 sizes from n = " + std::to_string(static_cast<int>(min_n)) +
@@ -57,11 +73,31 @@ std::vector<Check> attention_suite_checks(const std::vector<CaseResult>& results
     }
     const RobustFit robust = theil_sen_power_law_fit(n, t);
     const LinearFit f = power_law_fit(n, t);
-    Check c = fit(head, kExponent, Band::plus_minus(kExponent, kExponentTolerance),
-                  robust.slope_interval(), n.size());
+    // Sizes sampled in the same rounds (one pairing group's measurement): the median of the
+    // per-round Theil–Sen exponents, with its order-statistic interval (harness/paired.h), from
+    // which a slow spell common to a round cancels. Else the fit over the medians.
+    bool paired = cases.size() == n.size();
+    for (const auto* r : cases) paired = paired && sampled_together(*cases.front(), *r);
+    std::vector<double> paired_n;
+    std::vector<std::vector<double>> rounds;
+    for (const auto* r : cases)
+      if (paired)
+        paired_n.push_back(r->params.value("n", 0.0)), rounds.push_back(r->round_samples_s);
+    // Guarded by the fit over the medians: a FAIL needs both outside the band.
+    const Band band = Band::plus_minus(kExponent, kExponentTolerance);
+    const Interval exponent = paired ? guarded_interval(paired_exponent_interval(paired_n, rounds),
+                                                        robust.slope_interval(), band)
+                                     : robust.slope_interval();
+    Check c = fit(head, kExponent, band, exponent, n.size());
     c.tolerance = kExponentTolerance;
-    c.reason += fmt::format("; least squares {:.3f}, R^2 {:.4f}; n = {} ... {}", f.slope, f.r2,
-                            static_cast<long long>(n.front()), static_cast<long long>(n.back()));
+    c.reason += (paired ? fmt::format("; paired: median of {} per-round Theil-Sen exponents",
+                                      rounds.front().size())
+                        : std::string("; unpaired: Theil-Sen over the medians")) +
+                fmt::format(
+                    "; Theil-Sen over the medians {}; least squares {:.3f}, R^2 "
+                    "{:.4f}; n = {} ... {}",
+                    interval_text(robust.slope_interval()), f.slope, f.r2,
+                    static_cast<long long>(n.front()), static_cast<long long>(n.back()));
     checks.push_back(c);
   }
   return checks;

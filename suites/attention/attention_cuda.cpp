@@ -201,6 +201,7 @@ Case cuda_case(Kind kind, AttentionDtype t, AttentionDims s, bool sweep) {
            d.params["predicted_io_bytes"] = io;
            d.params["predicted_extra_bytes"] = extra;
            d.params["peak_dram_bytes_per_s"] = ctx.gpu->peak_dram_bytes_per_s;
+           d.gpu_memory_bytes = static_cast<std::uint64_t>(io + extra);
            return d;
          },
          [=](const CaseContext& ctx, Declared&) -> std::unique_ptr<Instance> {
@@ -250,6 +251,8 @@ Case cuda_case(Kind kind, AttentionDtype t, AttentionDims s, bool sweep) {
            return checks;
          }};
   c.sweep_point = sweep;
+  // A sweep's sizes sampled in the same rounds: the exponent comes from per-round fits.
+  if (sweep) c.pairing_group = std::string("sweep/") + kind_name(kind);
   return c;
 }
 

@@ -84,6 +84,8 @@ Case attention_case(bool naive, AttentionDims s, bool sweep, bool in_quick) {
            d.params["extra_bytes"] =
                naive ? theory::naive_extra_bytes(shape, kernels::kHostNaiveLayout) : 0;
            d.params["threads"] = openmp_threads();
+           d.host_memory_bytes = 4 * (2 * s.q_elements() + 2 * s.kv_elements()) +
+                                 static_cast<std::uint64_t>(d.params["extra_bytes"].get<double>());
            return d;
          },
          [s, naive](const CaseContext& ctx, Declared& d) -> std::unique_ptr<Instance> {
@@ -94,6 +96,8 @@ Case attention_case(bool naive, AttentionDims s, bool sweep, bool in_quick) {
          nullptr};
   c.sweep_point = sweep;
   c.in_quick = in_quick;
+  // A sweep's sizes sampled in the same rounds: the exponent comes from per-round fits.
+  if (sweep) c.pairing_group = "sweep/" + kernel;
   return c;
 }
 

@@ -4,10 +4,13 @@
 #include <cmath>
 #include <map>
 #include <optional>
+#include <string>
+#include <vector>
 
 #include <fmt/format.h>
 
 #include "harness/checks.h"
+#include "harness/paired.h"
 #include "suites/bandwidth/bandwidth_suite.h"
 #include "theory/hierarchy.h"
 
@@ -155,16 +158,6 @@ void analyse_strided(const std::vector<CaseResult>& rs, Backend b, Analysis& out
   const auto units_per_s = [](const CaseResult& r) {
     return r.work.bytes_read / r.summary.median_s;
   };
-  // The time ratio's interval from the medians' own (order statistics): its ends pair the one
-  // median's low end with the other's high end. Without intervals (one sample), the point.
-  const auto time_ratio = [](const CaseResult& r, const CaseResult& u) {
-    const Summary &a = r.summary, &c = u.summary;
-    const double value = a.median_s / c.median_s;
-    if (!(a.median_ci_low_s > 0 && c.median_ci_low_s > 0)) return Interval::point(value);
-    return Interval{value, a.median_ci_low_s / c.median_ci_high_s,
-                    a.median_ci_high_s / c.median_ci_low_s,
-                    a.median_ci_coverage * c.median_ci_coverage};
-  };
   // The time ratio is the traffic ratio only if stride 1 is limited by memory. A stride that moved
   // its units faster than stride 1 did shows that memory had more to give: stride 1 was limited by
   // the core (e.g. a 2.3 GHz vCPU's loads), and the model cannot be judged on this machine.
@@ -181,14 +174,23 @@ void analyse_strided(const std::vector<CaseResult>& rs, Backend b, Analysis& out
   for (const auto& [s, r] : by_stride) {
     if (s == 1) continue;
     const double predicted = r->work.bytes_read / unit.work.bytes_read;
-    const Interval ratio = time_ratio(*r, unit);
+    const bool equality = b == Backend::cuda;
+    const Band band = equality ? Band::relative(predicted, kSectorTolerance)
+                               : Band::at_least(predicted * (1 - kSectorTolerance));
+    // From the rounds where stride s and stride 1 were sampled together (a slow spell hits both
+    // and cancels), guarded by the medians' own intervals (harness/paired.h); apart, the latter.
+    const bool paired = sampled_together(*r, unit);
+    const Interval unpaired = unpaired_ratio_interval(r->summary, unit.summary);
+    const Interval ratio =
+        paired ? guarded_interval(paired_ratio_interval(r->round_samples_s, unit.round_samples_s),
+                                  unpaired, band)
+               : unpaired;
     const double measured = ratio.value;
     const double sector = r->params.value("sector_bytes", 0.0);
     // GPU loads move exactly the 32-byte sectors they touch: the model is an equality. CPU
     // prefetchers (adjacent-line, streamer) also fetch lines nobody reads, so on the host the
     // touched lines are a lower bound on the traffic: the time may exceed the model, not undercut
     // it.
-    const bool equality = b == Backend::cuda;
     const double rel = measured / predicted - 1;
     const std::string units = fmt::format("{:.0f}", sector) + " B units touched";
     const CheckHead h = head(
@@ -198,8 +200,6 @@ void analyse_strided(const std::vector<CaseResult>& rs, Backend b, Analysis& out
             : "t(s) / t(1) >= 0.8 x bytes moved(s) / bytes moved(1), bytes moved >= " + units +
                   " (premise: stride 1 memory-bound)",
         CheckKind::law, "time ratio");
-    const Band band = equality ? Band::relative(predicted, kSectorTolerance)
-                               : Band::at_least(predicted * (1 - kSectorTolerance));
     const std::string reason =
         (premise
              ? std::string()
@@ -214,7 +214,10 @@ void analyse_strided(const std::vector<CaseResult>& rs, Backend b, Analysis& out
              : std::string()) +
         fmt::format(" ({:.1f} GB/s of units moved, {:.1f} GB/s at stride 1)",
                     r->work.bytes_read / r->summary.median_s / 1e9,
-                    unit.work.bytes_read / unit.summary.median_s / 1e9);
+                    unit.work.bytes_read / unit.summary.median_s / 1e9) +
+        (paired
+             ? fmt::format("; paired: median of {} per-round ratios", unit.round_samples_s.size())
+             : std::string("; unpaired: from the medians' intervals"));
     if (!premise) {
       out.checks.push_back(not_judged(h, predicted, measured, kSectorTolerance, reason));
       continue;
@@ -242,6 +245,52 @@ std::optional<double> best_stream_bytes_per_s(const std::vector<CaseResult>& rs,
   return best;
 }
 
+// The slowest point's share of the serial-sum rate (flop/P + bytes/B) / t, and the ridge P / B,
+// with the ceilings P and B from the same times (each point's bytes/t for DRAM points, flop/t).
+struct Overlap {
+  double worst = INFINITY, ridge = NAN, peak = 0, bw = 0;
+  std::string worst_case;
+};
+template <class TimeOf>
+Overlap overlap(const std::vector<const CaseResult*>& pts, TimeOf&& t_of) {
+  Overlap o;
+  for (const auto* r : pts) {
+    const double t = t_of(*r);
+    if (r->work.memory_level == "dram") o.bw = std::max(o.bw, r->work.bytes() / t);
+    o.peak = std::max(o.peak, r->work.flop / t);
+  }
+  if (o.bw <= 0 || o.peak <= 0) return o;
+  o.ridge = o.peak / o.bw;
+  for (const auto* r : pts) {
+    // Roofline: t ≥ max(flop/P, bytes/B); no overlap at all: t = flop/P + bytes/B.
+    const double ratio = (r->work.flop / o.peak + r->work.bytes() / o.bw) / t_of(*r);
+    if (ratio < o.worst) o.worst = ratio, o.worst_case = r->name;
+  }
+  return o;
+}
+
+// Points sampled in the same rounds (one pairing group's measurement): per round, the ceilings
+// and the overlap from that round's samples, so that a slow spell common to the round slows the
+// ceilings with the points; the medians over rounds with their order-statistic intervals
+// (harness/paired.h). Empty when the points were not sampled together.
+struct PairedOverlap {
+  Interval worst, ridge;
+  std::size_t rounds = 0;
+};
+std::optional<PairedOverlap> paired_overlap(const std::vector<const CaseResult*>& pts) {
+  for (const auto* r : pts)
+    if (!sampled_together(*pts.front(), *r)) return std::nullopt;
+  const std::size_t rounds = pts.front()->round_samples_s.size();
+  std::vector<double> worst(rounds), ridge(rounds);
+  for (std::size_t q = 0; q < rounds; ++q) {
+    const Overlap o = overlap(pts, [q](const CaseResult& r) { return r.round_samples_s[q]; });
+    if (!(o.bw > 0 && o.peak > 0)) return std::nullopt;
+    worst[q] = o.worst, ridge[q] = o.ridge;
+  }
+  return PairedOverlap{median_interval_of(std::move(worst)), median_interval_of(std::move(ridge)),
+                       rounds};
+}
+
 void analyse_intensity(const std::vector<CaseResult>& rs, Backend b, Analysis& out) {
   std::map<std::string, std::vector<const CaseResult*>> by_dtype;
   for (const auto& r : rs)
@@ -252,39 +301,42 @@ void analyse_intensity(const std::vector<CaseResult>& rs, Backend b, Analysis& o
     if (pts.size() < 3) continue;
     // Ceilings from the fastest sample of each point: what the machine can do, the least disturbed
     // by whatever else shares it.
-    double bw = 0, peak = 0;
-    for (const auto* r : pts) {
-      const double t = r->summary.min_s;
-      if (r->work.memory_level == "dram") bw = std::max(bw, r->work.bytes() / t);
-      peak = std::max(peak, r->work.flop / t);
-    }
+    const Overlap best = overlap(pts, [](const CaseResult& r) { return r.summary.min_s; });
+    const double bw = best.bw, peak = best.peak;
     if (bw <= 0 || peak <= 0) continue;
-    const double ridge = peak / bw;
-    double worst = INFINITY;
-    std::string worst_case;
-    for (const auto* r : pts) {
-      // Roofline: t ≥ max(flop/P, bytes/B); no overlap at all: t = flop/P + bytes/B.
-      const double serial_s = r->work.flop / peak + r->work.bytes() / bw;
-      const double ratio = serial_s / r->summary.min_s;
-      if (ratio < worst) {
-        worst = ratio;
-        worst_case = r->name;
-      }
-    }
+    const double ridge = best.ridge;
+    const std::optional<PairedOverlap> paired = paired_overlap(pts);
+    const std::string paired_note =
+        paired ? fmt::format(
+                     "; paired: medians over {} rounds of the ceilings and points from the "
+                     "round's samples",
+                     paired->rounds)
+               : std::string();
     const std::string base = be + "/intensity/" + dtype;
     // With ceilings measured from these points, t_min >= max(flop/P, bytes/B) holds by
     // construction; what is judged is the overlap of compute and memory, t_min within 1/0.7 of
     // their serial sum: what a machine reaches (an expectation), not a law — one point slowed by a
     // neighbour on a shared machine misses it without anything being wrong.
-    Check attainable = point_check(
+    // Points sampled in the same rounds are judged per round (the ceilings from the round's
+    // samples), the median over rounds with its interval; else the fastest samples as a point.
+    const CheckHead attainable_head =
         head(base + "/attainable",
-             "max(flop/P_max, bytes/B_max) <= t_min <= (flop/P_max + bytes/B_max) / 0.7 at every "
-             "intensity (measured ceilings)",
-             CheckKind::expectation),
-        1, Band::at_least(kSerialSlack), worst, kSerialSlack,
-        fmt::format("measured ceilings {:.4g} GFLOP/s and {:.4g} GB/s; ", peak / 1e9, bw / 1e9) +
-            fmt::format("slowest point at {:.2f} of the serial-sum rate", worst) + " (" +
-            worst_case + ")");
+             "max(flop/P_max, bytes/B_max) <= t <= (flop/P_max + bytes/B_max) / 0.7 at every "
+             "intensity (measured ceilings; t_min, or per round when sampled in rounds)",
+             CheckKind::expectation, "slowest point's share of the serial-sum rate");
+    const std::string attainable_text =
+        fmt::format("measured ceilings {:.4g} GFLOP/s and {:.4g} GB/s (fastest samples); ",
+                    peak / 1e9, bw / 1e9) +
+        fmt::format("fastest samples: slowest point at {:.2f} of the serial-sum rate", best.worst) +
+        " (" + best.worst_case + ")" + paired_note;
+    Check attainable = paired
+                           ? at_least(attainable_head, kSerialSlack,
+                                      guarded_interval(paired->worst, Interval::point(best.worst),
+                                                       Band::at_least(kSerialSlack)))
+                           : point_check(attainable_head, 1, Band::at_least(kSerialSlack),
+                                         best.worst, kSerialSlack, attainable_text);
+    if (paired) attainable.reason = attainable_text + "; " + attainable.reason;
+    attainable.tolerance = kSerialSlack;
     out.checks.push_back(attainable);
     // The ridge from the datasheet side: the device's peak for the precision over its DRAM peak
     // (GPU), or the host's peak estimate over its best measured STREAM bandwidth.
@@ -304,13 +356,22 @@ void analyse_intensity(const std::vector<CaseResult>& rs, Backend b, Analysis& o
       const double expected = table_peak / table_bw;
       fig["table_ridge_flop_per_byte"] = expected;
       // What a machine reaches, not a law: a shared or throttled machine misses it honestly.
-      out.checks.push_back(point_check(
+      const CheckHead ridge_head =
           head(base + "/ridge-point", "measured ridge P_max / B_max within 2x of peak / BW",
-               CheckKind::expectation),
-          expected, Band{expected / kRidgeFactor, expected * kRidgeFactor}, ridge, kRidgeFactor,
-          fmt::format("measured {:.3g} flop/byte, expected {:.3g} from the peak {:.4g} GFLOP/s",
-                      ridge, expected, table_peak / 1e9) +
-              " over " + bw_source));
+               CheckKind::expectation, "ridge (flop/byte)");
+      const Band band{expected / kRidgeFactor, expected * kRidgeFactor};
+      const std::string text =
+          fmt::format(
+              "measured {:.3g} flop/byte (fastest samples), expected {:.3g} from the "
+              "peak {:.4g} GFLOP/s",
+              ridge, expected, table_peak / 1e9) +
+          " over " + bw_source + paired_note;
+      Check k = paired ? within(ridge_head, expected, band,
+                                guarded_interval(paired->ridge, Interval::point(ridge), band))
+                       : point_check(ridge_head, expected, band, ridge, kRidgeFactor, text);
+      if (paired) k.reason = text + "; " + k.reason;
+      k.tolerance = kRidgeFactor;
+      out.checks.push_back(k);
     } else {
       out.checks.push_back(not_judged(
           head(base + "/ridge-point", "measured ridge P_max / B_max within 2x of peak / BW",

@@ -264,36 +264,40 @@ Case latency_point(std::uint64_t bytes) {
 }
 
 Case strided_case(std::size_t stride) {
-  return {"strided/fp32/cuda/s" + std::to_string(stride), Backend::cuda,
-          [stride](const CaseContext& ctx) {
-            // 8x the L2 (at least 2^26 floats): every pass comes from DRAM whatever the stride.
-            const std::size_t n =
-                std::max<std::size_t>(std::size_t{1} << 26, 8 * ctx.gpu->l2_bytes / sizeof(float));
-            const std::size_t accesses = n / stride;
-            Declared d;
-            d.work =
-                work_of(theory::strided_read_work(accesses, stride, sizeof(float), kSectorBytes),
-                        theory::Precision::fp32);
-            d.params = {{"stride_elements", stride},
-                        {"element_bytes", sizeof(float)},
-                        {"accesses", accesses},
-                        {"sector_bytes", kSectorBytes},
-                        {"array_bytes", n * sizeof(float)},
-                        {"useful_bytes", accesses * sizeof(float)}};
-            return d;
-          },
-          [stride](const CaseContext& ctx, Declared& d) -> std::unique_ptr<Instance> {
-            const GpuDevice& gpu = *ctx.gpu;
-            const std::size_t n = d.params.at("array_bytes").get<std::size_t>() / sizeof(float);
-            check_gpu_memory(gpu, n * sizeof(float));
-            check_host_memory(ctx.host, n * sizeof(float));
-            const int blocks = gpu.sm_count * std::max(1, gpu.max_threads_per_sm / kThreads);
-            auto inst = std::make_unique<StridedCuda>(blocks, n, stride);
-            // What the device did with the fetch granularity: only it can tell.
-            d.params["l2_fetch_granularity"] = inst->fetch_granularity();
-            return inst;
-          },
-          nullptr};
+  Case c{"strided/fp32/cuda/s" + std::to_string(stride), Backend::cuda,
+         [stride](const CaseContext& ctx) {
+           // 8x the L2 (at least 2^26 floats): every pass comes from DRAM whatever the stride.
+           const std::size_t n =
+               std::max<std::size_t>(std::size_t{1} << 26, 8 * ctx.gpu->l2_bytes / sizeof(float));
+           const std::size_t accesses = n / stride;
+           Declared d;
+           d.work =
+               work_of(theory::strided_read_work(accesses, stride, sizeof(float), kSectorBytes),
+                       theory::Precision::fp32);
+           d.params = {{"stride_elements", stride},
+                       {"element_bytes", sizeof(float)},
+                       {"accesses", accesses},
+                       {"sector_bytes", kSectorBytes},
+                       {"array_bytes", n * sizeof(float)},
+                       {"useful_bytes", accesses * sizeof(float)}};
+           d.host_memory_bytes = d.gpu_memory_bytes = n * sizeof(float);  // and its host copy
+           return d;
+         },
+         [stride](const CaseContext& ctx, Declared& d) -> std::unique_ptr<Instance> {
+           const GpuDevice& gpu = *ctx.gpu;
+           const std::size_t n = d.params.at("array_bytes").get<std::size_t>() / sizeof(float);
+           check_gpu_memory(gpu, n * sizeof(float));
+           check_host_memory(ctx.host, n * sizeof(float));
+           const int blocks = gpu.sm_count * std::max(1, gpu.max_threads_per_sm / kThreads);
+           auto inst = std::make_unique<StridedCuda>(blocks, n, stride);
+           // What the device did with the fetch granularity: only it can tell.
+           d.params["l2_fetch_granularity"] = inst->fetch_granularity();
+           return inst;
+         },
+         nullptr};
+  // Every stride sampled in the same rounds: the ratios to stride 1 come from the pairs.
+  c.pairing_group = "strided";
+  return c;
 }
 
 }  // namespace

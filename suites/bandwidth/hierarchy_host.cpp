@@ -179,32 +179,35 @@ Case latency_point(std::uint64_t bytes) {
 }
 
 Case strided_case(std::size_t stride) {
-  return {"strided/fp64/host/s" + std::to_string(stride), Backend::host,
-          [stride](const CaseContext& ctx) {
-            // The array spans 2x the last-level cache (at least 2^25 elements): every pass
-            // comes from DRAM whatever the stride.
-            const std::size_t n = std::max<std::size_t>(
-                kHostMinElements, 2 * ctx.host.last_level_cache_bytes() / sizeof(double));
-            const std::size_t accesses = n / stride;
-            Declared d;
-            // Cache-line model: every 64-byte line holding an element read is moved whole.
-            d.work =
-                work_of(theory::strided_read_work(accesses, stride, sizeof(double), kLineBytes),
-                        theory::Precision::fp64);
-            d.params = {{"stride_elements", stride},
-                        {"element_bytes", sizeof(double)},
-                        {"accesses", accesses},
-                        {"sector_bytes", kLineBytes},
-                        {"array_bytes", n * sizeof(double)},
-                        {"useful_bytes", accesses * sizeof(double)}};
-            return d;
-          },
-          [stride](const CaseContext& ctx, Declared& d) -> std::unique_ptr<Instance> {
-            const std::size_t n = d.params.at("array_bytes").get<std::size_t>() / sizeof(double);
-            check_host_memory(ctx.host, n * sizeof(double));
-            return std::make_unique<StridedHost>(n, stride);
-          },
-          nullptr};
+  Case c{"strided/fp64/host/s" + std::to_string(stride), Backend::host,
+         [stride](const CaseContext& ctx) {
+           // The array spans 2x the last-level cache (at least 2^25 elements): every pass
+           // comes from DRAM whatever the stride.
+           const std::size_t n = std::max<std::size_t>(
+               kHostMinElements, 2 * ctx.host.last_level_cache_bytes() / sizeof(double));
+           const std::size_t accesses = n / stride;
+           Declared d;
+           // Cache-line model: every 64-byte line holding an element read is moved whole.
+           d.work = work_of(theory::strided_read_work(accesses, stride, sizeof(double), kLineBytes),
+                            theory::Precision::fp64);
+           d.params = {{"stride_elements", stride},
+                       {"element_bytes", sizeof(double)},
+                       {"accesses", accesses},
+                       {"sector_bytes", kLineBytes},
+                       {"array_bytes", n * sizeof(double)},
+                       {"useful_bytes", accesses * sizeof(double)}};
+           d.host_memory_bytes = n * sizeof(double);
+           return d;
+         },
+         [stride](const CaseContext& ctx, Declared& d) -> std::unique_ptr<Instance> {
+           const std::size_t n = d.params.at("array_bytes").get<std::size_t>() / sizeof(double);
+           check_host_memory(ctx.host, n * sizeof(double));
+           return std::make_unique<StridedHost>(n, stride);
+         },
+         nullptr};
+  // Every stride sampled in the same rounds: the ratios to stride 1 come from the pairs.
+  c.pairing_group = "strided";
+  return c;
 }
 
 }  // namespace

@@ -198,6 +198,7 @@ Case chain_case(const ChainType& t, int k, bool in_quick) {
                {"peak_bytes_per_s", gpu.peak_dram_bytes_per_s},
                {"blocks", chain_blocks(gpu)},
                {"threads_per_block", kThreads}};
+           d.host_memory_bytes = d.gpu_memory_bytes = n * element_bytes;  // with the staging copy
            return d;
          },
          [t, k](const CaseContext& ctx, Declared& d) -> std::unique_ptr<Instance> {
@@ -209,6 +210,8 @@ Case chain_case(const ChainType& t, int k, bool in_quick) {
          },
          nullptr};
   c.in_quick = in_quick;
+  // A type's points sampled in the same rounds: the ceilings and the points per round.
+  c.pairing_group = std::string("intensity/") + t.name;
   return c;
 }
 

@@ -98,6 +98,7 @@ Case intensity_case(const char* dtype, int k, bool in_quick) {
                         ctx.host.peak_fp64_flop_per_s_estimate() * (sizeof(T) == 8 ? 1.0 : 2.0)},
                        {"peak_is_estimate", true},
                        {"threads", openmp_threads()}};
+           d.host_memory_bytes = n * sizeof(T);
            return d;
          },
          [k](const CaseContext& ctx, Declared& d) -> std::unique_ptr<Instance> {
@@ -107,6 +108,8 @@ Case intensity_case(const char* dtype, int k, bool in_quick) {
          },
          nullptr};
   c.in_quick = in_quick;
+  // A dtype's points sampled in the same rounds: the ceilings and the points per round.
+  c.pairing_group = std::string("intensity/") + dtype;
   return c;
 }
 

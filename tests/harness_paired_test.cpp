@@ -1,0 +1,356 @@
+// Paired measurement: a pairing group's rounds (order rotating, samples aligned, the stopping rule
+// over the group), the runner measuring a group, and the intervals from pairs (harness/paired.h):
+// a slow spell common to a round must narrow the ratio's interval against the unpaired one, and
+// the true ratio and exponent be covered at the stated rate.
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <random>
+#include <span>
+#include <thread>
+#include <vector>
+
+#include "harness/checks.h"
+#include "harness/fit.h"
+#include "harness/measure.h"
+#include "harness/paired.h"
+#include "harness/runner.h"
+#include "harness/stats.h"
+
+namespace bb {
+namespace {
+
+TEST(Pairing, RoundOrderRotatesSoEveryMemberGoesFirst) {
+  EXPECT_EQ(round_order(0, 2), (std::vector<std::size_t>{0, 1}));
+  EXPECT_EQ(round_order(1, 2), (std::vector<std::size_t>{1, 0}));  // two members alternate
+  EXPECT_EQ(round_order(2, 2), (std::vector<std::size_t>{0, 1}));
+  std::vector<int> first(3, 0);
+  for (std::size_t r = 0; r < 9; ++r) {
+    const auto order = round_order(r, 3);
+    std::vector<std::size_t> sorted = order;
+    std::sort(sorted.begin(), sorted.end());
+    EXPECT_EQ(sorted, (std::vector<std::size_t>{0, 1, 2}));  // each member once per round
+    ++first[order.front()];
+  }
+  EXPECT_EQ(first, (std::vector<int>{3, 3, 3}));
+}
+
+StoppingRule rule(std::size_t min_samples, double timeout_s = 10) {
+  StoppingRule r;
+  r.warmup_samples = 0;
+  r.min_samples = min_samples;
+  r.min_time_s = 0;
+  r.max_rel_noise = 0.01;
+  r.timeout_s = timeout_s;
+  return r;
+}
+
+TEST(Pairing, SamplesAreAlignedByRoundAndWarmupIsDiscarded) {
+  const std::vector<StoppingRule> rules = {rule(6), rule(6)};
+  std::vector<std::size_t> calls;
+  std::vector<std::size_t> taken(2, 0);
+  // Member i's k-th call returns 1 + i + 0.001·k (constant enough to converge at 6 rounds).
+  const auto ms = sample_group(rules, 2, [&](std::size_t i) {
+    calls.push_back(i);
+    return 1.0 + static_cast<double>(i) + 1e-4 * static_cast<double>(taken[i]++);
+  });
+  ASSERT_EQ(ms.size(), 2u);
+  ASSERT_EQ(ms[0].samples_s.size(), 6u);
+  ASSERT_EQ(ms[1].samples_s.size(), 6u);
+  EXPECT_EQ(ms[0].stop, StopReason::converged);
+  // Two warm-up rounds, then six: A B, B A, A B, … (alternating which member goes first).
+  ASSERT_EQ(calls.size(), 16u);
+  for (std::size_t r = 0; r < 8; ++r) {
+    EXPECT_EQ(calls[2 * r], r % 2) << "round " << r;
+    EXPECT_EQ(calls[2 * r + 1], 1 - r % 2) << "round " << r;
+  }
+  // Round r's samples are each member's call 2 + r (after the two warm-up calls).
+  for (std::size_t r = 0; r < 6; ++r) {
+    EXPECT_DOUBLE_EQ(ms[0].samples_s[r], 1.0 + 1e-4 * static_cast<double>(2 + r));
+    EXPECT_DOUBLE_EQ(ms[1].samples_s[r], 2.0 + 1e-4 * static_cast<double>(2 + r));
+  }
+}
+
+TEST(Pairing, TheStoppingRuleWaitsForEveryMember) {
+  // Member 0 asks for 3 samples, member 1 for 8: both converge only when both are in.
+  const std::vector<StoppingRule> rules = {rule(3), rule(8)};
+  const auto ms = sample_group(rules, 0, [](std::size_t) { return 1e-3; });
+  EXPECT_EQ(ms[0].samples_s.size(), 8u);
+  EXPECT_EQ(ms[1].samples_s.size(), 8u);
+  EXPECT_EQ(ms[1].stop, StopReason::converged);
+
+  // Member 1 never converges (alternating 1 and 3 ms): the group times out at the sum of the
+  // members' timeouts, both with as many samples, more than the minimum.
+  const std::vector<StoppingRule> slow = {rule(3, 0.01), rule(3, 0.02)};
+  std::size_t k = 0;
+  const auto t0 = std::chrono::steady_clock::now();
+  const auto ts =
+      sample_group(slow, 0, [&](std::size_t i) { return i == 0 ? 1e-3 : (k++ % 2 ? 3e-3 : 1e-3); });
+  const double wall_s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_EQ(ts[0].stop, StopReason::timeout);
+  EXPECT_EQ(ts[0].samples_s.size(), ts[1].samples_s.size());
+  EXPECT_GT(ts[0].samples_s.size(), 3u);
+  EXPECT_GE(wall_s, 0.03);
+
+  // One member: the group rule is the member's own.
+  std::vector<Sampler> one = {Sampler(rule(4))};
+  for (int i = 0; i < 3; ++i) one[0].add(1e-3);
+  EXPECT_EQ(group_should_stop(one, 0), StopReason::none);
+  one[0].add(1e-3);
+  EXPECT_EQ(group_should_stop(one, 0), one[0].should_stop(0));
+  EXPECT_EQ(group_should_stop(one, 0), StopReason::converged);
+}
+
+TEST(Pairing, KeptRoundsStayAligned) {
+  std::vector<double> a(2500), b(2500);
+  for (std::size_t i = 0; i < a.size(); ++i)
+    a[i] = static_cast<double>(i), b[i] = 2.0 * static_cast<double>(i);
+  const auto ka = kept_rounds(a, 1000), kb = kept_rounds(b, 1000);
+  ASSERT_EQ(ka.size(), 1000u);
+  EXPECT_EQ(ka.front(), 0);
+  EXPECT_EQ(ka.back(), 2499);
+  for (std::size_t i = 0; i < ka.size(); ++i) EXPECT_EQ(kb[i], 2 * ka[i]);
+  EXPECT_EQ(kept_rounds(std::vector<double>{3, 1, 2}), (std::vector<double>{3, 1, 2}));
+}
+
+// ---- the intervals from pairs, by simulation ----
+
+// t = θ · u_r · e: a slow spell u_r common to a round (lognormal, σ = 0.3: spells of ±35%) and
+// each sample's own noise e (lognormal, σ = 0.02).
+struct Simulated {
+  std::vector<double> a, b;
+};
+Simulated simulate(std::mt19937_64& rng, double theta_a, double theta_b, std::size_t rounds) {
+  std::normal_distribution<double> spell(0, 0.3), own(0, 0.02);
+  Simulated s;
+  for (std::size_t r = 0; r < rounds; ++r) {
+    const double u = std::exp(spell(rng));
+    s.a.push_back(theta_a * u * std::exp(own(rng)));
+    s.b.push_back(theta_b * u * std::exp(own(rng)));
+  }
+  return s;
+}
+
+TEST(PairedInterval, ACommonSpellCancelsAndTheTrueRatioIsCovered) {
+  std::mt19937_64 rng(20261202);
+  const double truth = 1.3;
+  const int trials = 4000;
+  const std::size_t rounds = 10;
+  int covered = 0, unpaired_covered = 0;
+  std::vector<double> width_ratio;
+  double coverage = 0;
+  for (int i = 0; i < trials; ++i) {
+    const Simulated s = simulate(rng, truth, 1.0, rounds);
+    const Interval p = paired_ratio_interval(s.a, s.b);
+    const Interval u = unpaired_ratio_interval(summarize(s.a), summarize(s.b));
+    covered += p.low <= truth && truth <= p.high;
+    unpaired_covered += u.low <= truth && truth <= u.high;
+    width_ratio.push_back((p.high - p.low) / (u.high - u.low));
+    coverage = p.coverage;
+  }
+  // 10 rounds: ranks 2 and 9, coverage 1 − 2·P(B ≤ 1) = 0.979 (exact for i.i.d. rounds).
+  EXPECT_NEAR(coverage, 0.9785, 1e-3);
+  const double rate = static_cast<double>(covered) / trials;
+  const double sigma = std::sqrt(coverage * (1 - coverage) / trials);
+  EXPECT_GE(rate, coverage - 4 * sigma) << "paired coverage " << rate;
+  EXPECT_LE(rate, coverage + 4 * sigma) << "paired coverage " << rate;
+  // The unpaired combination is safe (wide), the paired one much narrower: the spell's ±35%
+  // cancels, only the 2% own noise is left.
+  EXPECT_GE(static_cast<double>(unpaired_covered) / trials, coverage - 4 * sigma);
+  std::sort(width_ratio.begin(), width_ratio.end());
+  std::printf(
+      "paired ratio: coverage %.4f (stated %.4f, unpaired %.4f), median width paired / "
+      "unpaired %.3f\n",
+      rate, coverage, static_cast<double>(unpaired_covered) / trials,
+      width_ratio[width_ratio.size() / 2]);
+  EXPECT_LT(width_ratio[width_ratio.size() / 2], 0.15) << "median paired/unpaired width";
+}
+
+TEST(PairedInterval, ExponentFromPerRoundFitsCoversAndNarrows) {
+  std::mt19937_64 rng(7);
+  std::normal_distribution<double> spell(0, 0.3), own(0, 0.03);
+  const std::vector<double> n = {256, 512, 1024, 2048, 4096};
+  const int trials = 2000;
+  const std::size_t rounds = 10;
+  int covered = 0;
+  std::vector<double> width_ratio;
+  double coverage = 0;
+  for (int i = 0; i < trials; ++i) {
+    std::vector<std::vector<double>> t(n.size());
+    for (std::size_t r = 0; r < rounds; ++r) {
+      const double u = std::exp(spell(rng));
+      for (std::size_t j = 0; j < n.size(); ++j)
+        t[j].push_back(1e-9 * n[j] * n[j] * u * std::exp(own(rng)));
+    }
+    const Interval p = paired_exponent_interval(n, t);
+    std::vector<double> medians;
+    for (const auto& s : t) medians.push_back(summarize(s).median_s);
+    const RobustFit f = theil_sen_power_law_fit(n, medians);
+    covered += p.low <= 2 && 2 <= p.high;
+    width_ratio.push_back((p.high - p.low) / (f.slope_high - f.slope_low));
+    coverage = p.coverage;
+  }
+  const double rate = static_cast<double>(covered) / trials;
+  const double sigma = std::sqrt(coverage * (1 - coverage) / trials);
+  EXPECT_GE(rate, coverage - 4 * sigma) << "paired exponent coverage " << rate;
+  std::sort(width_ratio.begin(), width_ratio.end());
+  std::printf(
+      "paired exponent: coverage %.4f (stated %.4f), median width paired / Theil-Sen over "
+      "medians %.3f\n",
+      rate, coverage, width_ratio[width_ratio.size() / 2]);
+  EXPECT_LT(width_ratio[width_ratio.size() / 2], 0.5) << "median paired/unpaired width";
+}
+
+TEST(PairedInterval, AFailNeedsTheUnpairedIntervalOutsideToo) {
+  const Band band = Band::plus_minus(2, 0.2);
+  const Interval inside{2.05, 1.9, 2.1, 0.97}, below{1.5, 0.6, 1.75, 0.98};
+  // Inside the band: the paired interval decides (PASS).
+  EXPECT_EQ(judge(CheckKind::law, band, guarded_interval(inside, below, band)), Verdict::pass);
+  // Paired outside: judged on the hull with the unpaired interval.
+  const Interval low{1.49, 1.39, 1.62, 0.94};
+  const Interval g = guarded_interval(low, below, band);
+  EXPECT_EQ(g.value, 1.49);
+  EXPECT_EQ(g.low, 0.6);
+  EXPECT_EQ(g.high, 1.75);
+  EXPECT_EQ(judge(CheckKind::law, band, g), Verdict::fail);  // both below: a FAIL stands
+  // Unpaired straddling the band: the hull straddles (INCONCLUSIVE), not a FAIL.
+  const Interval straddling{1.7, 0.6, 1.95, 0.98};  // new2's medians
+  EXPECT_EQ(judge(CheckKind::law, band, guarded_interval(low, straddling, band)),
+            Verdict::inconclusive);
+  // Both above (n^3 where the law says n^2): FAIL.
+  EXPECT_EQ(
+      judge(CheckKind::law, band, guarded_interval({3, 2.9, 3.1, 0.94}, {3, 2.5, 3.5, 0.98}, band)),
+      Verdict::fail);
+}
+
+TEST(PairedInterval, BadInputThrows) {
+  const std::vector<double> a = {1, 2}, b = {1}, z = {0, 1};
+  EXPECT_THROW(paired_ratio_interval(a, b), std::invalid_argument);
+  EXPECT_THROW(paired_ratio_interval(a, z), std::invalid_argument);
+  EXPECT_THROW(paired_ratio_interval(std::span<const double>(), std::span<const double>()),
+               std::invalid_argument);
+  const std::vector<double> x = {1, 2};
+  const std::vector<std::vector<double>> uneven = {{1, 2}, {1}};
+  EXPECT_THROW(paired_exponent_interval(x, uneven), std::invalid_argument);
+}
+
+// ---- the runner measures a group together ----
+
+class Logged final : public Instance {
+ public:
+  Logged(int id, std::shared_ptr<std::vector<int>> log) : id_(id), log_(std::move(log)) {}
+  Comparison validate() override {
+    std::vector<double> v = {1, 2};
+    return compare<double, double>(v, v, Tolerance{0, 0});
+  }
+  void run(gpu_stream) override {
+    log_->push_back(id_);
+    std::this_thread::sleep_for(std::chrono::microseconds(50));
+  }
+
+ private:
+  int id_;
+  std::shared_ptr<std::vector<int>> log_;
+};
+
+Case logged_case(int id, std::shared_ptr<std::vector<int>> log, std::uint64_t bytes) {
+  Case c{"member/" + std::to_string(id), Backend::host,
+         [bytes](const CaseContext&) {
+           Declared d;
+           d.host_memory_bytes = bytes;
+           return d;
+         },
+         [id, log](const CaseContext&, Declared&) -> std::unique_ptr<Instance> {
+           return std::make_unique<Logged>(id, log);
+         },
+         nullptr};
+  c.pairing_group = "pair";
+  return c;
+}
+
+struct GroupRun {
+  nlohmann::json doc;
+  std::vector<CaseResult> results;
+};
+GroupRun run_group(const std::vector<Case>& cases) {
+  char tmpl[] = "/tmp/bb_paired_XXXXXX";
+  if (!mkdtemp(tmpl)) throw std::runtime_error("mkdtemp failed");
+  const std::filesystem::path dir = tmpl;
+  GroupRun out;
+  Suite suite{"synthetic", "pairing", cases, nullptr};
+  suite.suite_checks = [&out](const std::vector<CaseResult>& rs) {
+    out.results = rs;
+    return std::vector<Check>{};
+  };
+  const std::vector<Suite> suites = {suite};
+  RunOptions opts;
+  opts.rule = rule(7, 0.02);
+  opts.out_path = (dir / "r.json").string();
+  opts.backend = Backend::host;
+  Environment env{query_host(), GpuStatus{}};
+  run_cases(select_cases(suites, opts, env), opts, env);
+  std::ifstream in(opts.out_path);
+  out.doc = nlohmann::json::parse(in);
+  std::filesystem::remove_all(dir);
+  return out;
+}
+
+TEST(Pairing, TheRunnerSamplesAGroupInRoundsAndKeepsThemAligned) {
+  auto log = std::make_shared<std::vector<int>>();
+  const GroupRun g = run_group({logged_case(0, log, 1 << 20), logged_case(1, log, 1 << 20)});
+  ASSERT_EQ(g.doc["benchmarks"].size(), 2u);
+  const auto& a = g.doc["benchmarks"][0];
+  const auto& b = g.doc["benchmarks"][1];
+  ASSERT_TRUE(a.contains("pairing")) << a.dump(1);
+  EXPECT_EQ(a["pairing"]["group"], "pair");
+  EXPECT_EQ(a["pairing"]["members"], 2);
+  EXPECT_EQ(a["pairing"]["run"], b["pairing"]["run"]);
+  EXPECT_EQ(a["samples"], b["samples"]);
+  const std::size_t kept = std::min<std::size_t>(a["samples"].get<std::size_t>(), kKeptSamples);
+  EXPECT_EQ(a["round_samples_s"].size(), kept);
+  // The runs interleave: 0 1, 1 0, 0 1, … from the first round (the warm-up round included).
+  ASSERT_GE(log->size(), 2 * 7u);
+  for (std::size_t r = 0; 2 * r + 1 < log->size(); ++r) {
+    EXPECT_EQ((*log)[2 * r], static_cast<int>(r % 2)) << "round " << r;
+    EXPECT_EQ((*log)[2 * r + 1], static_cast<int>(1 - r % 2)) << "round " << r;
+  }
+  // The suite's checks see the rounds, aligned.
+  ASSERT_EQ(g.results.size(), 2u);
+  EXPECT_TRUE(sampled_together(g.results[0], g.results[1]));
+  EXPECT_EQ(g.results[0].round_samples_s.size(), kept);
+  EXPECT_EQ(g.results[0].round_samples_s, a["round_samples_s"].get<std::vector<double>>());
+  bool paired = false;
+  time_ratio_interval(g.results[0], g.results[1], &paired);
+  EXPECT_TRUE(paired);
+}
+
+TEST(Pairing, AGroupTooLargeForMemoryIsSampledAloneWithANote) {
+  auto log = std::make_shared<std::vector<int>>();
+  const HostInfo host = query_host();
+  ASSERT_GT(host.memory_bytes, 0u);
+  // Each fits (half of memory), both together do not.
+  const std::uint64_t half = host.memory_bytes / 2;
+  const GroupRun g = run_group({logged_case(0, log, half), logged_case(1, log, half)});
+  ASSERT_EQ(g.doc["benchmarks"].size(), 2u);
+  for (const auto& e : g.doc["benchmarks"]) {
+    EXPECT_FALSE(e.contains("pairing"));
+    EXPECT_NE(e.value("pairing_note", "").find("not paired"), std::string::npos) << e.dump(1);
+  }
+  ASSERT_EQ(g.results.size(), 2u);
+  EXPECT_FALSE(sampled_together(g.results[0], g.results[1]));
+  // One member's samples all come before the other's.
+  const auto first_one = std::find(log->begin(), log->end(), 1);
+  EXPECT_TRUE(std::all_of(first_one, log->end(), [](int id) { return id == 1; }));
+}
+
+}  // namespace
+}  // namespace bb
