@@ -129,13 +129,18 @@ class MpiRuns(unittest.TestCase):
             # The model: the same compute, a tail shorter than the whole all-reduce.
             self.assertLess(over["observations"]["predicted_tail_s"],
                             over["observations"]["predicted_overlapped_all_reduces_s"])
-            # (Whether the measured overlapped step is shorter is the /shorter check's verdict, a
-            # result: on a busy machine the non-blocking path's wake-ups can cost more than it hides.)
+            # Whether the overlapped step reaches the model is the MPI library's asynchronous
+            # progress (OpenMPI 4.1's helper thread wakes late): expectations, never a FAIL.
             checks = {c["name"]: c for c in doc["checks"]}
             for name in ("data/n2/acc1/overlap/synthetic/step_time",
                          "data/n2/acc1/overlap/synthetic/shorter"):
-                self.assertIn(checks[name]["verdict"], ("PASS", "FAIL", "INCONCLUSIVE", "SKIP"))
-            self.assertIn("non-blocking", checks["data/n2/acc1/overlap/synthetic/step_time"]["law"])
+                self.assertEqual(checks[name]["kind"], "expectation")
+                self.assertIn(checks[name]["verdict"],
+                              ("PASS", "BELOW-EXPECTATION", "INCONCLUSIVE", "SKIP"))
+            self.assertIn("blocking alpha, beta",
+                          checks["data/n2/acc1/overlap/synthetic/step_time"]["law"])
+            # The plain step's law stays a law.
+            self.assertEqual(checks["data/n2/acc1/synthetic/step_time"]["kind"], "law")
 
 
     @needs_mpi

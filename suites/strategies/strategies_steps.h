@@ -23,6 +23,9 @@ struct Link {
   std::string collective;  // "all_reduce", "all_to_all"
   std::vector<double> bytes, times_s;
   double alpha_s = 0, beta_s_per_byte = 0;  // 0 with one rank (no communication)
+  // β from the ends of the Theil–Sen slope's interval (at most `beta_s_per_byte` apart when the
+  // fit has too few points for one).
+  double beta_low_s_per_byte = 0, beta_high_s_per_byte = 0;
 };
 
 // One measured case as rank 0 reports it: the results entry's figures and its checks.
