@@ -95,6 +95,21 @@ nlohmann::json to_json(const GpuStatus& s) {
           {"devices", devices}};
 }
 
+void add_summary(nlohmann::json& entry, const Summary& s, std::span<const double> samples_s) {
+  entry["samples"] = s.samples;
+  entry["min_s"] = s.min_s;
+  entry["median_s"] = s.median_s;
+  entry["mean_s"] = s.mean_s;
+  entry["max_s"] = s.max_s;
+  entry["rel_noise"] = s.rel_noise;
+  entry["mad_s"] = s.mad_s;
+  entry["rel_mad"] = s.rel_mad;
+  entry["median_ci_low_s"] = s.median_ci_low_s;
+  entry["median_ci_high_s"] = s.median_ci_high_s;
+  entry["median_ci_coverage"] = s.median_ci_coverage;
+  entry["samples_s"] = kept_samples(samples_s);
+}
+
 nlohmann::json to_json(const Check& c) {
   nlohmann::json j = {{"suite", c.suite},
                       {"name", c.name},

@@ -5,12 +5,14 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
+#include <span>
 #include <string>
 #include <vector>
 
 #include "harness/case.h"
 #include "harness/gpu.h"
 #include "harness/host_info.h"
+#include "harness/stats.h"
 
 namespace bb {
 
@@ -23,6 +25,9 @@ nlohmann::json to_json(const HostInfo& h);
 nlohmann::json to_json(const GpuDevice& d);
 nlohmann::json to_json(const GpuStatus& s);
 nlohmann::json to_json(const Check& c);
+// A case's sample statistics as every results entry carries them (min, median, mean, max,
+// stddev/mean, MAD, the median's interval and its coverage, the kept samples), merged into `entry`.
+void add_summary(nlohmann::json& entry, const Summary& s, std::span<const double> samples_s);
 
 // Writes `content` to a temporary file beside `path`, flushes it to disk and renames it over
 // `path`. Throws std::runtime_error naming the path on failure.

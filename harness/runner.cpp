@@ -298,18 +298,7 @@ json benchmark_entry(const benchmark::BenchmarkReporter::Run& run, const Selecte
   e["flop"] = rec->work.flop;
   e["elements"] = rec->work.elements;
   e["precision"] = theory::precision_name(rec->work.precision);
-  e["samples"] = s.samples;
-  e["min_s"] = s.min_s;
-  e["median_s"] = s.median_s;
-  e["mean_s"] = s.mean_s;
-  e["max_s"] = s.max_s;
-  e["rel_noise"] = s.rel_noise;
-  e["mad_s"] = s.mad_s;
-  e["rel_mad"] = s.rel_mad;
-  e["median_ci_low_s"] = s.median_ci_low_s;
-  e["median_ci_high_s"] = s.median_ci_high_s;
-  e["median_ci_coverage"] = s.median_ci_coverage;
-  e["samples_s"] = kept_samples(rec->m.samples_s);
+  add_summary(e, s, rec->m.samples_s);
   e["stop_reason"] = stop_reason_name(rec->m.stop);
   if (!rec->m.paired_group.empty()) {
     e["pairing"] = {{"group", rec->m.paired_group},

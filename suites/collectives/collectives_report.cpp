@@ -50,7 +50,7 @@ json entry(const Measured& m, const std::string& transport, const std::string& r
   const double factor = theory::bus_bandwidth_factor(spec.op, m.ranks);
   const double n = static_cast<double>(m.shape.bytes);
   const int iterations = m.sampled.iterations;
-  return {{"name", "collectives/" + m.name},
+  json e = {{"name", "collectives/" + m.name},
           {"run_name", "collectives/" + m.name},
           {"run_type", "iteration"},
           {"repetitions", 1},
@@ -84,12 +84,6 @@ json entry(const Measured& m, const std::string& transport, const std::string& r
           {"flop", 0.0},
           {"elements", static_cast<double>(m.shape.count)},
           {"precision", reference::dtype_name(spec.dtype)},
-          {"samples", s.samples},
-          {"min_s", s.min_s},
-          {"median_s", s.median_s},
-          {"mean_s", s.mean_s},
-          {"max_s", s.max_s},
-          {"rel_noise", s.rel_noise},
           {"stop_reason", "fixed"},
           // Per sample: its wall time beyond its collectives' (barrier, reduction of the times).
           {"harness_overhead_s", std::max(0.0, m.sampled.wall_s / static_cast<double>(s.samples) -
@@ -98,6 +92,8 @@ json entry(const Measured& m, const std::string& transport, const std::string& r
           {"flop_per_s", 0.0},
           {"algbw_bytes_per_s", n / s.median_s},
           {"busbw_bytes_per_s", n / s.median_s * factor}};
+  add_summary(e, s, m.sampled.times_s);
+  return e;
 }
 
 Check verify_check(const Measured& m) {

@@ -38,7 +38,7 @@ json entry(const CaseResult& r, const Setup& setup) {
   json params = r.params;
   params["engine"] = setup.engine;
   params["strategy"] = r.strategy;
-  return {{"name", "strategies/" + r.name},
+  json e = {{"name", "strategies/" + r.name},
           {"run_name", "strategies/" + r.name},
           {"run_type", "iteration"},
           {"repetitions", 1},
@@ -60,17 +60,13 @@ json entry(const CaseResult& r, const Setup& setup) {
           {"flop", r.flop},
           {"elements", 0.0},
           {"precision", "fp32"},
-          {"samples", s.samples},
-          {"min_s", s.min_s},
-          {"median_s", s.median_s},
-          {"mean_s", s.mean_s},
-          {"max_s", s.max_s},
-          {"rel_noise", s.rel_noise},
           {"stop_reason", "fixed"},
           {"harness_overhead_s", 0.0},
           {"bytes_per_s", r.bytes / s.median_s},
           {"flop_per_s", r.flop / s.median_s},
           {"predicted_s", r.predicted_step_s}};
+  add_summary(e, s, r.step_s);
+  return e;
 }
 
 json link_json(const Link& l) {
