@@ -299,7 +299,11 @@ int cmd_report(const std::vector<std::string>& runs, const std::string& out_dir)
   if (const char* env = std::getenv("BOUNDBENCH_REPORT_SCRIPT")) candidates.emplace_back(env);
   std::error_code ec;
   const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-  if (!ec) candidates.push_back(exe.parent_path() / ".." / "ci" / "report.py");
+  if (!ec) {
+    candidates.push_back(exe.parent_path() / ".." / "ci" / "report.py");
+    // The before/after view draws compare's own verdicts (reportlib/changes.py).
+    ::setenv("BOUNDBENCH_EXE", exe.c_str(), 0);
+  }
   candidates.push_back(fs::path(kSourceDir) / "ci" / "report.py");
   for (const auto& script : candidates) {
     if (!fs::exists(script, ec)) continue;

@@ -1,4 +1,8 @@
 """Before/after: each later run against the first, per case with its interval."""
+import json
+import os
+import subprocess
+
 import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.lines import Line2D
@@ -8,19 +12,44 @@ from .intervals import case_change, classify
 from .runs import CHANGE_THRESHOLD, short
 
 
+def compare_cases(base, new):
+    """`boundbench compare`'s own per-case results (its intervals widened by the run-level noise,
+    its Benjamini-Hochberg verdicts) when the report runs under the boundbench binary
+    (`boundbench report` sets BOUNDBENCH_EXE) and compare accepts the pair (one machine); else
+    None, and the report's own intervals are drawn."""
+    exe = os.environ.get("BOUNDBENCH_EXE")
+    if not exe:
+        return None
+    try:
+        r = subprocess.run([exe, "compare", base.path, new.path, "--json"], capture_output=True,
+                           text=True, timeout=300, check=False)
+        return {c["name"]: c for c in json.loads(r.stdout)["cases"]} if r.returncode in (0, 1) \
+            else None
+    except (OSError, ValueError, KeyError, subprocess.TimeoutExpired):
+        return None
+
+
 def changes(base, new):
     """Per matched case (same name): (name, ratio, low, high, class, method); and the cases whose
-    params differ (never compared as the same case)."""
+    params differ (never compared as the same case). Ratio, interval and class are compare's
+    where it judged the case, else the report's own interval against +/- CHANGE_THRESHOLD."""
     def by_name(run):
         out = {}
         for b in run.measured:
             out.setdefault(b["name"], []).append(b)
         return out
     bb, nb = by_name(base), by_name(new)
+    judged = compare_cases(base, new) or {}
     rows, differ = [], []
     for name in sorted(set(bb) & set(nb)):
         if bb[name][0].get("params") != nb[name][0].get("params"):
             differ.append(name)
+            continue
+        c = judged.get(name)
+        if c and c.get("verdict") in ("SLOWER", "FASTER", "SAME", "AMBIGUOUS") and \
+                c.get("change_low") is not None:
+            rows.append((name, 1 + c["change"], 1 + c["change_low"], 1 + c["change_high"],
+                         c["verdict"].lower(), "boundbench compare"))
             continue
         ratio, low, high, method = case_change(bb[name], nb[name])
         rows.append((name, ratio, low, high, classify(low, high), method))
@@ -94,9 +123,12 @@ def before_after(runs, out_dir):
         methods = sorted({r[5] for r in rows})
         caption = (f"{len(rows)} matched cases" +
                    (f", {len(differ)} not comparable: params differ" if differ else "") +
-                   f"; interval: {', '.join(methods)}. Colour by where the interval lies against "
-                   f"±{CHANGE_THRESHOLD:.0%}; the verdict (with FDR control) is "
-                   "`boundbench compare`'s.")
+                   f"; interval: {', '.join(methods)}. " +
+                   ("Colour: `boundbench compare`'s verdict (intervals widened by the run-level "
+                    "noise, false discovery rate held at 5%)."
+                    if methods == ["boundbench compare"] else
+                    f"Colour by where the interval lies against ±{CHANGE_THRESHOLD:.0%}; the "
+                    "verdict (run-level noise, FDR control) is `boundbench compare`'s."))
         differ_fp = fingerprint_difference(base, new)
         if new.device(new.backends()[0]) != base.device(base.backends()[0]) or differ_fp:
             caption += " Different machines" + \
