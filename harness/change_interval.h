@@ -48,7 +48,7 @@ RatioInterval ratio_interval(std::span<const double> base_s, std::span<const dou
 inline constexpr std::size_t kMinCasesForRunNoise = 10;
 inline constexpr double kMinRunNoiseDof = 0.3;  // ν is not fitted below: tails this heavy or more
 struct RunNoise {
-  double scale = 0;                                        // s_b, log units
+  double scale = 0;                                      // s_b, log units
   double dof = std::numeric_limits<double>::infinity();  // ν; infinity: normal tails
 };
 RunNoise run_level_noise(std::span<const RatioInterval> cases, double confidence = 0.95);

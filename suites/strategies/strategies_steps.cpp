@@ -168,8 +168,9 @@ Link measure_link(StepComm& comm, const Options& o, Collective collective, bool 
   // parallel step does (its buckets are cold: the step's other work came between). Calls on one
   // cache-resident buffer measured 2.5× the bandwidth that 8 MiB of gradients got after the
   // GEMMs here (0.87 ms predicted, 2.15 ms in the step, on an idle 2-core VM).
-  const double walked_bytes =
-      collective == Collective::all_reduce ? std::max(sizes.back(), 4 * o.parameters) : sizes.back();
+  const double walked_bytes = collective == Collective::all_reduce
+                                  ? std::max(sizes.back(), 4 * o.parameters)
+                                  : sizes.back();
   std::vector<float> send(static_cast<std::size_t>(walked_bytes / 4), 1.0f);
   std::vector<float> recv(static_cast<std::size_t>(sizes.back() / 4), 0.0f);
   std::size_t offset = 0;
@@ -351,13 +352,13 @@ std::vector<CaseResult> run_pipeline(StepContext& c) {
       // on cores and caches the stages share do not (on an idle 2-core VM, p = 2, m = 4: bubble
       // 0.14–0.16 against 0.2, the steady state's concurrent GEMMs slower than the ramps'
       // lone ones), so there the formula is what a pipeline should reach: an expectation.
-      CheckHead bubble_head =
-          head(r.name + "/bubble", law_bubble,
-               interleaved ? "bubble over the ideal time" : "bubble fraction");
+      CheckHead bubble_head = head(r.name + "/bubble", law_bubble,
+                                   interleaved ? "bubble over the ideal time" : "bubble fraction");
       if (o.compute != "synthetic") {
         bubble_head.kind = CheckKind::expectation;
-        bubble_head.law += " (an expectation with real compute: operations on shared cores and "
-                           "caches are not the same length at every point of the schedule)";
+        bubble_head.law +=
+            " (an expectation with real compute: operations on shared cores and "
+            "caches are not the same length at every point of the schedule)";
       }
       r.checks.push_back(
           within(bubble_head, predicted_bubble, bubble_band, summarize(bubble).median_interval()));
@@ -480,9 +481,8 @@ CaseResult data_parallel_case(StepContext& c, int accumulation, const Link* over
     for (std::size_t i = 0; i < pieces.counts.size(); ++i) {
       done_rows += pieces.rows[i];
       ready_s.push_back(backward_s * done_rows / rows);
-      bucket_s.push_back(theory::gradient_all_reduce_s(double(pieces.counts[i]), 4, ranks,
-                                                       c.all_reduce.alpha_s,
-                                                       c.all_reduce.beta_s_per_byte));
+      bucket_s.push_back(theory::gradient_all_reduce_s(
+          double(pieces.counts[i]), 4, ranks, c.all_reduce.alpha_s, c.all_reduce.beta_s_per_byte));
     }
     const double tail_s = theory::overlapped_all_reduce_tail_s(ready_s, bucket_s, backward_s);
     r.predicted_step_s = theory::data_parallel_step_s(accumulation, micro_s, tail_s);
@@ -536,8 +536,7 @@ CaseResult data_parallel_case(StepContext& c, int accumulation, const Link* over
     r.observations["predicted_step_low_s"] = low;
     r.observations["predicted_step_high_s"] = high;
     step = within(head(r.name + "/step_time",
-                       step.law + "; the band spans the fitted beta's interval",
-                       "step time (s)"),
+                       step.law + "; the band spans the fitted beta's interval", "step time (s)"),
                   r.predicted_step_s, {low * (1 - c.tolerance), high * (1 + c.tolerance)},
                   summarize(r.step_s).median_interval());
   }
