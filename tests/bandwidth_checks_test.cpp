@@ -121,12 +121,18 @@ TEST(BandwidthChecks, SectorModelIsAnEqualityOnTheGpuAndABoundOnTheHost) {
                  "host/strided/s32/sector-model")
                 ->verdict,
             Verdict::pass);
-  // Faster than the bytes the model says must move: a failure on both.
+  // Faster than the bytes the model says must move: a failure on the GPU (an equality). On the
+  // host the same numbers say stride 1 moved its lines slower than stride 32 did, i.e. stride 1
+  // was not memory-bound, the law's premise: a SKIP with that evidence.
   const std::vector<double> too_fast = {1, 1, 1, 1, 0.5, 0.1};
+  EXPECT_EQ(find(bandwidth_suite_checks(strided(Backend::cuda, 32, too_fast)),
+                 "cuda/strided/s32/sector-model")
+                ->verdict,
+            Verdict::fail);
   EXPECT_EQ(find(bandwidth_suite_checks(strided(Backend::host, 64, too_fast)),
                  "host/strided/s32/sector-model")
                 ->verdict,
-            Verdict::fail);
+            Verdict::skip);
 }
 
 // Sampled in rounds whose slow spells (a factor 1 … 2.6 common to the round) are far wider than
@@ -183,8 +189,9 @@ std::vector<CaseResult> intensity(double peak, double bw, double table_peak, dou
 }
 
 // The host law's premise: stride 1 limited by memory. A stride that moves its lines 3.3x faster
-// than stride 1 did shows a core-bound stride 1 — judged only when that exceeds twice what the
-// run's STREAM shows memory gives (bytes miscounted), else a SKIP that says why.
+// than stride 1 did shows a core-bound stride 1: a SKIP that says why, whatever the run's STREAM
+// (measured at another moment, it is no bound on what memory gave the strides: CI saw a false
+// FAIL from that rule under load).
 TEST(BandwidthChecks, HostSectorModelChecksItsPremiseAgainstTheRunsStream) {
   const std::vector<double> core_bound = {1, 0.6, 0.6, 0.6, 0.3, 0.15};
   const auto with_stream = [&](double stream_over_stride1) {
@@ -198,7 +205,7 @@ TEST(BandwidthChecks, HostSectorModelChecksItsPremiseAgainstTheRunsStream) {
   const Check* skipped = find(checks, "host/strided/s4/sector-model");
   EXPECT_EQ(skipped->verdict, Verdict::skip) << skipped->reason;
   EXPECT_NE(skipped->reason.find("premise not met"), std::string::npos) << skipped->reason;
-  EXPECT_EQ(find(with_stream(1.0), "host/strided/s4/sector-model")->verdict, Verdict::fail);
+  EXPECT_EQ(find(with_stream(1.0), "host/strided/s4/sector-model")->verdict, Verdict::skip);
 }
 
 TEST(BandwidthChecks, IntensitySweepFollowsTheRooflineAndFindsTheRidge) {

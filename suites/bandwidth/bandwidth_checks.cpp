@@ -164,13 +164,15 @@ void analyse_strided(const std::vector<CaseResult>& rs, Backend b, Analysis& out
   const CaseResult* fastest = &unit;
   for (const auto& [s, r] : by_stride)
     if (units_per_s(*r) > units_per_s(*fastest)) fastest = r;
-  // Only where the run's own STREAM shows what memory gives: units moved at more than twice that
-  // (a read-only loop may beat copy, not double it) are bytes miscounted, and the law is judged.
+  // The run's STREAM is named beside it, but it does not overrule the premise: measured minutes
+  // apart on a busy machine it reads low (two CI runs side by side: stride 32 moved 31.6 GB/s of
+  // lines, stride 1 9.1, STREAM under half of the former), so "more than twice STREAM" was no
+  // proof of miscounted bytes and made a false FAIL. Bytes beyond what memory can give are the
+  // roofline check's to judge (against --host-peak-bw).
   std::string stream_case;
   const std::optional<double> stream = best_stream_bytes_per_s(rs, b, &stream_case);
-  const bool premise = b == Backend::cuda || !stream ||
-                       units_per_s(*fastest) <= units_per_s(unit) * (1 + kSectorTolerance) ||
-                       units_per_s(*fastest) > 2 * *stream;
+  const bool premise =
+      b == Backend::cuda || units_per_s(*fastest) <= units_per_s(unit) * (1 + kSectorTolerance);
   for (const auto& [s, r] : by_stride) {
     if (s == 1) continue;
     const double predicted = r->work.bytes_read / unit.work.bytes_read;
