@@ -35,7 +35,9 @@ export GPUSIM_CACHE CUDA_HOME=$cuda
 
 # 1. The simulator: built once per (sources, patches), ~7 min on 2 cores.
 t0=$SECONDS
-env_file=$(bash "$sim_dir/build.sh" "$root"/ci/gpusim/*.patch | tail -1)
+# Under a lock: two jobs on one runner share the cache, and a build starts by emptying its folder.
+mkdir -p "$GPUSIM_CACHE"
+env_file=$(flock "$GPUSIM_CACHE/.build.lock" bash "$sim_dir/build.sh" "$root"/ci/gpusim/*.patch | tail -1)
 [[ -f $env_file ]] || { echo "gpusim: the simulator build gave no env file" >&2; exit 2; }
 echo "gpusim: simulator $(dirname "$env_file") ($((SECONDS - t0)) s)"
 
