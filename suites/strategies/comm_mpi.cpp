@@ -6,7 +6,6 @@
 // compute.
 #include <chrono>
 #include <condition_variable>
-#include <cstdio>
 #include <deque>
 #include <exception>
 #include <mutex>
@@ -15,9 +14,8 @@
 #include <thread>
 #include <utility>
 
-#include "kernels/collectives_mpi.h"
 #include "suites/collectives/transport.h"
-#include "suites/strategies/step_comm.h"
+#include "suites/strategies/group_comm.h"
 
 namespace bb::strategies {
 namespace {
@@ -28,10 +26,9 @@ std::vector<int> offsets(const std::vector<int>& counts) {
   return o;
 }
 
-class MpiComm final : public StepComm {
+class MpiComm final : public GroupComm {
  public:
-  // Collective over the world: its first `ranks` processes (member() false on the others).
-  MpiComm(kernels::MpiWorld& world, int ranks) : world_(world), group_(world, ranks) {}
+  using GroupComm::GroupComm;
   ~MpiComm() override {
     {
       std::lock_guard lock(mutex_);
@@ -40,11 +37,7 @@ class MpiComm final : public StepComm {
     wake_.notify_all();
     if (progress_.joinable()) progress_.join();
   }
-  MpiComm(const MpiComm&) = delete;
-  MpiComm& operator=(const MpiComm&) = delete;
-  bool member() const { return group_.member(); }
 
-  int rank() const override { return group_.rank(); }
   std::string description() const override {
     return world_.library_version() + "; " + std::to_string(world_.size()) + " processes, " +
            std::to_string(world_.on_this_node()) + " on this node";
@@ -92,17 +85,6 @@ class MpiComm final : public StepComm {
     auto group = std::make_unique<MpiComm>(world_, ranks);
     if (!group->member()) return nullptr;
     return group;
-  }
-  void meet_everyone() override { world_.meet(); }
-
-  int group_ranks() const override { return group_.size(); }
-  void barrier() override { group_.barrier(); }
-  double max_over_group(double v) override { return group_.max(v); }
-  double sum_over_group(double v) override { return group_.sum(v); }
-  [[noreturn]] void abort(const std::string& message, int exit_code) override {
-    std::fprintf(stderr, "%s\n", message.c_str());
-    std::fflush(nullptr);
-    world_.abort(exit_code);
   }
 
  private:
@@ -152,8 +134,6 @@ class MpiComm final : public StepComm {
     }
   }
 
-  kernels::MpiWorld& world_;
-  kernels::MpiGroup group_;
   std::mutex mutex_;  // the group's pending all-reduces, between this thread and progress()
   std::condition_variable wake_;
   std::deque<std::pair<float*, std::size_t>> queued_;  // started, not yet handed to MPI

@@ -8,16 +8,14 @@
 // done on the GPU, waited for with cudaStreamSynchronize): the steps time themselves on the host
 // clock around such calls, as they do over MPI.
 #include <cstdint>
-#include <cstdio>
 #include <mutex>
 #include <stdexcept>
 
 #include "harness/gpu.h"
-#include "kernels/collectives_mpi.h"
 #include "kernels/nccl_steps.h"
 #include "suites/collectives/transport.h"
 #include "suites/strategies/comm_plan.h"
-#include "suites/strategies/step_comm.h"
+#include "suites/strategies/group_comm.h"
 
 namespace bb::strategies {
 namespace {
@@ -26,12 +24,12 @@ namespace {
 // buffers, cuBLAS and the GEMMs' operands).
 constexpr double kRegionShareOfFree = 0.25;
 
-class NcclComm final : public StepComm {
+class NcclComm final : public GroupComm {
  public:
   // Collective over the world: the first `ranks` processes (the others are no member and must
   // not use it).
   NcclComm(kernels::MpiWorld& world, int ranks, int gpus)
-      : world_(world), group_(world, ranks), gpus_(gpus), mirror_(0) {
+      : GroupComm(world, ranks), gpus_(gpus), mirror_(0) {
     device_ = gpu_for_process(collectives::launcher_local_rank(), world.rank(),
                               world.on_this_node(), gpus);
     if (!group_.member()) return;
@@ -45,7 +43,6 @@ class NcclComm final : public StepComm {
     mirror_ = DeviceMirror(nccl_.region_bytes());
   }
 
-  int rank() const override { return group_.rank(); }
   std::string description() const override {
     return nccl_.library_version() + "; " + std::to_string(world_.size()) +
            " processes, one GPU each (" + std::to_string(world_.on_this_node()) +
@@ -62,20 +59,15 @@ class NcclComm final : public StepComm {
   void all_reduce_sum(float* data, std::size_t count) override {
     nccl_.all_reduce_sum(on_device(data, count), count);
   }
-  // A non-blocking all-reduce, and a group of the first ranks with a meeting of every process:
-  // what an engine offers for the data-parallel step's overlap and its weak-scaling sweep (as
-  // StepComm declares them where those are built).
-  void start_all_reduce_sum(float* data, std::size_t count) {
+  void start_all_reduce_sum(float* data, std::size_t count) override {
     nccl_.start_all_reduce_sum(on_device(data, count), count);
   }
-  void complete_all_reduces() { nccl_.complete_all_reduces(); }
-  std::unique_ptr<StepComm> first_ranks(int ranks) {
+  void complete_all_reduces() override { nccl_.complete_all_reduces(); }
+  std::unique_ptr<StepComm> first_ranks(int ranks) override {
     auto group = std::make_unique<NcclComm>(world_, ranks, gpus_);
     if (!group->member()) return nullptr;
     return group;
   }
-  void meet_everyone() { world_.meet(); }
-  bool member() const { return group_.member(); }
 
   void all_to_all(const float* send, const std::vector<int>& send_counts, float* recv,
                   const std::vector<int>& recv_counts) override {
@@ -83,17 +75,6 @@ class NcclComm final : public StepComm {
     const PackedShares in = pack_shares(recv_counts, group_.size());
     nccl_.all_to_all(on_device(send, out.total), out.offsets, out.counts, on_device(recv, in.total),
                      in.offsets, in.counts);
-  }
-
-  int group_ranks() const override { return group_.size(); }
-  void barrier() override { group_.barrier(); }
-  double max_over_group(double v) override { return group_.max(v); }
-  double sum_over_group(double v) override { return group_.sum(v); }
-  [[noreturn]] void abort(const std::string& message, int exit_code) override {
-    // Not ncclCommAbort: it may wait for the peers, which the launcher ends when this one exits.
-    std::fprintf(stderr, "%s\n", message.c_str());
-    std::fflush(nullptr);
-    world_.abort(exit_code);
   }
 
  private:
@@ -106,8 +87,6 @@ class NcclComm final : public StepComm {
     return reinterpret_cast<float*>(reinterpret_cast<char*>(nccl_.region()) + at);
   }
 
-  kernels::MpiWorld& world_;
-  kernels::MpiGroup group_;
   kernels::NcclSteps nccl_;
   int gpus_ = 1, device_ = 0;
   std::mutex mirror_mutex_;

@@ -3,7 +3,7 @@
 // processes, with the lockstep harness's engine calls (reductions, barrier, abort) for the
 // sampling loop and the watchdog. The strategies run on this interface only, whatever the engine
 // (MPI: comm_mpi.cpp, over kernels/collectives_mpi.h; NCCL: comm_nccl.cpp, over
-// kernels/nccl_steps.h, one process per GPU).
+// kernels/nccl_steps.h, one process per GPU; what both share: group_comm.h).
 #pragma once
 
 #include <cstddef>
@@ -28,22 +28,18 @@ class StepComm : public lockstep::Engine {
   virtual void all_reduce_sum(float* data, std::size_t count) = 0;
   // Collective, non-blocking: starts the sum over every rank of `count` floats in place, which the
   // engine progresses while this rank computes (every rank starts the same ones in the same
-  // order); complete_all_reduces() returns once every started one has completed. The defaults
-  // throw std::runtime_error (an engine without a non-blocking all-reduce: --overlap).
-  virtual void start_all_reduce_sum(float* data, std::size_t count);
-  virtual void complete_all_reduces();
+  // order); complete_all_reduces() returns once every started one has completed (--overlap).
+  virtual void start_all_reduce_sum(float* data, std::size_t count) = 0;
+  virtual void complete_all_reduces() = 0;
   // Collective: counts[r] floats to and from rank r, packed in rank order.
   virtual void all_to_all(const float* send, const std::vector<int>& send_counts, float* recv,
                           const std::vector<int>& recv_counts) = 0;
   // Collective over every process of the run (not only this group): the first `ranks` of them as
   // an engine of their own, for the weak-scaling sweep; null on the others, which sit it out.
-  // The default throws std::runtime_error (an engine without sub-groups).
-  virtual std::unique_ptr<StepComm> first_ranks(int ranks);
+  virtual std::unique_ptr<StepComm> first_ranks(int ranks) = 0;
   // Collective over every process of the run: all meet, those with nothing to do waiting without
-  // holding a core. The default throws std::runtime_error.
-  virtual void meet_everyone();
-  // Not used by the strategies' own loop (each step is timed as a whole): one barrier each.
-  lockstep::LocalTimes time_here(int iterations) override;
+  // holding a core.
+  virtual void meet_everyone() = 0;
 };
 
 // Throws std::runtime_error naming what is missing (not built with MPI).

@@ -774,33 +774,3 @@ std::vector<CaseResult> run_expert_parallel(StepContext& c) {
 }
 
 }  // namespace bb::strategies
-
-namespace bb::strategies {
-
-void StepComm::start_all_reduce_sum(float*, std::size_t) {
-  throw std::runtime_error("this engine has no non-blocking all-reduce (--overlap)");
-}
-
-void StepComm::complete_all_reduces() {
-  throw std::runtime_error("this engine has no non-blocking all-reduce (--overlap)");
-}
-
-std::unique_ptr<StepComm> StepComm::first_ranks(int) {
-  throw std::runtime_error("this engine cannot form a group of the first ranks (weak scaling)");
-}
-
-void StepComm::meet_everyone() {
-  throw std::runtime_error("this engine cannot meet every process of the run (weak scaling)");
-}
-
-lockstep::LocalTimes StepComm::time_here(int iterations) {
-  // The lockstep harness's pilot sampling is not used (each step is timed whole); a barrier per
-  // iteration keeps the call meaningful.
-  const auto start = std::chrono::steady_clock::now();
-  for (int i = 0; i < iterations; ++i) barrier();
-  const double t = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() /
-                   std::max(1, iterations);
-  return {t, t};
-}
-
-}  // namespace bb::strategies

@@ -1,0 +1,52 @@
+// What the MPI and NCCL engines (comm_mpi.cpp, comm_nccl.cpp) share: the run's processes
+// (kernels/collectives_mpi.h) and the group of the first of them that the engine drives, which
+// carries the lockstep harness's reductions, barriers and abort, and the meeting of every process.
+#pragma once
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <string>
+
+#include "kernels/collectives_mpi.h"
+#include "suites/strategies/step_comm.h"
+
+namespace bb::strategies {
+
+class GroupComm : public StepComm {
+ public:
+  // Collective over the world: its first `ranks` processes (member() false on the others, which
+  // must not use it).
+  GroupComm(kernels::MpiWorld& world, int ranks) : world_(world), group_(world, ranks) {}
+  bool member() const { return group_.member(); }
+
+  int rank() const override { return group_.rank(); }
+  void meet_everyone() override { world_.meet(); }
+  int group_ranks() const override { return group_.size(); }
+  void barrier() override { group_.barrier(); }
+  double max_over_group(double v) override { return group_.max(v); }
+  double sum_over_group(double v) override { return group_.sum(v); }
+  // Over NCCL too, not ncclCommAbort: it may wait for the peers, which the launcher ends when this
+  // one exits.
+  [[noreturn]] void abort(const std::string& message, int exit_code) override {
+    std::fprintf(stderr, "%s\n", message.c_str());
+    std::fflush(nullptr);
+    world_.abort(exit_code);
+  }
+  // Not used by the strategies' own loop (each step is timed as a whole): the lockstep harness's
+  // pilot sampling is not used, and a barrier per iteration keeps the call meaningful.
+  lockstep::LocalTimes time_here(int iterations) override {
+    const auto start = std::chrono::steady_clock::now();
+    for (int i = 0; i < iterations; ++i) barrier();
+    const double t =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() /
+        std::max(1, iterations);
+    return {t, t};
+  }
+
+ protected:
+  kernels::MpiWorld& world_;
+  kernels::MpiGroup group_;
+};
+
+}  // namespace bb::strategies
