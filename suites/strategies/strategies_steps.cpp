@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <numeric>
 #include <optional>
 #include <stdexcept>
 
@@ -51,13 +52,6 @@ std::vector<StepSample> run_steps(StepComm& comm, int warmup, int samples,
   return out;
 }
 
-std::vector<double> column(const std::vector<StepSample>& samples, bool max, std::size_t i,
-                           double scale = 1) {
-  std::vector<double> v;
-  for (const StepSample& s : samples) v.push_back((max ? s.max : s.sum).at(i) * scale);
-  return v;
-}
-
 std::vector<double> step_times(const std::vector<StepSample>& samples) {
   std::vector<double> v;
   for (const StepSample& s : samples) v.push_back(s.step_s);
@@ -66,14 +60,33 @@ std::vector<double> step_times(const std::vector<StepSample>& samples) {
 
 double median(const std::vector<double>& v) { return summarize(v).median_s; }
 
+// The median over the samples of the `i`-th quantity's largest over the ranks, times `scale`.
+double median_max(const std::vector<StepSample>& samples, std::size_t i, double scale = 1) {
+  std::vector<double> v;
+  for (const StepSample& s : samples) v.push_back(s.max.at(i) * scale);
+  return median(v);
+}
+
+// One case's steps (run_steps's `step`, the options' warm-up and samples) on the context's ranks
+// under the watchdog; the slowest rank's step times go to `r`.
+std::vector<StepSample> run_case(StepContext& c, CaseResult& r,
+                                 const std::function<std::vector<double>()>& step) {
+  std::vector<StepSample> samples;
+  c.guarded(r.name + " on " + std::to_string(c.comm.group_ranks()) + " ranks", r.name,
+            [&] { samples = run_steps(c.comm, c.o.warmup, c.o.samples, step); });
+  r.step_s = step_times(samples);
+  return samples;
+}
+
 CheckHead head(const std::string& name, const std::string& law, const std::string& quantity) {
   return {"strategies", name, law, CheckKind::law, quantity};
 }
 
-// The step time against its prediction, within the context's band.
-Check step_check(const StepContext& c, const CaseResult& r, const std::string& law) {
-  return within(head(r.name + "/step_time", law, "step time (s)"), r.predicted_step_s,
-                Band::relative(r.predicted_step_s, c.tolerance),
+// The step time against its prediction, within the context's band; a law, or an expectation.
+Check step_check(const StepContext& c, const CaseResult& r, const std::string& law,
+                 CheckKind kind = CheckKind::law) {
+  return within({"strategies", r.name + "/step_time", law, kind, "step time (s)"},
+                r.predicted_step_s, Band::relative(r.predicted_step_s, c.tolerance),
                 summarize(r.step_s).median_interval());
 }
 
@@ -101,14 +114,17 @@ double link_time_s(const Link& link, Collective collective, int ranks, double by
                                    link.alpha_s, link.beta_s_per_byte);
 }
 
-std::string compute_suffix(const Options& o) { return "/" + o.compute; }
-
 int tensor_bytes(const Options& o) { return o.batch * o.sequence * o.hidden * 4; }
 
-// The busiest exchange of the skewed router: e × the most tokens one expert takes from a rank.
-double largest_all_to_all_bytes(const Options& o, int ranks) {
+// The tokens the busiest expert of the skewed router takes: e × the most it takes from a rank.
+int busiest_expert_tokens(const Options& o, int ranks) {
   const auto loads = router_loads(o.tokens, o.top_k, ranks, true);
-  return double(ranks) * *std::max_element(loads.begin(), loads.end()) * o.hidden * 4;
+  return ranks * *std::max_element(loads.begin(), loads.end());
+}
+
+// The busiest exchange of the skewed router: its busiest expert's tokens.
+double largest_all_to_all_bytes(const Options& o, int ranks) {
+  return double(busiest_expert_tokens(o, ranks)) * o.hidden * 4;
 }
 
 // The time one activation takes from a stage to the next: half the median round trip between
@@ -139,9 +155,7 @@ double measure_p2p_s(StepComm& comm, std::size_t count, int samples) {
 
 std::vector<GemmShape> largest_shapes(const Options& o, int ranks) {
   std::vector<GemmShape> all = transformer_layer(o.batch, o.sequence, o.hidden, 1).all();
-  const auto loads = router_loads(o.tokens, o.top_k, ranks, true);
-  const int most = ranks * *std::max_element(loads.begin(), loads.end());
-  for (const GemmShape& g : expert_mlp(most, o.hidden)) all.push_back(g);
+  for (const GemmShape& g : expert_mlp(busiest_expert_tokens(o, ranks), o.hidden)) all.push_back(g);
   return all;
 }
 
@@ -207,12 +221,13 @@ Link measure_link(StepComm& comm, const Options& o, Collective collective, bool 
     const Algorithm a = theory::bandwidth_optimal_algorithm(collective);
     const theory::AlphaBetaTerms terms = theory::alpha_beta_terms(collective, a, p);
     const RobustFit fit = theil_sen_fit(link.bytes, link.times_s);
-    link.alpha_s = terms.latency_terms > 0 ? std::max(0.0, fit.intercept) / terms.latency_terms : 0;
-    link.beta_s_per_byte = terms.byte_terms > 0 ? std::max(0.0, fit.slope) / terms.byte_terms : 0;
-    link.beta_low_s_per_byte =
-        terms.byte_terms > 0 ? std::max(0.0, fit.slope_low) / terms.byte_terms : 0;
-    link.beta_high_s_per_byte =
-        terms.byte_terms > 0 ? std::max(0.0, fit.slope_high) / terms.byte_terms : 0;
+    const auto per_term = [](double fitted, double count) {
+      return count > 0 ? std::max(0.0, fitted) / count : 0;
+    };
+    link.alpha_s = per_term(fit.intercept, terms.latency_terms);
+    link.beta_s_per_byte = per_term(fit.slope, terms.byte_terms);
+    link.beta_low_s_per_byte = per_term(fit.slope_low, terms.byte_terms);
+    link.beta_high_s_per_byte = per_term(fit.slope_high, terms.byte_terms);
   }
   return link;
 }
@@ -237,60 +252,55 @@ std::vector<CaseResult> run_pipeline(StepContext& c) {
     const int v = interleaved ? o.chunks : 1;
     const auto chunk_layer = interleaved ? with_rows(layer, rows / v) : layer;
     for (int m : o.micro_batches) {
-      CaseResult r;
-      r.strategy = "pipeline";
-      r.name = "pipeline/" + schedule_text + (interleaved ? "/v" + std::to_string(v) : "") + "/p" +
-               std::to_string(p) + "/m" + std::to_string(m) + compute_suffix(o);
+      CaseResult r{.name = "pipeline/" + schedule_text +
+                           (interleaved ? "/v" + std::to_string(v) : "") + "/p" +
+                           std::to_string(p) + "/m" + std::to_string(m) + "/" + o.compute,
+                   .strategy = "pipeline"};
       const auto ops = pipeline_ops(schedule, p, m, stage, v);
       // Per chunk and micro-batch: the activation that came in (and goes on), and its gradient.
       const auto slots = static_cast<std::size_t>(v) * static_cast<std::size_t>(m);
-      std::vector<std::vector<float>> activations(slots), gradients(slots);
-      for (auto& a : activations) a.assign(count, 1.0f);
-      for (auto& g : gradients) g.assign(count, 1.0f);
+      std::vector<std::vector<float>> activations(slots, std::vector<float>(count, 1.0f));
+      std::vector<std::vector<float>> gradients = activations;
       // Tags: forward into (chunk, micro-batch), then backward; with v = 1 the micro-batch, m + it.
       const auto tag = [&](bool forward, int chunk, int micro_batch) {
         return (forward ? 0 : v * m) + chunk * m + micro_batch;
       };
       const int previous = first + (stage + p - 1) % p, next = first + (stage + 1) % p;
-      std::vector<StepSample> samples;
-      c.guarded(r.name + " on " + std::to_string(ranks) + " ranks", r.name, [&] {
-        samples = run_steps(c.comm, o.warmup, o.samples, [&] {
-          double forward_s = 0, backward_s = 0;
-          int held = 0, peak = 0;
-          for (const PipelineOp& op : ops) {
-            const std::size_t slot = static_cast<std::size_t>(op.chunk) * m + op.micro_batch;
-            // The model's first stage is chunk 0 of stage 0, its last chunk v−1 of stage p−1;
-            // past stage p−1 the next chunk is on stage 0, before stage 0 the previous on p−1.
-            const bool model_first = op.chunk == 0 && stage == 0;
-            const bool model_last = op.chunk == v - 1 && stage == p - 1;
-            if (op.forward) {
-              float* a = activations[slot].data();
-              if (!model_first && p > 1)
-                c.comm.receive(a, count, previous, tag(true, op.chunk, op.micro_batch));
-              forward_s += c.compute.forward(chunk_layer);
-              if (!model_last && p > 1)
-                c.comm.send(a, count, next,
-                            tag(true, stage == p - 1 ? op.chunk + 1 : op.chunk, op.micro_batch));
-              peak = std::max(peak, ++held);
-            } else {
-              float* g = gradients[slot].data();
-              if (!model_last && p > 1)
-                c.comm.receive(g, count, next, tag(false, op.chunk, op.micro_batch));
-              backward_s += c.compute.backward(chunk_layer);
-              if (!model_first && p > 1)
-                c.comm.send(g, count, previous,
-                            tag(false, stage == 0 ? op.chunk - 1 : op.chunk, op.micro_batch));
-              --held;
-            }
+      const std::vector<StepSample> samples = run_case(c, r, [&] {
+        double forward_s = 0, backward_s = 0;
+        int held = 0, peak = 0;
+        for (const PipelineOp& op : ops) {
+          const std::size_t slot = static_cast<std::size_t>(op.chunk) * m + op.micro_batch;
+          // The model's first stage is chunk 0 of stage 0, its last chunk v−1 of stage p−1;
+          // past stage p−1 the next chunk is on stage 0, before stage 0 the previous on p−1.
+          const bool model_first = op.chunk == 0 && stage == 0;
+          const bool model_last = op.chunk == v - 1 && stage == p - 1;
+          if (op.forward) {
+            float* a = activations[slot].data();
+            if (!model_first && p > 1)
+              c.comm.receive(a, count, previous, tag(true, op.chunk, op.micro_batch));
+            forward_s += c.compute.forward(chunk_layer);
+            if (!model_last && p > 1)
+              c.comm.send(a, count, next,
+                          tag(true, stage == p - 1 ? op.chunk + 1 : op.chunk, op.micro_batch));
+            peak = std::max(peak, ++held);
+          } else {
+            float* g = gradients[slot].data();
+            if (!model_last && p > 1)
+              c.comm.receive(g, count, next, tag(false, op.chunk, op.micro_batch));
+            backward_s += c.compute.backward(chunk_layer);
+            if (!model_first && p > 1)
+              c.comm.send(g, count, previous,
+                          tag(false, stage == 0 ? op.chunk - 1 : op.chunk, op.micro_batch));
+            --held;
           }
-          c.comm.complete_sends();
-          return std::vector<double>{forward_s + backward_s, forward_s, backward_s, double(peak)};
-        });
+        }
+        c.comm.complete_sends();
+        return std::vector<double>{forward_s + backward_s, forward_s, backward_s, double(peak)};
       });
-      r.step_s = step_times(samples);
       // A stage's forward and backward of one micro-batch (all its chunks).
-      const double forward_s = median(column(samples, true, 1, 1.0 / m));
-      const double backward_s = median(column(samples, true, 2, 1.0 / m));
+      const double forward_s = median_max(samples, 1, 1.0 / m);
+      const double backward_s = median_max(samples, 2, 1.0 / m);
       r.predicted_step_s =
           interleaved ? theory::interleaved_pipeline_step_s(p, m, v, forward_s, backward_s, p2p_s)
                       : theory::pipeline_step_s(p, m, forward_s, backward_s, p2p_s);
@@ -424,46 +434,41 @@ CaseResult data_parallel_case(StepContext& c, int accumulation, const Link* over
   const auto parameters = static_cast<std::size_t>(o.parameters);
   const BackwardPieces pieces = backward_pieces(o, layer);
   std::vector<float> gradients(parameters, 1.0f);
-  CaseResult r;
-  r.observations = nlohmann::json::object();
-  r.strategy = "data";
-  r.name = "data/n" + std::to_string(ranks) + "/acc" + std::to_string(accumulation) +
-           (overlap ? "/overlap" : "") + compute_suffix(o);
-  std::vector<StepSample> samples;
-  c.guarded(r.name + " on " + std::to_string(ranks) + " ranks", r.name, [&] {
-    samples = run_steps(c.comm, o.warmup, o.samples, [&] {
-      double compute_s = 0, backward_s = 0;
-      for (int a = 0; a < accumulation; ++a) {
-        compute_s += c.compute.forward(layer);
-        if (!overlap || a + 1 < accumulation) {
-          compute_s += c.compute.backward(layer);
-          continue;
-        }
-        const double start = now_s();
-        float* first = gradients.data();
-        for (std::size_t i = 0; i < pieces.counts.size(); ++i) {
-          if (!pieces.gemms[i].empty()) c.compute.backward(pieces.gemms[i]);
-          c.comm.start_all_reduce_sum(first, pieces.counts[i]);
-          first += pieces.counts[i];
-        }
-        backward_s = now_s() - start;
-        compute_s += backward_s;
+  CaseResult r{.name = "data/n" + std::to_string(ranks) + "/acc" + std::to_string(accumulation) +
+                       (overlap ? "/overlap" : "") + "/" + o.compute,
+               .strategy = "data",
+               .observations = nlohmann::json::object()};
+  const std::vector<StepSample> samples = run_case(c, r, [&] {
+    double compute_s = 0, backward_s = 0;
+    for (int a = 0; a < accumulation; ++a) {
+      compute_s += c.compute.forward(layer);
+      if (!overlap || a + 1 < accumulation) {
+        compute_s += c.compute.backward(layer);
+        continue;
       }
       const double start = now_s();
-      if (overlap) {
-        c.comm.complete_all_reduces();
-      } else {
-        float* first = gradients.data();
-        for (std::size_t count : pieces.counts) {
-          c.comm.all_reduce_sum(first, count);
-          first += count;
-        }
+      float* first = gradients.data();
+      for (std::size_t i = 0; i < pieces.counts.size(); ++i) {
+        if (!pieces.gemms[i].empty()) c.compute.backward(pieces.gemms[i]);
+        c.comm.start_all_reduce_sum(first, pieces.counts[i]);
+        first += pieces.counts[i];
       }
-      return std::vector<double>{compute_s, now_s() - start, backward_s};
-    });
+      backward_s = now_s() - start;
+      compute_s += backward_s;
+    }
+    const double start = now_s();
+    if (overlap) {
+      c.comm.complete_all_reduces();
+    } else {
+      float* first = gradients.data();
+      for (std::size_t count : pieces.counts) {
+        c.comm.all_reduce_sum(first, count);
+        first += count;
+      }
+    }
+    return std::vector<double>{compute_s, now_s() - start, backward_s};
   });
-  r.step_s = step_times(samples);
-  const double micro_s = median(column(samples, true, 0, 1.0 / accumulation));
+  const double micro_s = median_max(samples, 0, 1.0 / accumulation);
   const double all_reduce_s = theory::bucketed_all_reduce_s(
       o.parameters, 4, o.bucket_bytes, ranks, c.all_reduce.alpha_s, c.all_reduce.beta_s_per_byte);
   r.predicted_step_s = theory::data_parallel_step_s(accumulation, micro_s, all_reduce_s);
@@ -474,7 +479,7 @@ CaseResult data_parallel_case(StepContext& c, int accumulation, const Link* over
     // here progresses them on a helper thread that wakes late: ~3 ms per step even at one rank,
     // and its non-blocking link fitted alone, kept below, has α of milliseconds), so the
     // overlapped step is an expectation.
-    const double backward_s = median(column(samples, true, 2));
+    const double backward_s = median_max(samples, 2);
     const int rows = o.batch * o.sequence;
     std::vector<double> ready_s, bucket_s;
     int done_rows = 0;
@@ -486,11 +491,10 @@ CaseResult data_parallel_case(StepContext& c, int accumulation, const Link* over
     }
     const double tail_s = theory::overlapped_all_reduce_tail_s(ready_s, bucket_s, backward_s);
     r.predicted_step_s = theory::data_parallel_step_s(accumulation, micro_s, tail_s);
-    double sum_s = 0;
-    for (double t : bucket_s) sum_s += t;
     r.observations = {{"last_backward_s", backward_s},
                       {"buckets", pieces.counts.size()},
-                      {"predicted_overlapped_all_reduces_s", sum_s},
+                      {"predicted_overlapped_all_reduces_s",
+                       std::accumulate(bucket_s.begin(), bucket_s.end(), 0.0)},
                       {"predicted_tail_s", tail_s},
                       {"nonblocking_link_alpha_s", overlap->alpha_s},
                       {"nonblocking_link_bytes_per_s",
@@ -509,7 +513,7 @@ CaseResult data_parallel_case(StepContext& c, int accumulation, const Link* over
               {"compute", o.compute}};
   r.observations.update(
       {{"micro_step_s", micro_s},
-       {"all_reduce_s", median(column(samples, true, 1))},
+       {"all_reduce_s", median_max(samples, 1)},
        {"predicted_all_reduce_s", all_reduce_s},
        {"link_alpha_s", c.all_reduce.alpha_s},
        {"link_bytes_per_s",
@@ -521,7 +525,8 @@ CaseResult data_parallel_case(StepContext& c, int accumulation, const Link* over
       overlap ? "t_step = N_acc*t_micro + max(0, sum_{i<B} t_ar,i - backward after bucket 1) + "
                 "t_ar,B (each bucket's all-reduce from its gradients' readiness, at the blocking "
                 "alpha, beta of this run: an expectation, the library's asynchronous progress)"
-              : "t_step = N_acc*t_micro + bucketed ring all-reduce(P) (alpha, beta this run)");
+              : "t_step = N_acc*t_micro + bucketed ring all-reduce(P) (alpha, beta this run)",
+      overlap ? CheckKind::expectation : CheckKind::law);
   if (!overlap && c.all_reduce.beta_high_s_per_byte > 0) {
     // The all-reduce's prediction carries the link fit's uncertainty: β from the ends of the
     // Theil–Sen interval (a 4-rank fit on 2 cores scatters), the band around that range.
@@ -538,12 +543,6 @@ CaseResult data_parallel_case(StepContext& c, int accumulation, const Link* over
     step = within(head(r.name + "/step_time",
                        step.law + "; the band spans the fitted beta's interval", "step time (s)"),
                   r.predicted_step_s, {low * (1 - c.tolerance), high * (1 + c.tolerance)},
-                  summarize(r.step_s).median_interval());
-  }
-  if (overlap) {
-    CheckHead expected = head(r.name + "/step_time", step.law, "step time (s)");
-    expected.kind = CheckKind::expectation;
-    step = within(expected, r.predicted_step_s, Band::relative(r.predicted_step_s, c.tolerance),
                   summarize(r.step_s).median_interval());
   }
   r.checks.push_back(step);
@@ -647,30 +646,26 @@ std::vector<CaseResult> run_tensor_parallel(StepContext& c) {
   const auto blocks = transformer_layer(o.batch, o.sequence, o.hidden, t);
   const auto count = static_cast<std::size_t>(o.batch) * o.sequence * o.hidden;
   std::vector<float> activation(count, 1.0f);
-  CaseResult r;
-  r.strategy = "tensor";
-  r.name = "tensor/t" + std::to_string(t) + "/l" + std::to_string(o.layers) + compute_suffix(o);
-  std::vector<StepSample> samples;
-  c.guarded(r.name + " on " + std::to_string(t) + " ranks", r.name, [&] {
-    samples = run_steps(c.comm, o.warmup, o.samples, [&] {
-      double compute_s = 0;
-      for (int l = 0; l < o.layers; ++l) {
-        compute_s += c.compute.forward(blocks.attention);
-        c.comm.all_reduce_sum(activation.data(), count);
-        compute_s += c.compute.forward(blocks.mlp);
-        c.comm.all_reduce_sum(activation.data(), count);
-      }
-      for (int l = 0; l < o.layers; ++l) {
-        compute_s += c.compute.backward(blocks.mlp);
-        c.comm.all_reduce_sum(activation.data(), count);
-        compute_s += c.compute.backward(blocks.attention);
-        c.comm.all_reduce_sum(activation.data(), count);
-      }
-      return std::vector<double>{compute_s};
-    });
+  CaseResult r{
+      .name = "tensor/t" + std::to_string(t) + "/l" + std::to_string(o.layers) + "/" + o.compute,
+      .strategy = "tensor"};
+  const std::vector<StepSample> samples = run_case(c, r, [&] {
+    double compute_s = 0;
+    for (int l = 0; l < o.layers; ++l) {
+      compute_s += c.compute.forward(blocks.attention);
+      c.comm.all_reduce_sum(activation.data(), count);
+      compute_s += c.compute.forward(blocks.mlp);
+      c.comm.all_reduce_sum(activation.data(), count);
+    }
+    for (int l = 0; l < o.layers; ++l) {
+      compute_s += c.compute.backward(blocks.mlp);
+      c.comm.all_reduce_sum(activation.data(), count);
+      compute_s += c.compute.backward(blocks.attention);
+      c.comm.all_reduce_sum(activation.data(), count);
+    }
+    return std::vector<double>{compute_s};
   });
-  r.step_s = step_times(samples);
-  const double compute_s = median(column(samples, true, 0));
+  const double compute_s = median_max(samples, 0);
   const auto comm = theory::tensor_parallel_comm(
       o.batch, o.sequence, o.hidden, 4, t, c.all_reduce.alpha_s, c.all_reduce.beta_s_per_byte);
   r.predicted_step_s = compute_s + o.layers * comm.time_per_layer_s;
@@ -706,32 +701,26 @@ std::vector<CaseResult> run_expert_parallel(StepContext& c) {
     const auto mlp = expert_mlp(mine, o.hidden);
     std::vector<float> tokens(static_cast<std::size_t>(o.tokens) * o.top_k * o.hidden, 1.0f);
     std::vector<float> received(static_cast<std::size_t>(mine) * o.hidden + 1, 0.0f);
-    CaseResult r;
-    r.strategy = "expert";
-    r.name = std::string("expert/e") + std::to_string(e) + (skewed ? "/skewed" : "/uniform") +
-             compute_suffix(o);
-    std::vector<StepSample> samples;
-    c.guarded(r.name + " on " + std::to_string(e) + " ranks", r.name, [&] {
-      samples = run_steps(c.comm, o.warmup, o.samples, [&] {
-        const double start = now_s();
-        c.comm.all_to_all(tokens.data(), send_counts, received.data(), recv_counts);
-        const double dispatched = now_s();
-        const double compute_s = mlp.empty() ? 0 : c.compute.forward(mlp);
-        const double combine_start = now_s();
-        c.comm.all_to_all(received.data(), recv_counts, tokens.data(), send_counts);
-        return std::vector<double>{compute_s, (dispatched - start) + (now_s() - combine_start)};
-      });
+    CaseResult r{.name = "expert/e" + std::to_string(e) + (skewed ? "/skewed" : "/uniform") + "/" +
+                         o.compute,
+                 .strategy = "expert"};
+    const std::vector<StepSample> samples = run_case(c, r, [&] {
+      const double start = now_s();
+      c.comm.all_to_all(tokens.data(), send_counts, received.data(), recv_counts);
+      const double dispatched = now_s();
+      const double compute_s = mlp.empty() ? 0 : c.compute.forward(mlp);
+      const double combine_start = now_s();
+      c.comm.all_to_all(received.data(), recv_counts, tokens.data(), send_counts);
+      return std::vector<double>{compute_s, (dispatched - start) + (now_s() - combine_start)};
     });
-    r.step_s = step_times(samples);
     std::vector<double> load_values(loads.begin(), loads.end());
     const double imbalance = theory::expert_load_imbalance(load_values.data(), e);
-    const int most = *std::max_element(loads.begin(), loads.end());
     // Uniform: each rank's send buffer, tokens·k·h·4; skewed: the busiest expert's exchange.
     const double exchange_bytes =
-        skewed ? double(e) * most * o.hidden * 4 : double(o.tokens) * o.top_k * o.hidden * 4;
+        skewed ? largest_all_to_all_bytes(o, e) : double(o.tokens) * o.top_k * o.hidden * 4;
     const double all_to_all_s =
         link_time_s(c.all_to_all, Collective::all_to_all, e, exchange_bytes);
-    const double compute_max_s = median(column(samples, true, 0));
+    const double compute_max_s = median_max(samples, 0);
     r.predicted_step_s = 2 * all_to_all_s + compute_max_s;
     // Bytes this rank sends to the others in one all-to-all, counted from its send counts.
     double sent_to_others = 0;
@@ -751,7 +740,7 @@ std::vector<CaseResult> run_expert_parallel(StepContext& c) {
     r.observations = {{"loads", loads},
                       {"load_imbalance", imbalance},
                       {"compute_imbalance", median(compute_ratio)},
-                      {"all_to_all_s", median(column(samples, true, 1)) / 2},
+                      {"all_to_all_s", median_max(samples, 1) / 2},
                       {"predicted_all_to_all_s", all_to_all_s},
                       {"bytes_sent_to_others_max", sent_max},
                       {"predicted_step_s", r.predicted_step_s}};
