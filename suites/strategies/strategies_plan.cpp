@@ -41,38 +41,25 @@ std::vector<GemmShape> expert_mlp(int tokens, int hidden) {
 
 std::vector<PipelineOp> pipeline_ops(PipelineSchedule schedule, int stages, int micro_batches,
                                      int stage, int chunks) {
+  const int v = schedule == PipelineSchedule::interleaved_1f1b ? chunks : 1;
+  const int group = stages * v, total = micro_batches * v;
+  // The k-th forward or backward (with v = 1: micro-batch k, chunk 0).
+  const auto op = [&](int k, bool forward) {
+    const int chunk = (k % group) / stages;
+    return PipelineOp{forward, (k / group) * stages + k % stages, forward ? chunk : v - 1 - chunk};
+  };
+  int warmup = total;  // GPipe: every forward first
+  if (schedule == PipelineSchedule::one_f_one_b)
+    warmup = std::min(stages - stage - 1, micro_batches);
+  if (schedule == PipelineSchedule::interleaved_1f1b && micro_batches != stages)
+    warmup = std::min(total, 2 * (stages - stage - 1) + (v - 1) * stages);
   std::vector<PipelineOp> ops;
-  if (schedule == PipelineSchedule::gpipe) {
-    for (int i = 0; i < micro_batches; ++i) ops.push_back({true, i});
-    for (int i = 0; i < micro_batches; ++i) ops.push_back({false, i});
-    return ops;
+  for (int k = 0; k < warmup; ++k) ops.push_back(op(k, true));
+  for (int k = 0; k + warmup < total; ++k) {
+    ops.push_back(op(k + warmup, true));
+    ops.push_back(op(k, false));
   }
-  if (schedule == PipelineSchedule::interleaved_1f1b) {
-    const int group = stages * chunks, total = micro_batches * chunks;
-    const auto op = [&](int k, bool forward) {
-      const int chunk = (k % group) / stages;
-      return PipelineOp{forward, (k / group) * stages + k % stages,
-                        forward ? chunk : chunks - 1 - chunk};
-    };
-    const int warmup = micro_batches == stages
-                           ? total
-                           : std::min(total, 2 * (stages - stage - 1) + (chunks - 1) * stages);
-    for (int k = 0; k < warmup; ++k) ops.push_back(op(k, true));
-    for (int k = 0; k + warmup < total; ++k) {
-      ops.push_back(op(k + warmup, true));
-      ops.push_back(op(k, false));
-    }
-    for (int k = std::max(0, total - warmup); k < total; ++k) ops.push_back(op(k, false));
-    return ops;
-  }
-  const int warmup = std::min(stages - stage - 1, micro_batches);
-  int next_forward = 0, next_backward = 0;
-  for (; next_forward < warmup; ++next_forward) ops.push_back({true, next_forward});
-  while (next_forward < micro_batches) {
-    ops.push_back({true, next_forward++});
-    ops.push_back({false, next_backward++});
-  }
-  while (next_backward < micro_batches) ops.push_back({false, next_backward++});
+  for (int k = std::max(0, total - warmup); k < total; ++k) ops.push_back(op(k, false));
   return ops;
 }
 
@@ -175,8 +162,7 @@ void check_options(const Options& o, int ranks) {
     if (m < 1) throw std::invalid_argument("--micro-batches must be >= 1");
   for (int a : o.accumulation)
     if (a < 1) throw std::invalid_argument("--accumulation must be >= 1");
-  const bool interleaved =
-      std::find(o.schedules.begin(), o.schedules.end(), "interleaved") != o.schedules.end();
+  const bool interleaved = std::ranges::find(o.schedules, "interleaved") != o.schedules.end();
   if (interleaved && o.chunks < 2)
     throw std::invalid_argument("--chunks must be >= 2 for the interleaved schedule");
   if (interleaved && (o.batch * o.sequence) % o.chunks != 0)
@@ -189,14 +175,12 @@ void check_options(const Options& o, int ranks) {
   if (ranks % stages != 0)
     throw std::invalid_argument("--stages " + std::to_string(o.stages) + " does not divide the " +
                                 std::to_string(ranks) + " ranks");
-  const auto wanted = [&](const char* s) {
-    const auto list = strategy_list(o);
-    return std::find(list.begin(), list.end(), s) != list.end();
-  };
-  if (wanted("pipeline")) {
-    for (const std::string& s : o.schedules) {
-      const PipelineSchedule schedule = schedule_from_name(s);
+  const std::vector<std::string> list = strategy_list(o);
+  const auto wanted = [&](const char* s) { return std::ranges::find(list, s) != list.end(); };
+  if (wanted("pipeline"))
+    for (const std::string& s : o.schedules)
       for (int m : o.micro_batches) {
+        const PipelineSchedule schedule = schedule_from_name(s);
         if (schedule == PipelineSchedule::one_f_one_b && m < stages)
           throw std::invalid_argument("1F1B needs at least as many micro-batches as stages: m = " +
                                       std::to_string(m) + " < p = " + std::to_string(stages));
@@ -206,8 +190,6 @@ void check_options(const Options& o, int ranks) {
               "m = " +
               std::to_string(m) + ", p = " + std::to_string(stages));
       }
-    }
-  }
   if (wanted("tensor")) (void)transformer_layer(o.batch, o.sequence, o.hidden, ranks);
 }
 
