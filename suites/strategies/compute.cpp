@@ -36,13 +36,6 @@ std::vector<GemmShape> with_backward(const std::vector<GemmShape>& gemms) {
   return all;
 }
 
-// Device compute, timed on the host clock around the call (which returns once the GPU is done).
-double timed_on_gpu(DeviceCompute& device, const std::vector<GemmShape>& gemms) {
-  const double start = now_s();
-  device.gemms(gemms);
-  return now_s() - start;
-}
-
 double thread_cpu_s() {
   timespec t{};
   clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
@@ -116,24 +109,22 @@ void Compute::gemm(int m, int n, int k) {
 }
 
 double Compute::forward(const std::vector<GemmShape>& gemms) {
-  if (synthetic_) return wait(forward_flop(gemms) / rate_);
-  if (device_) return timed_on_gpu(*device_, gemms);
-  const double start = now_s(), cpu_start = thread_cpu_s();
-  for (const GemmShape& g : gemms) gemm(g.m, g.n, g.k);
-  const double taken = now_s() - start;
-  cpu_s_ += thread_cpu_s() - cpu_start;
-  wall_s_ += taken;
-  return taken;
+  return synthetic_ ? wait(forward_flop(gemms) / rate_) : run(gemms);
 }
 
 double Compute::backward(const std::vector<GemmShape>& gemms) {
-  if (synthetic_) return wait(backward_flop(gemms) / rate_);
-  if (device_) return timed_on_gpu(*device_, backward_only(gemms));
-  const double start = now_s(), cpu_start = thread_cpu_s();
-  for (const GemmShape& g : gemms) {
-    gemm(g.m, g.k, g.n);
-    gemm(g.k, g.n, g.m);
+  return synthetic_ ? wait(backward_flop(gemms) / rate_) : run(backward_only(gemms));
+}
+
+double Compute::run(const std::vector<GemmShape>& gemms) {
+  if (device_) {
+    // Timed on the host clock around the call (which returns once the GPU is done).
+    const double start = now_s();
+    device_->gemms(gemms);
+    return now_s() - start;
   }
+  const double start = now_s(), cpu_start = thread_cpu_s();
+  for (const GemmShape& g : gemms) gemm(g.m, g.n, g.k);
   const double taken = now_s() - start;
   cpu_s_ += thread_cpu_s() - cpu_start;
   wall_s_ += taken;

@@ -30,13 +30,14 @@ class Compute {
   // GEMM: the share of a core this rank's compute had since the last call (its thread's CPU time
   // over the wall time; 1 when it ran alone on a core), and restarts the count. Synthetic, GPU: 1.
   double take_core_share();
-  // The synthetic waits so far: how many, and the largest and mean overshoot (s).
-  int waits() const { return waits_; }
+  // The synthetic waits so far: the largest and mean overshoot (s).
   double max_overshoot_s() const { return max_overshoot_s_; }
   double mean_overshoot_s() const { return waits_ ? overshoot_sum_s_ / waits_ : 0; }
 
  private:
   void gemm(int m, int n, int k);
+  // The GEMMs `gemms` (m×n from k each) on the GPU or the host; returns the seconds taken.
+  double run(const std::vector<GemmShape>& gemms);
   bool synthetic_;
   double rate_;
   std::vector<float> a_, b_, c_;

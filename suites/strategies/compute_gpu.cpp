@@ -27,7 +27,7 @@ class GpuCompute final : public DeviceCompute {
     allocate(a_, a_count_, 0.5f);
     allocate(b_, b_count_, 0.25f);
     allocate(c_, c_count_, std::nanf(""));  // poisoned: the GEMMs write every entry they use
-    gemms_now(gemms);
+    GpuCompute::gemms(gemms);
     wait(1e-6);
   }
   ~GpuCompute() override {
@@ -39,7 +39,17 @@ class GpuCompute final : public DeviceCompute {
   GpuCompute(const GpuCompute&) = delete;
   GpuCompute& operator=(const GpuCompute&) = delete;
 
-  void gemms(const std::vector<GemmShape>& shapes) override { gemms_now(shapes); }
+  void gemms(const std::vector<GemmShape>& shapes) override {
+    check_cuda(cudaSetDevice(device_), "cudaSetDevice");
+    for (const GemmShape& g : shapes) {
+      if (std::size_t(g.m) * std::size_t(g.k) > a_count_ ||
+          std::size_t(g.k) * std::size_t(g.n) > b_count_ ||
+          std::size_t(g.m) * std::size_t(g.n) > c_count_)
+        throw std::logic_error("strategies: a GEMM larger than the GPU buffers planned");
+      gemm_.run(kernels::GemmMode::fp32, g.m, g.n, g.k, a_, b_, c_, stream_);
+    }
+    check_cuda(cudaStreamSynchronize(stream_), "cudaStreamSynchronize (GEMMs)");
+  }
 
   void wait(double seconds) override {
     check_cuda(cudaSetDevice(device_), "cudaSetDevice");
@@ -53,17 +63,6 @@ class GpuCompute final : public DeviceCompute {
     const std::vector<float> host(count, value);
     check_cuda(cudaMemcpy(p, host.data(), count * sizeof(float), cudaMemcpyHostToDevice),
                "cudaMemcpy");
-  }
-  void gemms_now(const std::vector<GemmShape>& shapes) {
-    check_cuda(cudaSetDevice(device_), "cudaSetDevice");
-    for (const GemmShape& g : shapes) {
-      if (std::size_t(g.m) * std::size_t(g.k) > a_count_ ||
-          std::size_t(g.k) * std::size_t(g.n) > b_count_ ||
-          std::size_t(g.m) * std::size_t(g.n) > c_count_)
-        throw std::logic_error("strategies: a GEMM larger than the GPU buffers planned");
-      gemm_.run(kernels::GemmMode::fp32, g.m, g.n, g.k, a_, b_, c_, stream_);
-    }
-    check_cuda(cudaStreamSynchronize(stream_), "cudaStreamSynchronize (GEMMs)");
   }
 
   int device_ = 0;
