@@ -73,14 +73,7 @@ int measure(Options& o, lockstep::Processes& procs, const std::string& engine) {
   lockstep.measure("the all-to-all link", "link/all_to_all",
                    [&] { all_to_all = measure_link(*comm, o, theory::Collective::all_to_all); });
   if (report) report->add_links(all_reduce, all_to_all);
-  StepContext c{o,
-                *comm,
-                compute,
-                all_reduce,
-                all_to_all,
-                setup.tolerance,
-                [&](const std::string& what, const std::string& name,
-                    const std::function<void()>& body) { lockstep.measure(what, name, body); }};
+  StepContext c{o, *comm, compute, all_reduce, all_to_all, setup.tolerance, lockstep};
   for (const std::string& s : strategy_list(o)) {
     std::vector<CaseResult> cases;
     if (s == "pipeline") {

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <functional>
 #include <numeric>
 #include <optional>
 #include <stdexcept>
@@ -72,8 +73,8 @@ double median_max(const std::vector<StepSample>& samples, std::size_t i, double 
 std::vector<StepSample> run_case(StepContext& c, CaseResult& r,
                                  const std::function<std::vector<double>()>& step) {
   std::vector<StepSample> samples;
-  c.guarded(r.name + " on " + std::to_string(c.comm.group_ranks()) + " ranks", r.name,
-            [&] { samples = run_steps(c.comm, c.o.warmup, c.o.samples, step); });
+  c.lockstep.measure(r.name + " on " + std::to_string(c.comm.group_ranks()) + " ranks", r.name,
+                     [&] { samples = run_steps(c.comm, c.o.warmup, c.o.samples, step); });
   r.step_s = step_times(samples);
   return samples;
 }
@@ -241,8 +242,8 @@ std::vector<CaseResult> run_pipeline(StepContext& c) {
   const auto layer = transformer_layer(o.batch, o.sequence, o.hidden, 1).all();
   const auto count = static_cast<std::size_t>(o.batch) * o.sequence * o.hidden;
   double p2p_s = 0;
-  c.guarded("the stages' send (ranks 0 and 1)", "link/send_recv",
-            [&] { p2p_s = measure_p2p_s(c.comm, count, o.quick ? 7 : 15); });
+  c.lockstep.measure("the stages' send (ranks 0 and 1)", "link/send_recv",
+                     [&] { p2p_s = measure_p2p_s(c.comm, count, o.quick ? 7 : 15); });
   std::vector<CaseResult> out;
   for (const std::string& schedule_text : o.schedules) {
     const theory::PipelineSchedule schedule = schedule_from_name(schedule_text);
@@ -613,15 +614,16 @@ std::vector<CaseResult> run_data_parallel(StepContext& c) {
       // The link on these ranks, measured just before their cases (the run's first fit, on the
       // world, may be minutes old by now).
       Link all_reduce;
-      c.guarded("the all-reduce link on " + std::to_string(ranks) + " ranks",
-                "link/all_reduce/n" + std::to_string(ranks),
-                [&] { all_reduce = measure_link(*comm, c.o, Collective::all_reduce); });
+      c.lockstep.measure("the all-reduce link on " + std::to_string(ranks) + " ranks",
+                         "link/all_reduce/n" + std::to_string(ranks),
+                         [&] { all_reduce = measure_link(*comm, c.o, Collective::all_reduce); });
       Link non_blocking;
       if (c.o.overlap)
-        c.guarded("the non-blocking all-reduce link on " + std::to_string(ranks) + " ranks",
-                  "link/all_reduce_nonblocking/n" + std::to_string(ranks),
-                  [&] { non_blocking = measure_link(*comm, c.o, Collective::all_reduce, true); });
-      StepContext here{c.o, *comm, c.compute, all_reduce, c.all_to_all, c.tolerance, c.guarded};
+        c.lockstep.measure(
+            "the non-blocking all-reduce link on " + std::to_string(ranks) + " ranks",
+            "link/all_reduce_nonblocking/n" + std::to_string(ranks),
+            [&] { non_blocking = measure_link(*comm, c.o, Collective::all_reduce, true); });
+      StepContext here{c.o, *comm, c.compute, all_reduce, c.all_to_all, c.tolerance, c.lockstep};
       for (std::size_t a = 0; a < c.o.accumulation.size(); ++a) {
         CaseResult r = data_parallel_case(here, c.o.accumulation[a], nullptr);
         if (ranks == 1) one_rank.push_back(r);

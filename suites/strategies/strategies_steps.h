@@ -5,12 +5,12 @@
 // use.
 #pragma once
 
-#include <functional>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
 #include "harness/case.h"
+#include "harness/lockstep.h"
 #include "suites/strategies/compute.h"
 #include "suites/strategies/step_comm.h"
 #include "suites/strategies/strategies.h"
@@ -47,11 +47,8 @@ struct StepContext {
   Compute& compute;
   const Link& all_reduce;
   const Link& all_to_all;
-  double tolerance = 0.05;  // the laws' relative band: 5% synthetic, 10% gemm
-  // Runs one case's steps (`body`) under the watchdog; `what` names it in the timeout's message.
-  std::function<void(const std::string& what, const std::string& name,
-                     const std::function<void()>& body)>
-      guarded;
+  double tolerance = 0.05;       // the laws' relative band: 5% synthetic, 10% gemm
+  lockstep::Lockstep& lockstep;  // runs each case's steps under the watchdog
 };
 
 // α and β of the all-reduce (sizes up to the larger of the bucket and the tensor-parallel
