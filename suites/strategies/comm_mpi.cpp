@@ -83,8 +83,7 @@ class MpiComm final : public GroupComm {
 
   std::unique_ptr<StepComm> first_ranks(int ranks) override {
     auto group = std::make_unique<MpiComm>(world_, ranks);
-    if (!group->member()) return nullptr;
-    return group;
+    return group->member() ? std::move(group) : nullptr;
   }
 
  private:

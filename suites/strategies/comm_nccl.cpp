@@ -65,8 +65,7 @@ class NcclComm final : public GroupComm {
   void complete_all_reduces() override { nccl_.complete_all_reduces(); }
   std::unique_ptr<StepComm> first_ranks(int ranks) override {
     auto group = std::make_unique<NcclComm>(world_, ranks, gpus_);
-    if (!group->member()) return nullptr;
-    return group;
+    return group->member() ? std::move(group) : nullptr;
   }
 
   void all_to_all(const float* send, const std::vector<int>& send_counts, float* recv,

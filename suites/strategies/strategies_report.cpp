@@ -65,6 +65,7 @@ json entry(const CaseResult& r, const Setup& setup) {
             {"bytes_per_s", r.bytes / s.median_s},
             {"flop_per_s", r.flop / s.median_s},
             {"predicted_s", r.predicted_step_s}};
+  e["observations"]["predicted_step_s"] = r.predicted_step_s;
   add_summary(e, s, r.step_s);
   return e;
 }
@@ -74,7 +75,7 @@ json link_json(const Link& l) {
           {"bytes", l.bytes},
           {"times_s", l.times_s},
           {"alpha_s", l.alpha_s},
-          {"link_bytes_per_s", l.beta_s_per_byte > 0 ? 1 / l.beta_s_per_byte : 0.0}};
+          {"link_bytes_per_s", l.bytes_per_s()}};
 }
 
 }  // namespace
@@ -138,14 +139,13 @@ int Report::finish(const Compute& compute, double max_overshoot_s, double mean_o
 }
 
 MeasuredLink measured_link(const nlohmann::json& results, const std::string& path) {
-  const json* link = nullptr;
-  if (results.contains("figures") && results["figures"].contains("strategies") &&
-      results["figures"]["strategies"].contains("links"))
-    link = &results["figures"]["strategies"]["links"]["all_reduce"];
-  if (!link || !link->contains("alpha_s") || (*link)["link_bytes_per_s"].get<double>() <= 0)
+  const json::json_pointer at("/figures/strategies/links/all_reduce");
+  if (!results.contains(at) || !results[at].contains("alpha_s") ||
+      results[at].value("link_bytes_per_s", 0.0) <= 0)
     throw std::invalid_argument(path + ": no strategies all-reduce link measured in it");
+  const json& link = results[at];
   const auto& ctx = results["context"]["boundbench"]["strategies"];
-  return {(*link)["alpha_s"].get<double>(), (*link)["link_bytes_per_s"].get<double>(),
+  return {link["alpha_s"].get<double>(), link["link_bytes_per_s"].get<double>(),
           ctx.value("engine", std::string("?")) + ", " + std::to_string(ctx.value("ranks", 0)) +
               " ranks, strategies all_reduce link"};
 }

@@ -92,8 +92,7 @@ int measure(Options& o, lockstep::Processes& procs, const std::string& engine) {
   const double max_overshoot = comm->max_over_group(compute.max_overshoot_s());
   const double mean_overshoot = comm->sum_over_group(compute.mean_overshoot_s()) / setup.ranks;
   comm->barrier();
-  if (!report) return 0;
-  return report->finish(compute, max_overshoot, mean_overshoot);
+  return report ? report->finish(compute, max_overshoot, mean_overshoot) : 0;
 }
 
 }  // namespace

@@ -26,6 +26,7 @@ struct Link {
   // β from the ends of the Theil–Sen slope's interval (at most `beta_s_per_byte` apart when the
   // fit has too few points for one).
   double beta_low_s_per_byte = 0, beta_high_s_per_byte = 0;
+  double bytes_per_s() const { return beta_s_per_byte > 0 ? 1 / beta_s_per_byte : 0; }  // 1/β
 };
 
 // One measured case as rank 0 reports it: the results entry's figures and its checks.
