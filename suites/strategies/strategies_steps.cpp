@@ -115,8 +115,6 @@ double link_time_s(const Link& link, Collective collective, int ranks, double by
                                    link.alpha_s, link.beta_s_per_byte);
 }
 
-int tensor_bytes(const Options& o) { return o.batch * o.sequence * o.hidden * 4; }
-
 // The tokens the busiest expert of the skewed router takes: e × the most it takes from a rank.
 int busiest_expert_tokens(const Options& o, int ranks) {
   const auto loads = router_loads(o.tokens, o.top_k, ranks, true);
@@ -153,11 +151,11 @@ double measure_p2p_s(StepComm& comm, std::size_t count, int samples) {
 }
 
 // The last backward split per gradient bucket (its rows in proportion to the buckets' bytes), and
-// the buckets' floats, in the order their gradients are ready.
+// the buckets' floats (from offsets[i] in the gradients), in the order their gradients are ready.
 struct BackwardPieces {
   std::vector<std::vector<GemmShape>> gemms;  // empty for a piece of no rows
   std::vector<int> rows;
-  std::vector<std::size_t> counts;
+  std::vector<std::size_t> counts, offsets;
 };
 BackwardPieces backward_pieces(const Options& o, const std::vector<GemmShape>& layer) {
   BackwardPieces p;
@@ -167,8 +165,10 @@ BackwardPieces backward_pieces(const Options& o, const std::vector<GemmShape>& l
   for (int r : p.rows) p.gemms.push_back(r > 0 ? with_rows(layer, r) : std::vector<GemmShape>{});
   const auto parameters = static_cast<std::size_t>(o.parameters);
   const auto bucket = std::max<std::size_t>(1, static_cast<std::size_t>(o.bucket_bytes / 4));
-  for (std::size_t first = 0; first < parameters; first += bucket)
+  for (std::size_t first = 0; first < parameters; first += bucket) {
     p.counts.push_back(std::min(bucket, parameters - first));
+    p.offsets.push_back(first);
+  }
   if (p.counts.size() != p.rows.size())
     throw std::logic_error("strategies: the buckets counted twice differ");
   return p;
@@ -200,11 +200,9 @@ CaseResult data_parallel_case(StepContext& c, int accumulation, const Link* over
         continue;
       }
       const double start = now_s();
-      float* first = gradients.data();
       for (std::size_t i = 0; i < pieces.counts.size(); ++i) {
         if (!pieces.gemms[i].empty()) c.compute.backward(pieces.gemms[i]);
-        c.comm.start_all_reduce_sum(first, pieces.counts[i]);
-        first += pieces.counts[i];
+        c.comm.start_all_reduce_sum(gradients.data() + pieces.offsets[i], pieces.counts[i]);
       }
       backward_s = now_s() - start;
       compute_s += backward_s;
@@ -213,11 +211,8 @@ CaseResult data_parallel_case(StepContext& c, int accumulation, const Link* over
     if (overlap) {
       c.comm.complete_all_reduces();
     } else {
-      float* first = gradients.data();
-      for (std::size_t count : pieces.counts) {
-        c.comm.all_reduce_sum(first, count);
-        first += count;
-      }
+      for (std::size_t i = 0; i < pieces.counts.size(); ++i)
+        c.comm.all_reduce_sum(gradients.data() + pieces.offsets[i], pieces.counts[i]);
     }
     return std::vector<double>{compute_s, now_s() - start, backward_s};
   });
@@ -363,7 +358,7 @@ Link measure_link(StepComm& comm, const Options& o, Collective collective, bool 
       std::string(theory::collective_name(collective)) + (non_blocking ? "_nonblocking" : "");
   const int p = comm.group_ranks();
   const double largest = collective == Collective::all_reduce
-                             ? std::max(o.bucket_bytes, double(tensor_bytes(o)))
+                             ? std::max(o.bucket_bytes, double(o.batch * o.sequence * o.hidden * 4))
                              : largest_all_to_all_bytes(o, p);
   const double unit = collective == Collective::all_reduce ? 4.0 : 4.0 * p;  // whole elements
   std::vector<double> sizes;
