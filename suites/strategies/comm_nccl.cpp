@@ -78,11 +78,9 @@ class NcclComm final : public GroupComm {
 
  private:
   float* on_device(const float* host, std::size_t count) {
-    std::size_t at = 0;
-    {
-      const std::lock_guard<std::mutex> lock(mirror_mutex_);
-      at = mirror_.offset(reinterpret_cast<std::uintptr_t>(host), count * sizeof(float));
-    }
+    const std::lock_guard<std::mutex> lock(mirror_mutex_);
+    const std::size_t at =
+        mirror_.offset(reinterpret_cast<std::uintptr_t>(host), count * sizeof(float));
     return reinterpret_cast<float*>(reinterpret_cast<char*>(nccl_.region()) + at);
   }
 
