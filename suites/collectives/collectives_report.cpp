@@ -139,7 +139,6 @@ void Report::add(const Measured& m) {
            m.ranks,
            static_cast<double>(m.shape.bytes),
            e["median_s"].get<double>(),
-           m.wrong,
            m.planned.sweep,
            m.ranks_on_node,
            nccl ? 0 : host_.logical_cpus};
