@@ -77,15 +77,12 @@ std::uint64_t NcclCollectives::prepare_and_verify(const CollectiveSpec& s,
   const std::size_t esize = reference::dtype_bytes(s.dtype);
   in_bytes_ = shape.in_count * esize;
   out_bytes_ = std::max(shape.in_count, shape.out_count) * esize;
+  std::vector<char> input(in_bytes_), output(out_bytes_);
   for (auto& r : ranks_) {
     check_cuda(cudaSetDevice(r.device), "cudaSetDevice");
     check_cuda(cudaMalloc(&r.send, std::max<std::size_t>(in_bytes_, 1)), "cudaMalloc");
     check_cuda(cudaMalloc(&r.recv, std::max<std::size_t>(out_bytes_, 1)), "cudaMalloc");
-  }
-  std::vector<char> input(in_bytes_), output(out_bytes_);
-  for (const auto& r : ranks_) {
     fill(r.rank, input.data(), output.data());
-    check_cuda(cudaSetDevice(r.device), "cudaSetDevice");
     // On the rank's own stream, then waited for: the collectives run on that non-blocking stream,
     // which a cudaMemcpy on the legacy stream does not order against.
     check_cuda(cudaMemcpyAsync(r.send, input.data(), in_bytes_, cudaMemcpyHostToDevice, r.stream),

@@ -6,7 +6,6 @@
 #include <limits>
 #include <map>
 #include <optional>
-#include <tuple>
 
 #include <fmt/format.h>
 
@@ -18,7 +17,6 @@ namespace {
 
 using json = nlohmann::json;
 using theory::Collective;
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
 // A series: one collective, data type, operator and placement at one rank count.
@@ -79,12 +77,13 @@ Interval spread(const std::vector<Interval>& xs) {
           std::max(value, hi_den > 0 ? hi_num / hi_den - 1 : kInf), coverage};
 }
 
-// "12.3 GB/s [11.9, 12.8]" for a link.
-std::string gbps(const Interval& link) {
-  Interval g = link;
-  g.value /= 1e9, g.low /= 1e9, g.high /= 1e9;
-  return interval_text(g) + " GB/s";
+// The value and both ends divided by `d`.
+Interval divided(const Interval& i, double d) {
+  return {i.value / d, i.low / d, i.high / d, i.coverage};
 }
+
+// "12.3 GB/s [11.9, 12.8]" for a link.
+std::string gbps(const Interval& link) { return interval_text(divided(link, 1e9)) + " GB/s"; }
 
 // Sweep points by group then series, in a stable order.
 using Groups = std::map<std::string, std::map<std::string, Series>>;
@@ -263,9 +262,8 @@ std::vector<Check> collectives_checks(const std::vector<Point>& points, const Ch
     for (const auto& [name, s] : series)
       if (s.fit && s.fit->beta_s_per_byte > 0) {
         const double o = oversubscription(*s.first);
-        links_at[s.first->transport + "/" + name].emplace_back(
-            s.first->ranks,
-            link_of({s.beta.value / o, s.beta.low / o, s.beta.high / o, s.beta.coverage}));
+        links_at[s.first->transport + "/" + name].emplace_back(s.first->ranks,
+                                                               link_of(divided(s.beta, o)));
       }
   for (const auto& [name, list] : links_at) {
     const CheckHead h =
@@ -344,16 +342,15 @@ MeasuredLink measured_link(const json& results, const std::string& path) {
     std::string best_series;
     for (const auto& [group, g] : figures[transport].items()) {
       if (!g.is_object() || !g.contains("series") || g.value("ranks", 0) <= best_ranks) continue;
-      // The default sweep's series first (fp32 sum out of place), else any fitted all_reduce.
-      const json* pick = nullptr;
-      std::string pick_name;
       for (const auto& [name, s] : g["series"].items()) {
         if (name.rfind("all_reduce/", 0) != 0 || !s.contains("alpha_s") ||
             !(s.value("link_bytes_per_s", 0.0) > 0))
           continue;
-        if (!pick || name == "all_reduce/fp32/sum/out-of-place") pick = &s, pick_name = name;
+        // The group's first fitted all_reduce (the first replacing a smaller group's), but the
+        // default sweep's series (fp32 sum out of place) where there is one.
+        if (g.value("ranks", 0) > best_ranks || name == "all_reduce/fp32/sum/out-of-place")
+          best = &s, best_ranks = g.value("ranks", 0), best_series = name;
       }
-      if (pick) best = pick, best_ranks = g.value("ranks", 0), best_series = pick_name;
     }
     if (best)
       return {
