@@ -22,10 +22,8 @@ namespace bb::kernels {
 
 class NcclCollectives {
  public:
-  NcclCollectives() = default;  // loads libnccl.so.2; throws std::runtime_error without it
-  ~NcclCollectives() { destroy(); }
-  NcclCollectives(const NcclCollectives&) = delete;
-  NcclCollectives& operator=(const NcclCollectives&) = delete;
+  NcclCollectives() = default;       // loads libnccl.so.2; throws std::runtime_error without it
+  ~NcclCollectives() { destroy(); }  // not copyable, as NcclApi is not
 
   std::string library_version() const { return api_.version_text(); }  // "NCCL 2.21.5"
 

@@ -20,10 +20,8 @@ namespace bb::kernels {
 
 class NcclSteps {
  public:
-  NcclSteps() = default;  // loads libnccl.so.2; throws std::runtime_error without it
-  ~NcclSteps() { destroy(); }
-  NcclSteps(const NcclSteps&) = delete;
-  NcclSteps& operator=(const NcclSteps&) = delete;
+  NcclSteps() = default;       // loads libnccl.so.2; throws std::runtime_error without it
+  ~NcclSteps() { destroy(); }  // not copyable, as NcclApi is not
 
   std::string library_version() const { return api_.version_text(); }  // "NCCL 2.27.3"
   // A new communicator's id, made by its rank 0 and shared with the other processes.
