@@ -103,13 +103,11 @@ bool MpiWorld::same_everywhere(const std::string& text, int& differing_rank) {
   if (rank_ == 0) first = text;
   mpi_check(MPI_Bcast(first.data(), static_cast<int>(length), MPI_CHAR, 0, MPI_COMM_WORLD),
             "MPI_Bcast");
-  const int differs = first != text;
-  std::vector<int> all(static_cast<std::size_t>(size_));
-  mpi_check(MPI_Allgather(&differs, 1, MPI_INT, all.data(), 1, MPI_INT, MPI_COMM_WORLD),
-            "MPI_Allgather");
-  const auto first_differing = std::find(all.begin(), all.end(), 1);
-  if (first_differing == all.end()) return true;
-  differing_rank = static_cast<int>(first_differing - all.begin());
+  // The smallest rank that did not pass rank 0's text (the world's size when every one did; a
+  // double holds these ranks exactly).
+  const double first_differing = allreduce(first != text ? rank_ : size_, MPI_MIN, MPI_COMM_WORLD);
+  if (first_differing == size_) return true;
+  differing_rank = static_cast<int>(first_differing);
   return false;
 }
 
