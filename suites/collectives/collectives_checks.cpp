@@ -153,11 +153,9 @@ std::vector<Check> collectives_checks(const std::vector<Point>& points, const Ch
   const Groups groups = fitted_series(points);
 
   // Rank counts with nothing to model (one rank: no communication).
-  std::map<std::string, bool> single_only;
-  for (const auto& p : points) {
-    auto [it, fresh] = single_only.try_emplace(p.transport, true);
-    it->second = it->second && p.ranks < 2;
-  }
+  std::map<std::string, bool> single_only;  // transport → every point at p = 1
+  for (const auto& p : points)
+    single_only.try_emplace(p.transport, true).first->second &= p.ranks < 2;
   for (const auto& [transport, only] : single_only)
     if (only)
       checks.push_back(skipped(
@@ -188,8 +186,7 @@ std::vector<Check> collectives_checks(const std::vector<Point>& points, const Ch
                     gbps(link_of(s.beta)) + " over " +
                     std::to_string(s.fit->bandwidth_bound_points) + " bandwidth-bound sizes";
       }
-      k.predicted = limits.min_r2;
-      k.tolerance = 0;
+      k.predicted = limits.min_r2, k.tolerance = 0;
       checks.push_back(k);
     }
 
