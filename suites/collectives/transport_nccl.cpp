@@ -3,6 +3,7 @@
 // times on every rank's stream (kernels/collectives_nccl.h), reduced over the ranks; outputs are
 // filled here (fill_buffers) and verified against the reference there.
 #include <algorithm>
+#include <cstdlib>
 #include <optional>
 #include <stdexcept>
 #include <vector>
@@ -85,6 +86,7 @@ class NcclTransport final : public Transport {
     // launcher ends anyway when this one exits).
     if (!multi_process()) nccl_.abort_all();
     procs_.abort(message, exit_code);
+    std::_Exit(exit_code);  // not reached: Processes::abort does not return
   }
 
  private:
