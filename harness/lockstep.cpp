@@ -51,15 +51,13 @@ bool launched_by_mpi() {
 
 SlurmTask slurm_task() {
   SlurmTask t;
-  const char* ntasks = std::getenv("SLURM_NTASKS");
-  const char* procid = std::getenv("SLURM_PROCID");
-  if (!ntasks || !procid) return t;
+  if (!std::getenv("SLURM_NTASKS") || !std::getenv("SLURM_PROCID")) return t;
   const auto number = [](const char* name) {
     const char* v = std::getenv(name);
     return v ? std::atoi(v) : -1;
   };
-  t.ntasks = std::atoi(ntasks);
-  t.procid = std::atoi(procid);
+  t.ntasks = number("SLURM_NTASKS");
+  t.procid = number("SLURM_PROCID");
   t.localid = number("SLURM_LOCALID");
   t.nodeid = number("SLURM_NODEID");
   if (const char* v = std::getenv("SLURM_JOB_ID")) t.job_id = v;
@@ -71,11 +69,10 @@ void check_slurm_world(const Processes& processes) {
   const SlurmTask t = slurm_task();
   if (t.ntasks <= 1) return;
   if (processes.size() != t.ntasks || processes.rank() != t.procid)
-    throw std::invalid_argument("srun started " + std::to_string(t.ntasks) +
-                                " tasks but this one is rank " + std::to_string(processes.rank()) +
-                                " of " + std::to_string(processes.size()) + " (SLURM_PROCID " +
-                                std::to_string(t.procid) +
-                                "): launch with an MPI plugin, srun --mpi=pmix");
+    throw std::invalid_argument(fmt::format(
+        "srun started {} tasks but this one is rank {} of {} (SLURM_PROCID {}): launch with an MPI "
+        "plugin, srun --mpi=pmix",
+        t.ntasks, processes.rank(), processes.size(), t.procid));
 }
 
 std::unique_ptr<Processes> make_processes(bool want_mpi, OpenMpiWorld open_mpi, int& argc,

@@ -48,9 +48,7 @@ class Lockstep {
     int simulate_hang = -1;  // testing the watchdog: this rank stops at the second size it runs
   };
   Lockstep(Engine& engine, Settings settings);
-  ~Lockstep();
-  Lockstep(const Lockstep&) = delete;
-  Lockstep& operator=(const Lockstep&) = delete;
+  ~Lockstep();  // not copyable, as its mutex and thread are not
 
   // Runs `body` (one size: preparing, verifying and sampling it) under the watchdog. Past the
   // timeout, the engine aborts with "<who>: error: <what> did not complete within <t> s

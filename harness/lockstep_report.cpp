@@ -34,16 +34,11 @@ std::string verdict_counts_text(const VerdictCounts& n) {
          " below expectation, " + std::to_string(n.skip) + " skipped";
 }
 
-std::string summary_path(const std::string& out, const std::string& summary) {
-  if (!summary.empty()) return summary;
-  const auto dot = out.rfind('.');
-  return (dot == std::string::npos ? out : out.substr(0, dot)) + ".md";
-}
-
 void write_summary(const std::string& out, const std::string& summary,
                    const std::vector<SummaryRow>& rows, const std::vector<Check>& checks,
                    const nlohmann::json& results) {
-  const std::string path = summary_path(out, summary);
+  // Without a dot, rfind's npos keeps the whole path.
+  const std::string path = summary.empty() ? out.substr(0, out.rfind('.')) + ".md" : summary;
   write_file_atomically(path, markdown_summary(rows, checks, results));
   std::printf("results: %s\nsummary: %s\n", out.c_str(), path.c_str());
 }

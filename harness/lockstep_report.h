@@ -29,9 +29,8 @@ nlohmann::json run_context(const RunContext& run, const HostInfo& host);
 // "checks: 3 passed, 0 failed, 1 inconclusive, 0 below expectation, 0 skipped"
 std::string verdict_counts_text(const VerdictCounts& n);
 
-// --summary when given, else the results path with its extension replaced by .md.
-std::string summary_path(const std::string& out, const std::string& summary);
-// Writes the markdown summary atomically, then prints "results: OUT" and "summary: PATH".
+// Writes the markdown summary atomically to `summary` (--summary) when given, else to the results
+// path `out` with its extension replaced by .md; then prints "results: OUT" and "summary: PATH".
 void write_summary(const std::string& out, const std::string& summary,
                    const std::vector<SummaryRow>& rows, const std::vector<Check>& checks,
                    const nlohmann::json& results);

@@ -10,7 +10,13 @@
 #include <thread>
 
 namespace bb::kernels {
+namespace {
 
+using reference::DType;
+using reference::RedOp;
+using theory::Collective;
+
+// Throws std::runtime_error naming the MPI call and its error string.
 void mpi_check(int rc, const char* what) {
   if (rc == MPI_SUCCESS) return;
   char text[MPI_MAX_ERROR_STRING];
@@ -19,12 +25,6 @@ void mpi_check(int rc, const char* what) {
   throw std::runtime_error(std::string(what) +
                            " failed: " + std::string(text, static_cast<std::size_t>(len)));
 }
-
-namespace {
-
-using reference::DType;
-using reference::RedOp;
-using theory::Collective;
 
 template <DType T, RedOp O>
 void reduce16(void* in, void* inout, int* len, MPI_Datatype*) {
@@ -45,6 +45,17 @@ MPI_Op create_op(RedOp o) {
                                            : &reduce16<T, RedOp::min>;
   mpi_check(MPI_Op_create(f, 1, &op), "MPI_Op_create");
   return op;
+}
+
+// Polls `request` with sleeps of `pause` (a sleeping rank holds no core; oversubscribed ranks that
+// spin would take the cores from the ranks that compute).
+void wait_polled(MPI_Request& request, const char* what,
+                 std::chrono::microseconds pause = std::chrono::microseconds(5)) {
+  for (int done = 0;;) {
+    mpi_check(MPI_Test(&request, &done, MPI_STATUS_IGNORE), what);
+    if (done) return;
+    std::this_thread::sleep_for(pause);
+  }
 }
 
 double allreduce(double v, MPI_Op op, MPI_Comm comm) {
@@ -92,13 +103,11 @@ bool MpiWorld::same_everywhere(const std::string& text, int& differing_rank) {
   if (rank_ == 0) first = text;
   mpi_check(MPI_Bcast(first.data(), static_cast<int>(length), MPI_CHAR, 0, MPI_COMM_WORLD),
             "MPI_Bcast");
-  const int differs = first != text;
-  std::vector<int> all(static_cast<std::size_t>(size_));
-  mpi_check(MPI_Allgather(&differs, 1, MPI_INT, all.data(), 1, MPI_INT, MPI_COMM_WORLD),
-            "MPI_Allgather");
-  const auto first_differing = std::find(all.begin(), all.end(), 1);
-  if (first_differing == all.end()) return true;
-  differing_rank = static_cast<int>(first_differing - all.begin());
+  // The smallest rank that did not pass rank 0's text (the world's size when every one did; a
+  // double holds these ranks exactly).
+  const double first_differing = allreduce(first != text ? rank_ : size_, MPI_MIN, MPI_COMM_WORLD);
+  if (first_differing == size_) return true;
+  differing_rank = static_cast<int>(first_differing);
   return false;
 }
 
@@ -107,11 +116,7 @@ double MpiWorld::min_over_all(double v) { return allreduce(v, MPI_MIN, MPI_COMM_
 void MpiWorld::meet() {
   MPI_Request request = MPI_REQUEST_NULL;
   mpi_check(MPI_Ibarrier(MPI_COMM_WORLD, &request), "MPI_Ibarrier");
-  for (int done = 0;;) {
-    mpi_check(MPI_Test(&request, &done, MPI_STATUS_IGNORE), "MPI_Test");
-    if (done) return;
-    std::this_thread::sleep_for(std::chrono::microseconds(200));
-  }
+  wait_polled(request, "MPI_Test", std::chrono::microseconds(200));
 }
 
 void MpiWorld::abort(int exit_code) {
@@ -143,16 +148,6 @@ void MpiGroup::broadcast(void* data, int bytes, int root) {
 }
 
 namespace {
-
-// Polls `request` with 5 µs sleeps (a sleeping rank holds no core; oversubscribed ranks that spin
-// would take the cores from the ranks that compute).
-void wait_polled(MPI_Request& request, const char* what) {
-  for (int done = 0;;) {
-    mpi_check(MPI_Test(&request, &done, MPI_STATUS_IGNORE), what);
-    if (done) return;
-    std::this_thread::sleep_for(std::chrono::microseconds(5));
-  }
-}
 
 int int_count(std::size_t count, const char* what) {
   if (count > static_cast<std::size_t>(std::numeric_limits<int>::max()))
@@ -214,11 +209,6 @@ bool MpiGroup::test_all_reduces() {
   return done != 0;
 }
 
-void MpiGroup::complete_all_reduces() {
-  for (MPI_Request& r : all_reduces_) wait_polled(r, "MPI_Test (all-reduce)");
-  all_reduces_.clear();
-}
-
 void keep_freed_memory_in_heap() {
   mallopt(M_MMAP_MAX, 0);
   mallopt(M_TRIM_THRESHOLD, std::numeric_limits<int>::max());
@@ -232,10 +222,10 @@ MpiCollective::MpiCollective(const CollectiveSpec& s, const reference::Collectiv
   recv_.assign(std::max(shape.in_count, shape.out_count) * esize, std::byte{0});
   counts_.assign(static_cast<std::size_t>(size_), static_cast<int>(shape.out_count));
   type_ = s.dtype == DType::fp32 ? MPI_FLOAT : s.dtype == DType::int32 ? MPI_INT32_T : MPI_UINT16_T;
-  if (s.dtype == DType::bf16)
-    op_ = create_op<DType::bf16>(s.redop), own_op_ = true;
-  else if (s.dtype == DType::fp16)
-    op_ = create_op<DType::fp16>(s.redop), own_op_ = true;
+  own_op_ = s.dtype == DType::bf16 || s.dtype == DType::fp16;
+  if (own_op_)
+    op_ =
+        s.dtype == DType::bf16 ? create_op<DType::bf16>(s.redop) : create_op<DType::fp16>(s.redop);
   else
     op_ = s.redop == RedOp::sum ? MPI_SUM : s.redop == RedOp::max ? MPI_MAX : MPI_MIN;
 }

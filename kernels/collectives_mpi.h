@@ -17,9 +17,6 @@
 
 namespace bb::kernels {
 
-// Throws std::runtime_error naming the MPI call and its error string.
-void mpi_check(int rc, const char* what);
-
 // MPI_COMM_WORLD, from MPI_Init_thread to MPI_Finalize. Calls are collective over every process
 // unless they say otherwise.
 class MpiWorld {
@@ -88,11 +85,9 @@ class MpiGroup {
   // Non-blocking, to overlap with compute: starts the in-place sum over the group of `count`
   // floats (MPI_Iallreduce; every rank starts the same ones in the same order). MPI progresses it
   // only inside its calls: test_all_reduces() progresses every started one once (MPI_Testall) and
-  // returns whether all have completed (then forgets them); complete_all_reduces() waits for them,
-  // polling with short sleeps.
+  // returns whether all have completed (then forgets them).
   void start_all_reduce_sum(float* data, std::size_t count);
   bool test_all_reduces();
-  void complete_all_reduces();
 
  private:
   MPI_Comm comm_ = MPI_COMM_NULL;

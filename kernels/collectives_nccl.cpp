@@ -1,6 +1,7 @@
 #include "kernels/collectives_nccl.h"
 
 #include <algorithm>
+#include <numeric>
 
 #include "base/cuda_check.h"
 
@@ -12,13 +13,10 @@ using reference::RedOp;
 using theory::Collective;
 
 ncclDataType_t nccl_type(DType t) {
-  switch (t) {
-    case DType::fp32: return ncclFloat32;
-    case DType::bf16: return ncclBfloat16;
-    case DType::fp16: return ncclFloat16;
-    case DType::int32: return ncclInt32;
-  }
-  return ncclFloat32;
+  return t == DType::fp32   ? ncclFloat32
+         : t == DType::bf16 ? ncclBfloat16
+         : t == DType::fp16 ? ncclFloat16
+                            : ncclInt32;
 }
 
 ncclRedOp_t nccl_op(RedOp o) {
@@ -27,21 +25,13 @@ ncclRedOp_t nccl_op(RedOp o) {
 
 }  // namespace
 
-std::string NcclCollectives::library_version() const { return api_.version_text(); }
-
 void NcclCollectives::init_all(int ranks) {
   size_ = ranks;
   std::vector<int> devs(static_cast<std::size_t>(ranks));
   std::vector<ncclComm_t> comms(devs.size());
-  for (int d = 0; d < ranks; ++d) devs[static_cast<std::size_t>(d)] = d;
+  std::iota(devs.begin(), devs.end(), 0);
   api_.check(api_.CommInitAll(comms.data(), ranks, devs.data()), "ncclCommInitAll");
   for (int d = 0; d < ranks; ++d) add_rank(d, d, comms[static_cast<std::size_t>(d)]);
-}
-
-ncclUniqueId NcclCollectives::unique_id() const {
-  ncclUniqueId id{};
-  api_.check(api_.GetUniqueId(&id), "ncclGetUniqueId");
-  return id;
 }
 
 void NcclCollectives::init_rank(int ranks, int rank, int device, const ncclUniqueId& id) {
@@ -79,17 +69,42 @@ void NcclCollectives::abort_all() {
     if (r.comm) api_.CommAbort(r.comm);
 }
 
-void NcclCollectives::allocate(const CollectiveSpec& s, const reference::CollectiveShape& shape) {
+std::uint64_t NcclCollectives::prepare_and_verify(const CollectiveSpec& s,
+                                                  const reference::CollectiveShape& shape,
+                                                  const Fill& fill) {
   free_buffers();
   spec_ = s, shape_ = shape;
   const std::size_t esize = reference::dtype_bytes(s.dtype);
   in_bytes_ = shape.in_count * esize;
   out_bytes_ = std::max(shape.in_count, shape.out_count) * esize;
+  std::vector<char> input(in_bytes_), output(out_bytes_);
   for (auto& r : ranks_) {
     check_cuda(cudaSetDevice(r.device), "cudaSetDevice");
     check_cuda(cudaMalloc(&r.send, std::max<std::size_t>(in_bytes_, 1)), "cudaMalloc");
     check_cuda(cudaMalloc(&r.recv, std::max<std::size_t>(out_bytes_, 1)), "cudaMalloc");
+    fill(r.rank, input.data(), output.data());
+    // On the rank's own stream, then waited for: the collectives run on that non-blocking stream,
+    // which a cudaMemcpy on the legacy stream does not order against.
+    check_cuda(cudaMemcpyAsync(r.send, input.data(), in_bytes_, cudaMemcpyHostToDevice, r.stream),
+               "cudaMemcpyAsync (send buffer)");
+    check_cuda(cudaMemcpyAsync(r.recv, output.data(), out_bytes_, cudaMemcpyHostToDevice, r.stream),
+               "cudaMemcpyAsync (receive buffer)");
+    check_cuda(cudaStreamSynchronize(r.stream), "cudaStreamSynchronize (upload)");
   }
+  run();
+  std::uint64_t wrong = 0;
+  for (const auto& r : ranks_) {
+    check_cuda(cudaSetDevice(r.device), "cudaSetDevice");
+    check_cuda(cudaMemcpyAsync(output.data(), r.recv, out_bytes_, cudaMemcpyDeviceToHost, r.stream),
+               "cudaMemcpyAsync (receive buffer)");
+    check_cuda(cudaStreamSynchronize(r.stream), "cudaStreamSynchronize (download)");
+    // NCCL's in-place reduce_scatter leaves rank r's part at offset r·count.
+    const std::size_t at =
+        s.in_place && s.op == Collective::reduce_scatter ? r.rank * shape.out_count * esize : 0;
+    wrong += reference::count_wrong(s.op, s.redop, s.dtype, r.rank, size_, s.root, shape,
+                                    output.data() + at);
+  }
+  return wrong;
 }
 
 void NcclCollectives::free_buffers() {
@@ -99,26 +114,6 @@ void NcclCollectives::free_buffers() {
     if (r.recv) cudaFree(r.recv);
     r.send = r.recv = nullptr;
   }
-}
-
-void NcclCollectives::upload(std::size_t local, const void* input, const void* output) {
-  const LocalRank& r = ranks_[local];
-  check_cuda(cudaSetDevice(r.device), "cudaSetDevice");
-  // On the rank's own stream, then waited for: the collectives run on that non-blocking stream,
-  // which a cudaMemcpy on the legacy stream does not order against.
-  check_cuda(cudaMemcpyAsync(r.send, input, in_bytes_, cudaMemcpyHostToDevice, r.stream),
-             "cudaMemcpyAsync (send buffer)");
-  check_cuda(cudaMemcpyAsync(r.recv, output, out_bytes_, cudaMemcpyHostToDevice, r.stream),
-             "cudaMemcpyAsync (receive buffer)");
-  check_cuda(cudaStreamSynchronize(r.stream), "cudaStreamSynchronize (upload)");
-}
-
-void NcclCollectives::download(std::size_t local, void* output) {
-  const LocalRank& r = ranks_[local];
-  check_cuda(cudaSetDevice(r.device), "cudaSetDevice");
-  check_cuda(cudaMemcpyAsync(output, r.recv, out_bytes_, cudaMemcpyDeviceToHost, r.stream),
-             "cudaMemcpyAsync (receive buffer)");
-  check_cuda(cudaStreamSynchronize(r.stream), "cudaStreamSynchronize (download)");
 }
 
 std::vector<double> NcclCollectives::seconds_per_call(int iterations) {

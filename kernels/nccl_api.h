@@ -23,6 +23,12 @@ class NcclApi {
     if (status != ncclSuccess)
       throw std::runtime_error(std::string(call) + ": " + GetErrorString(status));
   }
+  // A new communicator's id, made by its rank 0 and shared with the other processes.
+  ncclUniqueId unique_id() const {
+    ncclUniqueId id{};
+    check(GetUniqueId(&id), "ncclGetUniqueId");
+    return id;
+  }
   // The loaded library's version: "NCCL 2.21.5".
   std::string version_text() const {
     int v = 0;

@@ -6,14 +6,6 @@
 
 namespace bb::kernels {
 
-std::string NcclSteps::library_version() const { return api_.version_text(); }
-
-ncclUniqueId NcclSteps::unique_id() const {
-  ncclUniqueId id{};
-  api_.check(api_.GetUniqueId(&id), "ncclGetUniqueId");
-  return id;
-}
-
 void NcclSteps::init(int ranks, int rank, int device, const ncclUniqueId& up,
                      const ncclUniqueId& down, double region_share) {
   destroy();

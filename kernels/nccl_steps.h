@@ -20,20 +20,17 @@ namespace bb::kernels {
 
 class NcclSteps {
  public:
-  NcclSteps() = default;  // loads libnccl.so.2; throws std::runtime_error without it
-  ~NcclSteps() { destroy(); }
-  NcclSteps(const NcclSteps&) = delete;
-  NcclSteps& operator=(const NcclSteps&) = delete;
+  NcclSteps() = default;       // loads libnccl.so.2; throws std::runtime_error without it
+  ~NcclSteps() { destroy(); }  // not copyable, as NcclApi is not
 
-  std::string library_version() const;  // "NCCL 2.27.3"
+  std::string library_version() const { return api_.version_text(); }  // "NCCL 2.27.3"
   // A new communicator's id, made by its rank 0 and shared with the other processes.
-  ncclUniqueId unique_id() const;
+  ncclUniqueId unique_id() const { return api_.unique_id(); }
   // Joins both communicators (collective over the processes) on `device`, with `region_share` of
   // the device's free memory reserved (and poisoned) for the steps' buffers first.
   void init(int ranks, int rank, int device, const ncclUniqueId& up, const ncclUniqueId& down,
             double region_share);
 
-  int device() const { return device_; }
   float* region() const { return region_; }
   std::size_t region_bytes() const { return region_bytes_; }
 

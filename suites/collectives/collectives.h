@@ -27,8 +27,8 @@ struct Options {
   bool quick = false, no_fail = false;
   bool strict = false;  // INCONCLUSIVE and BELOW-EXPECTATION fail the run too
   std::string out = "boundbench-collectives.json", summary;
-  int simulate_hang =
-      -1;  // testing the watchdog: this rank stops at the second size it takes part in
+  // Testing the watchdog: this rank stops at the second size it takes part in.
+  int simulate_hang = -1;
   std::string command_line;
 };
 

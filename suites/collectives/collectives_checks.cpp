@@ -6,7 +6,6 @@
 #include <limits>
 #include <map>
 #include <optional>
-#include <tuple>
 
 #include <fmt/format.h>
 
@@ -18,19 +17,24 @@ namespace {
 
 using json = nlohmann::json;
 using theory::Collective;
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
 // A series: one collective, data type, operator and placement at one rank count.
 std::string series_name(const Point& p) {
-  return std::string(theory::collective_name(p.op)) + "/" +
-         std::string(reference::dtype_name(p.dtype)) + "/" +
-         (theory::collective_reduces(p.op) ? std::string(reference::redop_name(p.redop)) + "/"
-                                           : "") +
-         (p.in_place ? "in-place" : "out-of-place");
+  return collectives::series_name(p.op, p.dtype, p.redop, p.in_place);
 }
 
 std::string group_name(const Point& p) { return p.transport + "/p" + std::to_string(p.ranks); }
+
+// An interval's ends; a point's are its value.
+double low_end(const Interval& i) { return i.is_point() ? i.value : i.low; }
+double high_end(const Interval& i) { return i.is_point() ? i.value : i.high; }
+
+// The link 1/β with its interval (the ends swap; β's low end ≤ 0 leaves it unbounded above).
+Interval link_of(const Interval& beta) {
+  const auto inv = [](double b) { return b > 0 ? 1 / b : kInf; };
+  return {inv(beta.value), inv(beta.high), inv(beta.low), beta.coverage};
+}
 
 struct Series {
   const Point* first = nullptr;
@@ -40,11 +44,6 @@ struct Series {
   // β with its interval: Theil–Sen's slope of t against n over the bandwidth-bound sizes (n ≥ n½
   // of the α–β fit, at least two), over the byte terms; else the α–β fit's β as a point.
   Interval beta;
-  // The link 1/β with its interval (the ends swap; β's low end ≤ 0 leaves it unbounded above).
-  Interval link() const {
-    const auto inv = [](double b) { return b > 0 ? 1 / b : kInf; };
-    return {inv(beta.value), inv(beta.high), inv(beta.low), beta.coverage};
-  }
 };
 
 // β's interval for a fitted series (see Series::beta).
@@ -65,15 +64,12 @@ Interval spread(const std::vector<Interval>& xs) {
   double lo_best = 1, hi_num = 0, hi_den = kInf, v_max = 0, v_min = kInf, coverage = 1;
   bool point = true;
   for (const auto& a : xs) {
-    const double a_lo = a.is_point() ? a.value : a.low, a_hi = a.is_point() ? a.value : a.high;
+    const double a_lo = low_end(a), a_hi = high_end(a);
     point = point && a.is_point();
     if (!std::isnan(a.coverage)) coverage *= a.coverage;
     v_max = std::max(v_max, a.value), v_min = std::min(v_min, a.value);
     hi_num = std::max(hi_num, a_hi), hi_den = std::min(hi_den, a_lo);
-    for (const auto& b : xs) {
-      const double b_hi = b.is_point() ? b.value : b.high;
-      lo_best = std::max(lo_best, a_lo / b_hi);
-    }
+    for (const auto& b : xs) lo_best = std::max(lo_best, a_lo / high_end(b));
   }
   const double value = v_max / v_min - 1;
   if (point) return Interval::point(value);
@@ -81,12 +77,13 @@ Interval spread(const std::vector<Interval>& xs) {
           std::max(value, hi_den > 0 ? hi_num / hi_den - 1 : kInf), coverage};
 }
 
-// "12.3 GB/s [11.9, 12.8]" for a link.
-std::string gbps(const Interval& link) {
-  Interval g = link;
-  g.value /= 1e9, g.low /= 1e9, g.high /= 1e9;
-  return interval_text(g) + " GB/s";
+// The value and both ends divided by `d`.
+Interval divided(const Interval& i, double d) {
+  return {i.value / d, i.low / d, i.high / d, i.coverage};
 }
+
+// "12.3 GB/s [11.9, 12.8]" for a link.
+std::string gbps(const Interval& link) { return interval_text(divided(link, 1e9)) + " GB/s"; }
 
 // Sweep points by group then series, in a stable order.
 using Groups = std::map<std::string, std::map<std::string, Series>>;
@@ -137,6 +134,15 @@ const Series* find_op(const std::map<std::string, Series>& series, Collective op
 
 }  // namespace
 
+std::string series_name(theory::Collective op, reference::DType dtype, reference::RedOp redop,
+                        bool in_place, int root) {
+  std::string n = std::string(theory::collective_name(op)) + "/" +
+                  std::string(reference::dtype_name(dtype)) + "/";
+  if (theory::collective_reduces(op)) n += std::string(reference::redop_name(redop)) + "/";
+  if (root != 0) n += "root" + std::to_string(root) + "/";
+  return n + (in_place ? "in-place" : "out-of-place");
+}
+
 double algbw_bytes_per_s(const Point& p) { return p.time_s > 0 ? p.bytes / p.time_s : 0; }
 double busbw_bytes_per_s(const Point& p) {
   return algbw_bytes_per_s(p) * theory::bus_bandwidth_factor(p.op, p.ranks);
@@ -147,11 +153,9 @@ std::vector<Check> collectives_checks(const std::vector<Point>& points, const Ch
   const Groups groups = fitted_series(points);
 
   // Rank counts with nothing to model (one rank: no communication).
-  std::map<std::string, bool> single_only;
-  for (const auto& p : points) {
-    auto [it, fresh] = single_only.try_emplace(p.transport, true);
-    it->second = it->second && p.ranks < 2;
-  }
+  std::map<std::string, bool> single_only;  // transport → every point at p = 1
+  for (const auto& p : points)
+    single_only.try_emplace(p.transport, true).first->second &= p.ranks < 2;
   for (const auto& [transport, only] : single_only)
     if (only)
       checks.push_back(skipped(
@@ -178,12 +182,11 @@ std::vector<Check> collectives_checks(const std::vector<Point>& points, const Ch
                            " B: 3 needed (raise --max-bytes)");
       } else {
         k = at_least(h, limits.min_r2, Interval::point(s.fit->r2_bandwidth_bound));
-        k.reason += fmt::format("; alpha {:.3g} us, link ", s.fit->alpha_s * 1e6) + gbps(s.link()) +
-                    " over " + std::to_string(s.fit->bandwidth_bound_points) +
-                    " bandwidth-bound sizes";
+        k.reason += fmt::format("; alpha {:.3g} us, link ", s.fit->alpha_s * 1e6) +
+                    gbps(link_of(s.beta)) + " over " +
+                    std::to_string(s.fit->bandwidth_bound_points) + " bandwidth-bound sizes";
       }
-      k.predicted = limits.min_r2;
-      k.tolerance = 0;
+      k.predicted = limits.min_r2, k.tolerance = 0;
       checks.push_back(k);
     }
 
@@ -202,9 +205,9 @@ std::vector<Check> collectives_checks(const std::vector<Point>& points, const Ch
         missing += (missing.empty() ? "" : ", ") + std::string(theory::collective_name(op));
         continue;
       }
-      links.push_back(s->link());
+      links.push_back(link_of(s->beta));
       told += (told.empty() ? "" : "; ") + std::string(theory::collective_name(op)) + " " +
-              gbps(s->link());
+              gbps(links.back());
     }
     Check a = missing.empty() ? at_most(agree, limits.busbw_spread, spread(links))
                               : skipped(agree, "not fitted here: " + missing);
@@ -222,23 +225,18 @@ std::vector<Check> collectives_checks(const std::vector<Point>& points, const Ch
                                  CheckKind::law, "busbw / link");
     Check b;
     if (const Series* link = find_op(series, Collective::send_recv)) {
-      const Interval l = link->link();
+      const Interval l = link_of(link->beta);
       Interval worst = Interval::point(0);
       std::string where;
       for (const auto& [other, s] : series) {
         if (!s.fit || !(s.fit->beta_s_per_byte > 0) || &s == link) continue;
-        const Interval c = s.link();
-        const Interval ratio =
-            l.is_point() && c.is_point()
-                ? Interval::point(c.value / l.value)
-                : Interval{c.value / l.value,
-                           (c.is_point() ? c.value : c.low) / (l.is_point() ? l.value : l.high),
-                           (c.is_point() ? c.value : c.high) / (l.is_point() ? l.value : l.low),
-                           c.coverage * l.coverage};
+        const Interval c = link_of(s.beta);
+        const Interval ratio = l.is_point() && c.is_point()
+                                   ? Interval::point(c.value / l.value)
+                                   : Interval{c.value / l.value, low_end(c) / high_end(l),
+                                              high_end(c) / low_end(l), c.coverage * l.coverage};
         // The series that says most: the highest low end (a point's is its value).
-        const double rank = ratio.is_point() ? ratio.value : ratio.low;
-        const double best = worst.is_point() ? worst.value : worst.low;
-        if (where.empty() || rank > best) worst = ratio, where = other;
+        if (where.empty() || low_end(ratio) > low_end(worst)) worst = ratio, where = other;
       }
       if (where.empty()) {
         b = skipped(bound, "no collective besides send_recv fitted here");
@@ -255,19 +253,16 @@ std::vector<Check> collectives_checks(const std::vector<Point>& points, const Ch
 
   // Scaling in ranks: one link, one β at every p, once oversubscribed cores are accounted for;
   // an expectation (how a machine shares its cores and memory among more ranks is its tuning).
-  struct Scaled {
-    int ranks;
-    Interval beta;
-  };
-  std::map<std::string, std::vector<Scaled>> betas;  // transport/series → (p, β)
+  // transport/series → (p, 1/β with β divided by the oversubscription)
+  std::map<std::string, std::vector<std::pair<int, Interval>>> links_at;
   for (const auto& [group, series] : groups)
     for (const auto& [name, s] : series)
       if (s.fit && s.fit->beta_s_per_byte > 0) {
         const double o = oversubscription(*s.first);
-        betas[s.first->transport + "/" + name].push_back(
-            {s.first->ranks, {s.beta.value / o, s.beta.low / o, s.beta.high / o, s.beta.coverage}});
+        links_at[s.first->transport + "/" + name].emplace_back(s.first->ranks,
+                                                               link_of(divided(s.beta, o)));
       }
-  for (const auto& [name, list] : betas) {
+  for (const auto& [name, list] : links_at) {
     const CheckHead h =
         head(name + "/rank-scaling",
              "t(p) follows the model's p-dependence: beta fitted at each p (divided by "
@@ -275,10 +270,9 @@ std::vector<Check> collectives_checks(const std::vector<Point>& points, const Ch
              CheckKind::expectation, "spread max/min - 1");
     std::string ps;
     std::vector<Interval> links;
-    for (const auto& [p, beta] : list) {
+    for (const auto& [p, link] : list) {
       ps += (ps.empty() ? "p=" : ", ") + std::to_string(p);
-      const auto inv = [](double v) { return v > 0 ? 1 / v : kInf; };
-      links.push_back({inv(beta.value), inv(beta.high), inv(beta.low), beta.coverage});
+      links.push_back(link);
     }
     Check k = list.size() < 2 ? skipped(h, "needs fits at two rank counts >= 2 (here " + ps + ")")
                               : at_most(h, limits.rank_scaling_spread, spread(links));
@@ -345,16 +339,15 @@ MeasuredLink measured_link(const json& results, const std::string& path) {
     std::string best_series;
     for (const auto& [group, g] : figures[transport].items()) {
       if (!g.is_object() || !g.contains("series") || g.value("ranks", 0) <= best_ranks) continue;
-      // The default sweep's series first (fp32 sum out of place), else any fitted all_reduce.
-      const json* pick = nullptr;
-      std::string pick_name;
       for (const auto& [name, s] : g["series"].items()) {
         if (name.rfind("all_reduce/", 0) != 0 || !s.contains("alpha_s") ||
             !(s.value("link_bytes_per_s", 0.0) > 0))
           continue;
-        if (!pick || name == "all_reduce/fp32/sum/out-of-place") pick = &s, pick_name = name;
+        // The group's first fitted all_reduce (the first replacing a smaller group's), but the
+        // default sweep's series (fp32 sum out of place) where there is one.
+        if (g.value("ranks", 0) > best_ranks || name == "all_reduce/fp32/sum/out-of-place")
+          best = &s, best_ranks = g.value("ranks", 0), best_series = name;
       }
-      if (pick) best = pick, best_ranks = g.value("ranks", 0), best_series = pick_name;
     }
     if (best)
       return {

@@ -9,7 +9,6 @@
 //                (a machine's tuning, oversubscription)
 #pragma once
 
-#include <cstdint>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -28,13 +27,17 @@ struct Point {
   reference::RedOp redop = reference::RedOp::sum;
   bool in_place = false;
   int ranks = 1;
-  double bytes = 0;   // n, as nccl-tests prints it
-  double time_s = 0;  // median over samples
-  std::uint64_t wrong = 0;
+  double bytes = 0;    // n, as nccl-tests prints it
+  double time_s = 0;   // median over samples
   bool sweep = false;  // part of the size sweep that the fits use
   // Oversubscription: ranks of this group on one node, and that node's cores (0: no limit, GPUs).
   int ranks_on_node = 1, cores = 0;
 };
+
+// "all_reduce/fp32/sum/out-of-place": a collective, data type, operator (of a reducing collective)
+// and placement; a root other than 0 comes before the placement ("broadcast/fp32/root1/in-place").
+std::string series_name(theory::Collective op, reference::DType dtype, reference::RedOp redop,
+                        bool in_place, int root = 0);
 
 double algbw_bytes_per_s(const Point& p);
 double busbw_bytes_per_s(const Point& p);

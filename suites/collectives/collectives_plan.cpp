@@ -5,6 +5,8 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
+#include "suites/collectives/collectives_checks.h"
+
 namespace bb::collectives {
 namespace {
 
@@ -31,8 +33,6 @@ std::vector<double> sweep_sizes(double min_bytes, double max_bytes, double facto
 }
 
 bool has_root(Collective c) { return c == Collective::broadcast || c == Collective::reduce; }
-
-std::string placement_name(bool in_place) { return in_place ? "in-place" : "out-of-place"; }
 
 }  // namespace
 
@@ -89,12 +89,8 @@ std::vector<int> rank_counts(const Options& o, int world) {
 }
 
 std::string case_name(const Spec& s, const std::string& transport, int ranks, std::size_t bytes) {
-  std::string n = std::string(theory::collective_name(s.op)) + "/" +
-                  std::string(reference::dtype_name(s.dtype)) + "/";
-  if (theory::collective_reduces(s.op)) n += std::string(reference::redop_name(s.redop)) + "/";
-  if (s.root != 0) n += "root" + std::to_string(s.root) + "/";
-  return n + placement_name(s.in_place) + "/" + std::to_string(bytes) + "B/" + transport + "-p" +
-         std::to_string(ranks);
+  return series_name(s.op, s.dtype, s.redop, s.in_place, s.root) + "/" + std::to_string(bytes) +
+         "B/" + transport + "-p" + std::to_string(ranks);
 }
 
 std::string canonical(const Options& o) {

@@ -130,7 +130,6 @@ void Report::add(const Measured& m) {
   checks_.push_back(v);
   rows_.push_back(summary_row(e, {v}));
   const Spec& spec = m.planned.spec;
-  const bool nccl = setup_.transport == "nccl";
   Point pt{setup_.transport,
            spec.op,
            spec.dtype,
@@ -139,10 +138,9 @@ void Report::add(const Measured& m) {
            m.ranks,
            static_cast<double>(m.shape.bytes),
            e["median_s"].get<double>(),
-           m.wrong,
            m.planned.sweep,
            m.ranks_on_node,
-           nccl ? 0 : host_.logical_cpus};
+           setup_.transport == "nccl" ? 0 : host_.logical_cpus};
   points_.push_back(pt);
   std::printf("%-46s %6d %12zu %12.2f %12.3f %10.3f %7llu\n",
               m.name.substr(0, m.name.rfind('/')).c_str(), m.ranks, m.shape.bytes, pt.time_s * 1e6,
@@ -155,7 +153,7 @@ int Report::finish() {
   const std::vector<Check> laws = collectives_checks(points_);
   file_.add_figures("collectives", collectives_figures(points_));
   file_.add({}, laws);
-  for (const auto& c : laws) checks_.push_back(c);
+  checks_.insert(checks_.end(), laws.begin(), laws.end());
   file_.finish();
   const double elapsed =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();

@@ -82,87 +82,58 @@ Setup settle(Options& o, lockstep::Processes& procs, const Transport& transport,
   return s;
 }
 
-// Every rank count's group, size by size, on every rank in lockstep.
-class Sweep {
- public:
-  Sweep(const Options& o, const Setup& s, lockstep::Processes& procs, Transport& transport,
-        Report* report)
-      : o_(o),
-        setup_(s),
-        procs_(procs),
-        transport_(transport),
-        report_(report),
-        lockstep_(transport, {.who = kWho,
-                              .timeout_s = o.timeout_s,
-                              .rank = procs.rank(),
-                              .simulate_hang = o.simulate_hang}) {}
-
-  // Returns whether some size had wrong elements.
-  bool run() {
-    bool wrong_anywhere = false;
-    for (int ranks : setup_.rank_counts) {
-      if (transport_.begin_group(ranks)) wrong_anywhere = measure_group(ranks) || wrong_anywhere;
-      transport_.end_group();
-      procs_.meet();
+// Every rank count's group, size by size, on every rank in lockstep; `report` is rank 0's (null
+// elsewhere). Each size is prepared, verified and sampled (coverage sizes: one sample, no
+// warm-up). Returns whether some size had wrong elements.
+bool sweep(const Options& o, const Setup& setup, lockstep::Processes& procs, Transport& transport,
+           Report* report) {
+  lockstep::Lockstep lockstep(transport, {.who = kWho,
+                                          .timeout_s = o.timeout_s,
+                                          .rank = procs.rank(),
+                                          .simulate_hang = o.simulate_hang});
+  const bool nccl = setup.transport == "nccl";
+  bool wrong_anywhere = false;
+  for (int ranks : setup.rank_counts) {
+    if (transport.begin_group(ranks)) {
+      const bool coverage = o.coverage && ranks == setup.rank_counts.back();
+      std::set<std::string> done;  // a coverage size may repeat a sweep size
+      for (const Planned& p : plan(o, ranks, coverage, setup.max_bytes)) {
+        const auto shape = reference::collective_shape(p.spec.op, static_cast<std::size_t>(p.bytes),
+                                                       ranks, p.spec.dtype);
+        if (shape.count == 0 || shape.in_count == 0 || shape.out_count == 0) continue;
+        if (!transport.runs(p.spec, shape)) continue;
+        Measured m{.planned = p,
+                   .shape = shape,
+                   .name = case_name(p.spec, setup.transport, ranks, shape.bytes),
+                   .ranks = ranks,
+                   .ranks_on_node = nccl ? 1 : std::min(ranks, procs.on_this_node())};
+        if (!done.insert(m.name).second) continue;
+        const lockstep::SampleRule rule{.samples = p.sweep ? o.samples : 1,
+                                        .warmup = p.sweep ? o.warmup : 0,
+                                        .sample_time_s = o.sample_time_s,
+                                        .reduction = o.time_reduction == "max"
+                                                         ? lockstep::TimeReduction::max
+                                                         : lockstep::TimeReduction::mean};
+        const std::string what = std::string(theory::collective_name(p.spec.op)) + " of " +
+                                 std::to_string(shape.bytes) + " bytes on " +
+                                 std::to_string(ranks) + " ranks (" + m.name + ", rank " +
+                                 std::to_string(procs.rank()) + ")";
+        lockstep.measure(what, m.name, [&] {
+          const double wrong_here =
+              static_cast<double>(transport.prepare_and_verify(p.spec, shape));
+          // Over the group; a double holds these counts exactly (far below 2^53).
+          m.wrong = static_cast<std::uint64_t>(transport.sum_over_group(wrong_here));
+          m.sampled = lockstep::sample_in_lockstep(transport, rule);
+        });
+        wrong_anywhere = wrong_anywhere || m.wrong > 0;
+        if (report) report->add(m);
+      }
     }
-    return wrong_anywhere;
+    transport.end_group();
+    procs.meet();
   }
-
- private:
-  bool measure_group(int ranks) {
-    const bool nccl = setup_.transport == "nccl";
-    const int node_ranks = nccl ? 1 : std::min(ranks, procs_.on_this_node());
-    const bool coverage = o_.coverage && ranks == setup_.rank_counts.back();
-    std::set<std::string> done;  // a coverage size may repeat a sweep size
-    bool wrong_anywhere = false;
-    for (const Planned& p : plan(o_, ranks, coverage, setup_.max_bytes)) {
-      const auto shape = reference::collective_shape(p.spec.op, static_cast<std::size_t>(p.bytes),
-                                                     ranks, p.spec.dtype);
-      if (shape.count == 0 || shape.in_count == 0 || shape.out_count == 0) continue;
-      if (!transport_.runs(p.spec, shape)) continue;
-      const std::string name = case_name(p.spec, setup_.transport, ranks, shape.bytes);
-      if (!done.insert(name).second) continue;
-      const Measured m = measure_size({.planned = p,
-                                       .shape = shape,
-                                       .name = name,
-                                       .ranks = ranks,
-                                       .ranks_on_node = node_ranks});
-      wrong_anywhere = wrong_anywhere || m.wrong > 0;
-      if (report_) report_->add(m);
-    }
-    return wrong_anywhere;
-  }
-
-  // Prepares, verifies and samples one size (coverage sizes: one sample, no warm-up).
-  Measured measure_size(Measured m) {
-    const Spec& spec = m.planned.spec;
-    const bool sweep = m.planned.sweep;
-    const lockstep::SampleRule rule{.samples = sweep ? o_.samples : 1,
-                                    .warmup = sweep ? o_.warmup : 0,
-                                    .sample_time_s = o_.sample_time_s,
-                                    .reduction = o_.time_reduction == "max"
-                                                     ? lockstep::TimeReduction::max
-                                                     : lockstep::TimeReduction::mean};
-    const std::string what = std::string(theory::collective_name(spec.op)) + " of " +
-                             std::to_string(m.shape.bytes) + " bytes on " +
-                             std::to_string(m.ranks) + " ranks (" + m.name + ", rank " +
-                             std::to_string(procs_.rank()) + ")";
-    lockstep_.measure(what, m.name, [&] {
-      const double wrong_here = static_cast<double>(transport_.prepare_and_verify(spec, m.shape));
-      // Over the group; a double holds these counts exactly (far below 2^53).
-      m.wrong = static_cast<std::uint64_t>(transport_.sum_over_group(wrong_here));
-      m.sampled = lockstep::sample_in_lockstep(transport_, rule);
-    });
-    return m;
-  }
-
-  const Options& o_;
-  const Setup& setup_;
-  lockstep::Processes& procs_;
-  Transport& transport_;
-  Report* report_;  // rank 0's; null elsewhere
-  lockstep::Lockstep lockstep_;
-};
+  return wrong_anywhere;
+}
 
 // Everything after the processes are up: runs on every rank.
 int measure(Options& o, lockstep::Processes& procs, const std::string& transport_name,
@@ -173,7 +144,7 @@ int measure(Options& o, lockstep::Processes& procs, const std::string& transport
   const Setup setup = settle(o, procs, *transport, transport_name, max_bytes);
   std::optional<Report> report;
   if (procs.rank() == 0) report.emplace(o, setup, procs);
-  const bool wrong_anywhere = Sweep(o, setup, procs, *transport, report ? &*report : nullptr).run();
+  const bool wrong_anywhere = sweep(o, setup, procs, *transport, report ? &*report : nullptr);
   if (!report) return wrong_anywhere && !o.no_fail ? lockstep::kExitFailed : 0;
   return report->finish();
 }

@@ -28,6 +28,7 @@ int launcher_local_rank() {
 }
 
 #ifndef BOUNDBENCH_WITH_MPI
+kernels::MpiWorld* mpi_world(lockstep::Processes&) { return nullptr; }
 std::unique_ptr<Transport> make_mpi_transport(lockstep::Processes&) {
   throw std::runtime_error(
       "this boundbench was built without MPI (install libopenmpi-dev and rebuild)");

@@ -55,10 +55,10 @@ std::unique_ptr<Transport> make_nccl_transport(lockstep::Processes& processes, i
 // MPI's world as the run's processes (transport_mpi.cpp).
 std::unique_ptr<lockstep::Processes> open_mpi_processes(int& argc, char**& argv);
 inline constexpr lockstep::OpenMpiWorld kOpenMpiWorld = &open_mpi_processes;
-// The MPI world behind `processes`; null for a single process.
-kernels::MpiWorld* mpi_world(lockstep::Processes& processes);
 #else
 inline constexpr lockstep::OpenMpiWorld kOpenMpiWorld = nullptr;
 #endif
+// The MPI world behind `processes`; null for a single process and without MPI.
+kernels::MpiWorld* mpi_world(lockstep::Processes& processes);
 
 }  // namespace bb::collectives

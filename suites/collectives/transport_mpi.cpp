@@ -38,7 +38,6 @@ class MpiTransport final : public Transport {
   explicit MpiTransport(MpiProcesses& processes) : procs_(processes), world_(processes.world()) {
     kernels::keep_freed_memory_in_heap();
   }
-  ~MpiTransport() override { end_group(); }
   int world_ranks() const override { return world_.size(); }
   std::string description() const override {
     return world_.library_version() + "; " + std::to_string(world_.size()) + " processes, " +

@@ -1,7 +1,7 @@
 // The NCCL transport: one process driving every local GPU, or one process per GPU under an MPI
 // launcher, the NCCL unique id broadcast over MPI (kernels/collectives_mpi.h). Times are CUDA event
 // times on every rank's stream (kernels/collectives_nccl.h), reduced over the ranks; outputs are
-// verified against the reference here.
+// filled here (fill_buffers) and verified against the reference there.
 #include <algorithm>
 #include <cstdlib>
 #include <optional>
@@ -17,14 +17,10 @@
 namespace bb::collectives {
 namespace {
 
-using theory::Collective;
-
 class NcclTransport final : public Transport {
  public:
-  NcclTransport(lockstep::Processes& p, int device_count) : procs_(p), devices_(device_count) {
-#ifdef BOUNDBENCH_WITH_MPI
-    mpi_ = p.size() > 1 ? mpi_world(p) : nullptr;
-#endif
+  NcclTransport(lockstep::Processes& p, int device_count)
+      : procs_(p), mpi_(p.size() > 1 ? mpi_world(p) : nullptr), devices_(device_count) {
     if (p.size() > 1 && !multi_process())
       throw std::runtime_error("NCCL across processes needs MPI to share its unique id");
   }
@@ -65,26 +61,9 @@ class NcclTransport final : public Transport {
 
   std::uint64_t prepare_and_verify(const Spec& s,
                                    const reference::CollectiveShape& shape) override {
-    nccl_.allocate(s, shape);
-    const std::size_t esize = reference::dtype_bytes(s.dtype);
-    std::vector<char> input(shape.in_count * esize),
-        output(std::max(shape.in_count, shape.out_count) * esize);
-    for (std::size_t i = 0; i < nccl_.local_ranks(); ++i) {
-      fill_buffers(s, shape, nccl_.rank(i), size_, input.data(), output.data());
-      nccl_.upload(i, input.data(), output.data());
-    }
-    nccl_.run();
-    std::uint64_t wrong = 0;
-    for (std::size_t i = 0; i < nccl_.local_ranks(); ++i) {
-      const int rank = nccl_.rank(i);
-      nccl_.download(i, output.data());
-      // NCCL's in-place reduce_scatter leaves rank r's part at offset r·count.
-      const std::size_t at =
-          s.in_place && s.op == Collective::reduce_scatter ? rank * shape.out_count * esize : 0;
-      wrong += reference::count_wrong(s.op, s.redop, s.dtype, rank, size_, s.root, shape,
-                                      output.data() + at);
-    }
-    return wrong;
+    return nccl_.prepare_and_verify(s, shape, [&](int rank, void* input, void* output) {
+      fill_buffers(s, shape, rank, size_, input, output);
+    });
   }
 
   int group_ranks() const override { return size_; }
@@ -99,18 +78,8 @@ class NcclTransport final : public Transport {
       here.slowest_s = std::max(here.slowest_s, t), here.total_s += t;
     return here;
   }
-  double max_over_group(double v) override {
-#ifdef BOUNDBENCH_WITH_MPI
-    if (multi_process()) return group_->max(v);
-#endif
-    return v;
-  }
-  double sum_over_group(double v) override {
-#ifdef BOUNDBENCH_WITH_MPI
-    if (multi_process()) return group_->sum(v);
-#endif
-    return v;
-  }
+  double max_over_group(double v) override { return over_group(v, true); }
+  double sum_over_group(double v) override { return over_group(v, false); }
 
   [[noreturn]] void abort(const std::string& message, int exit_code) override {
     // One process's comms only (ncclCommAbort may wait for peers in other processes, which the
@@ -121,12 +90,14 @@ class NcclTransport final : public Transport {
   }
 
  private:
-  bool multi_process() const {
+  bool multi_process() const { return mpi_ != nullptr; }
+
+  // The max or the sum over the group's processes (alone, this process's ranks hold one value).
+  double over_group(double v, [[maybe_unused]] bool max) {
 #ifdef BOUNDBENCH_WITH_MPI
-    return mpi_ != nullptr;
-#else
-    return false;
+    if (multi_process()) return max ? group_->max(v) : group_->sum(v);
 #endif
+    return v;
   }
 
   // The node-local rank picks the GPU (launchers export it); else the world rank.
@@ -137,8 +108,8 @@ class NcclTransport final : public Transport {
 
   kernels::NcclCollectives nccl_;
   lockstep::Processes& procs_;
+  kernels::MpiWorld* mpi_ = nullptr;  // across processes
 #ifdef BOUNDBENCH_WITH_MPI
-  kernels::MpiWorld* mpi_ = nullptr;
   std::optional<kernels::MpiGroup> group_;  // while a group is formed
 #endif
   int devices_ = 0, size_ = 1;
