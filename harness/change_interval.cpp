@@ -30,8 +30,6 @@ RatioInterval ratio_interval(std::span<const double> base_s, std::span<const dou
                              double threshold, double confidence) {
   RatioInterval r;
   const std::vector<double> x = log_thinned(base_s), y = log_thinned(next_s);
-  r.base_n = x.size();
-  r.next_n = y.size();
   if (x.size() < 2 || y.size() < 2) return r;
   std::vector<double> d;
   d.reserve(x.size() * y.size());

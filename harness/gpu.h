@@ -81,13 +81,11 @@ class GpuSession {
   GpuSession(const GpuSession&) = delete;
   GpuSession& operator=(const GpuSession&) = delete;
 
-  gpu_stream stream() const;
   // One sample: flush L2 (unless hot), record start, enqueue, check the launch, record stop, wait.
   // Returns the event-measured seconds between start and stop.
   double time_sample_s(const std::function<void(gpu_stream)>& enqueue);
   // SM clock from a one-thread kernel that spins ~1 ms reading %globaltimer and clock64().
   double measure_sm_clock_hz();
-  void synchronize();
 
  private:
   struct Impl;

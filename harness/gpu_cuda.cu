@@ -154,7 +154,6 @@ void set_current_gpu(const GpuDevice& device) {
 }
 
 struct GpuSession::Impl {
-  int device = 0;
   cudaStream_t stream = nullptr;
   cudaEvent_t start = nullptr, stop = nullptr;
   DeviceBuffer flush;  // one L2-sized buffer, zeroed once, read before every sample
@@ -163,7 +162,6 @@ struct GpuSession::Impl {
 };
 
 GpuSession::GpuSession(const GpuDevice& device, bool flush_l2) : impl_(std::make_unique<Impl>()) {
-  impl_->device = device.index;
   check_cuda(cudaSetDevice(device.index), "cudaSetDevice");
   check_cuda(cudaStreamCreateWithFlags(&impl_->stream, cudaStreamNonBlocking), "cudaStreamCreate");
   check_cuda(cudaEventCreate(&impl_->start), "cudaEventCreate");
@@ -184,8 +182,6 @@ GpuSession::~GpuSession() {
   if (impl_->stop) cudaEventDestroy(impl_->stop);
   if (impl_->stream) cudaStreamDestroy(impl_->stream);
 }
-
-gpu_stream GpuSession::stream() const { return impl_->stream; }
 
 double GpuSession::time_sample_s(const std::function<void(gpu_stream)>& enqueue) {
   Impl& s = *impl_;
@@ -214,10 +210,6 @@ double GpuSession::measure_sm_clock_hz() {
              "cudaMemcpyAsync");
   check_cuda(cudaStreamSynchronize(s.stream), "cudaStreamSynchronize");
   return host[1] ? static_cast<double>(host[0]) / static_cast<double>(host[1]) * 1e9 : 0.0;
-}
-
-void GpuSession::synchronize() {
-  check_cuda(cudaStreamSynchronize(impl_->stream), "cudaStreamSynchronize");
 }
 
 DeviceBuffer::DeviceBuffer(std::size_t bytes) : bytes_(bytes) {

@@ -145,17 +145,6 @@ std::vector<Measurement> measure_cuda_group(std::span<Instance* const> instances
   return ms;
 }
 
-Measurement measure_host(Instance& instance, const StoppingRule& rule) {
-  Instance* const one[] = {&instance};
-  return measure_host_group(one, std::span(&rule, 1)).front();
-}
-
-Measurement measure_cuda(Instance& instance, const StoppingRule& rule, const GpuDevice& gpu,
-                         bool hot, const Nvml* nvml) {
-  Instance* const one[] = {&instance};
-  return measure_cuda_group(one, std::span(&rule, 1), gpu, hot, nvml).front();
-}
-
 Bounds bounds_for(Backend backend, const Work& work, const GpuDevice* gpu, const HostInfo& host,
                   std::optional<double> host_peak_bytes_per_s) {
   Bounds b;
