@@ -51,9 +51,6 @@ struct GpuDevice {
   double peak_flop_per_s(theory::Precision p) const;
 };
 
-// Whether a device of this name is a simulator rather than a GPU (GPGPU-Sim: "GPGPU-Sim_v4.2.0").
-bool is_simulator_name(const std::string& name);
-
 // Fills the theoretical peaks of `d` from its clocks, SM count and the architecture table.
 void fill_gpu_peaks(GpuDevice& d);
 

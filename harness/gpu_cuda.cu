@@ -4,9 +4,9 @@
 #include <dlfcn.h>
 
 #include <cstdint>
-#include <cstdio>
 #include <sstream>
 #include <string>
+#include <utility>
 
 #include "base/cuda_check.h"
 #include "base/device_timers.cuh"
@@ -63,7 +63,7 @@ GpuDevice describe_device(int index) {
   d.registers_per_sm = p.regsPerMultiprocessor;
   d.max_threads_per_sm = p.maxThreadsPerMultiProcessor;
   d.max_blocks_per_sm = p.maxBlocksPerMultiProcessor;
-  d.simulated = is_simulator_name(d.name);
+  d.simulated = d.name.starts_with("GPGPU-Sim");  // a simulator, not a GPU: "GPGPU-Sim_v4.2.0"
   fill_gpu_peaks(d);
   return d;
 }
@@ -220,18 +220,14 @@ DeviceBuffer::~DeviceBuffer() {
   if (ptr_) cudaFree(ptr_);
 }
 
-DeviceBuffer::DeviceBuffer(DeviceBuffer&& o) noexcept : ptr_(o.ptr_), bytes_(o.bytes_) {
-  o.ptr_ = nullptr;
-  o.bytes_ = 0;
-}
+DeviceBuffer::DeviceBuffer(DeviceBuffer&& o) noexcept
+    : ptr_(std::exchange(o.ptr_, nullptr)), bytes_(std::exchange(o.bytes_, 0)) {}
 
 DeviceBuffer& DeviceBuffer::operator=(DeviceBuffer&& o) noexcept {
   if (this != &o) {
     if (ptr_) cudaFree(ptr_);
-    ptr_ = o.ptr_;
-    bytes_ = o.bytes_;
-    o.ptr_ = nullptr;
-    o.bytes_ = 0;
+    ptr_ = std::exchange(o.ptr_, nullptr);
+    bytes_ = std::exchange(o.bytes_, 0);
   }
   return *this;
 }
