@@ -217,12 +217,11 @@ int cmd_info(bool json, const std::string& results_path) {
     }
   }
   if (!results_path.empty())
-    std::printf("%s (%s)\n%s", results_path.c_str(),
-                results["context"]["boundbench"]
-                    .value("host", nlohmann::json::object())
-                    .value("cpu_model", std::string("?"))
-                    .c_str(),
-                measured_hierarchy_text(results).c_str());
+    std::printf(
+        "%s (%s)\n%s", results_path.c_str(),
+        results.value(nlohmann::json::json_pointer("/context/boundbench/host/cpu_model"), "?")
+            .c_str(),
+        measured_hierarchy_text(results).c_str());
   return kExitOk;
 }
 

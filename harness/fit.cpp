@@ -63,9 +63,8 @@ double normal_quantile(double p) {
 
 double inversions_cdf(std::size_t n, std::size_t d) {
   const std::vector<double> p = inversions_pmf(n);
-  double sum = 0;
-  for (std::size_t i = 0; i <= d && i < p.size(); ++i) sum += p[i];
-  return std::min(sum, 1.0);
+  const auto terms = static_cast<std::ptrdiff_t>(std::min(d + 1, p.size()));  // P(0) … P(d)
+  return std::min(std::accumulate(p.begin(), p.begin() + terms, 0.0), 1.0);
 }
 
 LinearFit linear_fit(std::span<const double> x, std::span<const double> y) {
