@@ -14,6 +14,7 @@
 #include <regex>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "app/theory_catalogue.h"
 #include "harness/build_info.h"
@@ -42,9 +43,7 @@ int usage_error(const std::string& what, const std::string& sub = "") {
 Environment discover() { return {query_host(), query_gpus()}; }
 
 std::string join_args(int argc, char** argv) {
-  std::string s;
-  for (int i = 0; i < argc; ++i) s += (i ? " " : "") + std::string(argv[i]);
-  return s;
+  return fmt::format("{}", fmt::join(argv, argv + argc, " "));
 }
 
 // "--name value" / "--name=value" pairs after the formula name; dashes in names become underscores.
@@ -69,10 +68,6 @@ std::map<std::string, std::string> parse_theory_args(const std::vector<std::stri
   }
   return out;
 }
-
-// A double as text that parses back to the same value (std::to_string would print 2.6e-7 as
-// 0.000000).
-std::string exact_text(double v) { return fmt::format("{:.17g}", v); }
 
 // The unit a parameter's name carries (the catalogue's convention: SI, unit in the name).
 std::string param_unit(const ParamSpec& p) {
@@ -118,7 +113,7 @@ int cmd_theory_help(const std::string& formula_name) {
   return kExitOk;
 }
 
-int cmd_theory(const std::string& formula_name, const std::vector<std::string>& extras, bool json,
+int cmd_theory(const std::string& formula_name, std::vector<std::string> args, bool json,
                const std::string& from) {
   if (formula_name.empty()) {
     for (const auto& f : all_formulas()) {
@@ -132,24 +127,23 @@ int cmd_theory(const std::string& formula_name, const std::vector<std::string>& 
   }
   const Formula f = find_formula(formula_name);
   // A bare first argument is the first parameter's value: `theory format e4m3`.
-  std::vector<std::string> args = extras;
   if (!args.empty() && args[0].rfind("--", 0) != 0 && !f.params.empty())
     args.insert(args.begin(), "--" + f.params[0].name);
   auto raw = parse_theory_args(args);
   if (!from.empty()) {
-    // Values the file measured (the collectives' α–β link) fill the parameters not given.
+    // Values the file measured (the collectives' α–β link) fill the parameters not given, as text
+    // that parses back to the same value (std::to_string would print 2.6e-7 as 0.000000).
     const suites::MeasuredParameters measured = suites::measured_parameters(from);
     for (const auto& p : f.params)
       if (const auto it = measured.values.find(p.name);
           it != measured.values.end() && !raw.count(p.name))
-        raw[p.name] = exact_text(it->second);
+        raw[p.name] = fmt::format("{:.17g}", it->second);
     std::printf("from %s: %s\n", from.c_str(), measured.source.c_str());
   }
   const auto outputs = evaluate_formula(f, raw);
   if (json) {
     nlohmann::json j = {{"formula", f.name}, {"law", f.law}, {"source", f.source}};
-    j["inputs"] = nlohmann::json::object();
-    for (const auto& [k, v] : raw) j["inputs"][k] = v;
+    j["inputs"] = raw;  // an object, {} when empty
     j["outputs"] = nlohmann::json::object();
     for (const auto& o : outputs)
       j["outputs"][o.name] = o.text.empty() ? nlohmann::json(o.value) : nlohmann::json(o.text);
@@ -223,23 +217,17 @@ int cmd_info(bool json, const std::string& results_path) {
     }
   }
   if (!results_path.empty())
-    std::printf("%s (%s)\n%s", results_path.c_str(),
-                results["context"]["boundbench"]
-                    .value("host", nlohmann::json::object())
-                    .value("cpu_model", std::string("?"))
-                    .c_str(),
-                measured_hierarchy_text(results).c_str());
+    std::printf(
+        "%s (%s)\n%s", results_path.c_str(),
+        results.value(nlohmann::json::json_pointer("/context/boundbench/host/cpu_model"), "?")
+            .c_str(),
+        measured_hierarchy_text(results).c_str());
   return kExitOk;
 }
 
 int cmd_list(const std::vector<Suite>& suites, const std::vector<std::string>& wanted,
              const std::string& filter_text) {
-  for (const auto& w : wanted)
-    if (std::none_of(suites.begin(), suites.end(), [&](const Suite& s) { return s.name == w; })) {
-      std::string known;
-      for (const auto& s : suites) known += (known.empty() ? "" : ", ") + s.name;
-      throw std::invalid_argument("unknown suite '" + w + "' (suites: " + known + ")");
-    }
+  require_known_suites(suites, wanted);
   std::regex filter;
   try {
     filter = std::regex(filter_text, std::regex::ECMAScript);
@@ -257,12 +245,11 @@ int cmd_list(const std::vector<Suite>& suites, const std::vector<std::string>& w
     std::printf("%s: %s%s\n", s.name.c_str(), s.description.c_str(),
                 s.suite_checks ? " [+ checks over all its cases]" : "");
     shown += cases.size();
-    for (const Case* cp : cases) {
-      const Case& c = *cp;
-      std::printf("  %s/%s  [%s]  checks: validate, roofline%s%s\n", s.name.c_str(), c.name.c_str(),
-                  backend_name(c.backend).c_str(), c.backend == Backend::cuda ? ", clock" : "",
-                  c.extra_checks ? ", case-specific" : "");
-    }
+    for (const Case* c : cases)
+      std::printf("  %s/%s  [%s]  checks: validate, roofline%s%s\n", s.name.c_str(),
+                  c->name.c_str(), backend_name(c->backend).c_str(),
+                  c->backend == Backend::cuda ? ", clock" : "",
+                  c->extra_checks ? ", case-specific" : "");
   }
   if (shown == 0 && !filter_text.empty())
     throw std::invalid_argument("no case matches --filter '" + filter_text + "'");
@@ -271,9 +258,7 @@ int cmd_list(const std::vector<Suite>& suites, const std::vector<std::string>& w
 
 int cmd_compare(const std::string& base_path, const std::string& next_path, double threshold_pct,
                 bool cross_device, const std::string& markdown_path, bool json) {
-  CompareOptions opts;
-  opts.threshold = threshold_pct / 100;
-  opts.cross_device = cross_device;
+  const CompareOptions opts{.threshold = threshold_pct / 100, .cross_device = cross_device};
   if (!markdown_path.empty()) ensure_writable(markdown_path);
   const nlohmann::json base = load_results(base_path);
   const nlohmann::json next = load_results(next_path);
@@ -311,24 +296,20 @@ int cmd_report(const std::vector<std::string>& runs, const std::string& out_dir)
     // the GPU machines), Debian's /usr/bin/python3 (with python3-matplotlib).
     std::vector<std::string> pythons = {"python3", "/usr/bin/python3"};
     if (const char* env = std::getenv("BOUNDBENCH_PYTHON")) pythons.insert(pythons.begin(), env);
-    std::string python;
-    for (const auto& p : pythons)
-      if (std::system((p + " -c 'import matplotlib' >/dev/null 2>&1").c_str()) == 0) {
-        python = p;
-        break;
-      }
-    if (python.empty())
+    const auto python = std::find_if(pythons.begin(), pythons.end(), [](const std::string& p) {
+      return std::system((p + " -c 'import matplotlib' >/dev/null 2>&1").c_str()) == 0;
+    });
+    if (python == pythons.end())
       throw std::runtime_error("no python3 with matplotlib (apt-get install python3-matplotlib)");
-    std::vector<std::string> args = {python, script.string()};
-    for (const auto& r : runs) args.push_back(r);
-    args.push_back("--out");
-    args.push_back(out_dir);
+    std::vector<std::string> args = {*python, script.string()};
+    args.insert(args.end(), runs.begin(), runs.end());
+    args.insert(args.end(), {"--out", out_dir});
     std::vector<char*> argv;
     for (auto& a : args) argv.push_back(a.data());
     argv.push_back(nullptr);
     std::fflush(stdout);
     execvp(argv[0], argv.data());
-    throw std::runtime_error("cannot run " + python + ": " + std::strerror(errno));
+    throw std::runtime_error("cannot run " + *python + ": " + std::strerror(errno));
   }
   throw std::runtime_error("ci/report.py not found (set BOUNDBENCH_REPORT_SCRIPT)");
 }
@@ -341,13 +322,12 @@ int cli_main(int argc, char** argv) {
   app.set_help_all_flag("--help-all", "help for every subcommand");
 
   RunOptions opts;
-  std::vector<std::string> suites_wanted;
   std::string backend = "all";
   bool no_fail = false;
-  double host_peak_bw = 0, max_noise = -1, min_time = -1, timeout = -1;
+  double max_noise = -1, min_time = -1, timeout = -1;
   int min_samples = -1;
   auto* run = app.add_subcommand("run", "run suites and write a results file");
-  run->add_option("--suite", suites_wanted, "suite to run (repeatable; default: all)");
+  run->add_option("--suite", opts.suites, "suite to run (repeatable; default: all)");
   run->add_option("--backend", backend, "host, cuda or all")
       ->check(CLI::IsMember({"host", "cuda", "all"}));
   run->add_option("--filter", opts.filter, "ECMAScript regex searched in suite/case names");
@@ -365,7 +345,7 @@ int cli_main(int argc, char** argv) {
                 "exit 1 on INCONCLUSIVE or BELOW-EXPECTATION checks too, not only on FAIL");
   run->add_option("--repetitions", opts.repetitions, "repetitions per case")
       ->check(CLI::Range(1, 1000));
-  run->add_option("--host-peak-bw", host_peak_bw,
+  run->add_option("--host-peak-bw", opts.host_peak_bytes_per_s,
                   "host DRAM peak in bytes/s (channels x MT/s x 8) for the host roofline")
       ->check(CLI::PositiveNumber);
   run->add_option("--max-noise", max_noise, "stop when stddev/mean falls to this (default 0.005)")
@@ -410,8 +390,7 @@ int cli_main(int argc, char** argv) {
   // The suites with their own driver (collectives), each a subcommand of its own.
   const std::vector<suites::SuiteCommand> commands =
       suites::mount_suite_commands(app, parse_quantity);
-  std::string formula;
-  std::string theory_from;
+  std::string formula, theory_from;
   auto* th = app.add_subcommand("theory", "evaluate a formula: theory NAME --param value ...");
   th->add_option("formula", formula, "formula name (none: list them)");
   th->add_flag("--json", json, "print JSON");
@@ -432,19 +411,12 @@ int cli_main(int argc, char** argv) {
       }
 
   // Everything after "--" belongs to Google Benchmark (run only); CLI11 sees what comes before.
-  std::vector<std::string> passthrough;
-  int own_argc = argc;
-  for (int i = 1; i < argc; ++i)
-    if (std::string(argv[i]) == "--") {
-      passthrough.assign(argv + i + 1, argv + argc);
-      own_argc = i;
-      break;
-    }
+  const int own_argc =
+      static_cast<int>(std::find(argv + 1, argv + argc, std::string_view("--")) - argv);
+  const std::vector<std::string> passthrough(argv + std::min(own_argc + 1, argc), argv + argc);
   try {
     app.parse(own_argc, argv);
-  } catch (const CLI::CallForHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::CallForAllHelp& e) {
+  } catch (const CLI::Success& e) {  // --help, --help-all
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
     return usage_error(e.what());
@@ -476,14 +448,12 @@ int cli_main(int argc, char** argv) {
             "after --, only Google Benchmark flags (--benchmark_...), not '" + extra + "'", "run");
       opts.benchmark_args.push_back(extra);
     }
-    opts.suites = suites_wanted;
     if (backend != "all") opts.backend = backend_from_name(backend);
     opts.rule = opts.quick ? StoppingRule::quick() : StoppingRule{};
     if (max_noise >= 0) opts.rule.max_rel_noise = max_noise;
     if (min_samples >= 0) opts.rule.min_samples = static_cast<std::size_t>(min_samples);
     if (min_time >= 0) opts.rule.min_time_s = min_time;
     if (timeout > 0) opts.rule.timeout_s = timeout;
-    if (host_peak_bw > 0) opts.host_peak_bytes_per_s = host_peak_bw;
     if (opts.summary_path.empty())
       opts.summary_path = std::filesystem::path(opts.out_path).replace_extension(".md").string();
     opts.command_line = join_args(argc, argv);

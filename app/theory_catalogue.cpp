@@ -2,6 +2,7 @@
 // quantization; the quantity parser; finding a formula and validating its arguments.
 #include "app/theory_catalogue.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <stdexcept>
@@ -21,33 +22,18 @@ using namespace theory;  // the formulas this catalogue names
 
 namespace {
 
-std::vector<std::string> stream_kernel_names() {
-  std::vector<std::string> names;
-  for (const auto& k : kStreamKernels) names.emplace_back(k.name);
-  return names;
-}
-
-std::vector<std::string> precision_names() {
-  std::vector<std::string> names;
-  for (auto p : kAllPrecisions) names.emplace_back(precision_name(p));
-  return names;
+// "sm_90"
+std::string arch_name(const ArchPeaks& a) {
+  return "sm_" + std::to_string(a.cc_major * 10 + a.cc_minor);
 }
 
 // "sm_90" or "9.0" → {9, 0}
 std::pair<int, int> parse_arch(const std::string& arch) {
   for (const auto& a : arch_peaks_table()) {
-    const std::string sm = "sm_" + std::to_string(a.cc_major * 10 + a.cc_minor);
     const std::string dotted = std::to_string(a.cc_major) + "." + std::to_string(a.cc_minor);
-    if (arch == sm || arch == dotted) return {a.cc_major, a.cc_minor};
+    if (arch == arch_name(a) || arch == dotted) return {a.cc_major, a.cc_minor};
   }
   throw std::invalid_argument("--arch: unknown architecture '" + arch + "'");
-}
-
-std::vector<std::string> arch_names() {
-  std::vector<std::string> names;
-  for (const auto& a : arch_peaks_table())
-    names.push_back("sm_" + std::to_string(a.cc_major * 10 + a.cc_minor));
-  return names;
 }
 
 std::vector<FormulaOutput> roofline_outputs(const FormulaArgs& a) {
@@ -62,40 +48,36 @@ std::vector<FormulaOutput> roofline_outputs(const FormulaArgs& a) {
           {"ridge_point_flop_per_byte", ridge_point_flop_per_byte(peak, bw)}};
 }
 
-std::vector<std::string> occupancy_arch_names() {
-  std::vector<std::string> names;
-  for (const auto& s : sm_limits_table()) names.push_back(s.arch());
-  return names;
-}
-
 // Refuses a kernel that could never launch on `sm`, naming the parameter at fault.
 void check_launchable(const SmLimits& sm, const KernelResources& k) {
   const std::string on = " on " + sm.arch();
   const std::size_t shared = k.static_shared_bytes + k.dynamic_shared_bytes;
+  const auto outside = [](const std::string& flag, int value, int lowest, int highest,
+                          const std::string& what) {
+    return std::invalid_argument(flag + " " + std::to_string(value) + " is outside " +
+                                 std::to_string(lowest) + " ... " + std::to_string(highest) + " " +
+                                 what);
+  };
   switch (exceeded_launch_limit(sm, k)) {
     case LaunchLimit::none: return;
     case LaunchLimit::threads:
-      throw std::invalid_argument("--threads " + std::to_string(k.threads_per_block) +
-                                  " is outside 1 ... " + std::to_string(sm.max_threads_per_block) +
-                                  " threads per block" + on);
+      throw outside("--threads", k.threads_per_block, 1, sm.max_threads_per_block,
+                    "threads per block" + on);
     case LaunchLimit::registers:
-      throw std::invalid_argument(
-          "--regs " + std::to_string(k.registers_per_thread) + " is outside 0 ... " +
-          std::to_string(sm.max_registers_per_thread) + " registers per thread" + on);
+      throw outside("--regs", k.registers_per_thread, 0, sm.max_registers_per_thread,
+                    "registers per thread" + on);
     case LaunchLimit::shared_memory:
       throw std::invalid_argument("--smem " + std::to_string(shared) + " bytes exceeds the " +
                                   std::to_string(sm.shared_per_block_optin_bytes / 1024) +
                                   " KiB opt-in limit of shared memory per block" + on);
     case LaunchLimit::barriers:
-      throw std::invalid_argument("--barriers " + std::to_string(k.barriers) +
-                                  " is outside 0 ... " + std::to_string(kMaxBarriersPerBlock) +
-                                  " named barriers per block");
+      throw outside("--barriers", k.barriers, 0, kMaxBarriersPerBlock, "named barriers per block");
   }
 }
 
 FormulaOutput limit_output(const std::string& name, int blocks) {
   if (blocks == INT_MAX) return {name, 0, "unlimited"};
-  return {name, static_cast<double>(blocks), ""};
+  return {name, static_cast<double>(blocks)};
 }
 
 std::vector<FormulaOutput> occupancy_outputs(const FormulaArgs& a) {
@@ -110,25 +92,25 @@ std::vector<FormulaOutput> occupancy_outputs(const FormulaArgs& a) {
   k.barriers = static_cast<int>(a.number("barriers"));
   check_launchable(sm, k);
   const Occupancy o = occupancy(sm, k, static_cast<int>(a.number("carveout_percent")));
-  return {{"blocks_per_sm", static_cast<double>(o.blocks_per_sm), ""},
-          {"active_warps_per_sm", static_cast<double>(o.active_warps_per_sm), ""},
-          {"max_warps_per_sm", static_cast<double>(sm.max_warps_per_sm()), ""},
-          {"occupancy_fraction", o.occupancy, ""},
+  return {{"blocks_per_sm", static_cast<double>(o.blocks_per_sm)},
+          {"active_warps_per_sm", static_cast<double>(o.active_warps_per_sm)},
+          {"max_warps_per_sm", static_cast<double>(sm.max_warps_per_sm())},
+          {"occupancy_fraction", o.occupancy},
           {"binding_limit", 0, limiting_factor_names(o.limiting)},
           limit_output("blocks_by_warps", o.by_warps),
           limit_output("blocks_by_registers", o.by_registers),
           limit_output("blocks_by_shared_memory", o.by_shared_memory),
           limit_output("blocks_by_block_slots", o.by_blocks),
           limit_output("blocks_by_barriers", o.by_barriers),
-          {"registers_per_block", static_cast<double>(o.registers_per_block), ""},
-          {"shared_per_block_bytes", static_cast<double>(o.shared_per_block_bytes), ""},
-          {"shared_per_sm_bytes", static_cast<double>(o.shared_per_sm_bytes), ""}};
+          {"registers_per_block", static_cast<double>(o.registers_per_block)},
+          {"shared_per_block_bytes", static_cast<double>(o.shared_per_block_bytes)},
+          {"shared_per_sm_bytes", static_cast<double>(o.shared_per_sm_bytes)}};
 }
 
 }  // namespace
 
 std::vector<Formula> all_formulas() {
-  using param::count, param::number, param::positive, param::whole;
+  using param::choice, param::count, param::names_of, param::number, param::positive, param::whole;
   const ParamSpec flop{"flop", "floating-point operations (an FMA is 2)", {}};
   const ParamSpec bytes{"bytes", "bytes moved to and from the memory level", {}, true};
   const ParamSpec peak{"peak_flop_per_s", "peak compute rate, flop/s", {}, true};
@@ -138,9 +120,9 @@ std::vector<Formula> all_formulas() {
       {"occupancy",
        "blocks/SM = min(warps, registers, shared memory, block slots, barriers limits)",
        "CUDA C++ Programming Guide 13.0 (compute capabilities); checked against cuda_occupancy.h",
-       {{"arch", "compute capability", occupancy_arch_names()},
-        count("threads", "threads per block"),
-        whole("regs", "registers per thread"),
+       {choice("arch", "compute capability",
+               names_of(sm_limits_table(), [](const SmLimits& s) { return s.arch(); })),
+        count("threads", "threads per block"), whole("regs", "registers per thread"),
         number("smem", "shared memory per block, bytes (48KiB, 100000, ...)", "0"),
         whole("barriers", "named barriers per block", "1"),
         number("carveout_percent", "preferred shared-memory carveout, % of the maximum", "100")},
@@ -154,8 +136,8 @@ std::vector<Formula> all_formulas() {
          const double in_flight =
              bytes_in_flight(a.number("bandwidth_bytes_per_s"), a.number("latency_s"));
          return std::vector<FormulaOutput>{
-             {"bytes_in_flight", in_flight, ""},
-             {"requests_in_flight", in_flight / a.number("bytes_per_request"), ""}};
+             {"bytes_in_flight", in_flight},
+             {"requests_in_flight", in_flight / a.number("bytes_per_request")}};
        }},
       {"waves",
        "waves = ceil(blocks / (SMs x blocks per SM)); time ~ waves",
@@ -167,32 +149,32 @@ std::vector<Formula> all_formulas() {
          const auto sms = static_cast<long long>(a.number("sms"));
          const auto per_sm = static_cast<long long>(a.number("blocks_per_sm"));
          return std::vector<FormulaOutput>{
-             {"waves", static_cast<double>(waves(blocks, sms, per_sm)), ""},
-             {"blocks_per_wave", static_cast<double>(sms * per_sm), ""},
-             {"last_wave_fill_fraction", last_wave_fill_fraction(blocks, sms, per_sm), ""},
-             {"efficiency_fraction", wave_efficiency_fraction(blocks, sms, per_sm), ""}};
+             {"waves", static_cast<double>(waves(blocks, sms, per_sm))},
+             {"blocks_per_wave", static_cast<double>(sms * per_sm)},
+             {"last_wave_fill_fraction", last_wave_fill_fraction(blocks, sms, per_sm)},
+             {"efficiency_fraction", wave_efficiency_fraction(blocks, sms, per_sm)}};
        }},
       {"format",
        "u = 2^-p, p = mantissa bits + 1; max = (2 - 2^-m) 2^emax; min normal 2^(1-bias); min "
        "subnormal 2^(1-bias-m)",
        "IEEE 754-2019; OCP OFP8 rev 1.0; OCP MX v1.0; NVIDIA A100 whitepaper (tf32)",
-       {{"name",
-         "the format",
-         {"fp64", "fp32", "tf32", "fp16", "bf16", "e4m3", "e5m2", "e2m3", "e3m2", "e2m1", "e8m0"}}},
+       {choice("name", "the format",
+               {"fp64", "fp32", "tf32", "fp16", "bf16", "e4m3", "e5m2", "e2m3", "e3m2", "e2m1",
+                "e8m0"})},
        [](const FormulaArgs& a) {
          const FormatSpec& f = format_spec(*format_from_name(a.choice("name")));
          const auto d = [](int v) { return static_cast<double>(v); };
          const char* specials[] = {"infinity and NaN (IEEE)", "NaN only (S.1111.111)",
                                    "none: every code is a number", "NaN (0xFF); no sign, no zero"};
-         return std::vector<FormulaOutput>{{"bits", d(f.bits), ""},
-                                           {"exponent_bits", d(f.exponent_bits), ""},
-                                           {"mantissa_bits", d(f.mantissa_bits), ""},
-                                           {"bias", d(f.bias), ""},
-                                           {"precision_bits", d(precision_bits(f)), ""},
-                                           {"unit_roundoff", unit_roundoff(f), ""},
-                                           {"max_finite", max_finite(f), ""},
-                                           {"min_normal", min_normal(f), ""},
-                                           {"min_subnormal", min_subnormal(f), ""},
+         return std::vector<FormulaOutput>{{"bits", d(f.bits)},
+                                           {"exponent_bits", d(f.exponent_bits)},
+                                           {"mantissa_bits", d(f.mantissa_bits)},
+                                           {"bias", d(f.bias)},
+                                           {"precision_bits", d(precision_bits(f))},
+                                           {"unit_roundoff", unit_roundoff(f)},
+                                           {"max_finite", max_finite(f)},
+                                           {"min_normal", min_normal(f)},
+                                           {"min_subnormal", min_subnormal(f)},
                                            {"specials", 0, specials[static_cast<int>(f.specials)]},
                                            {"source", 0, std::string(f.source)}};
        }},
@@ -203,22 +185,21 @@ std::vector<Formula> all_formulas() {
        "Higham, Accuracy and Stability of Numerical Algorithms, 2002, ch. 3-4; Higham & Mary, "
        "SIAM J. Sci. Comput. 41(5), 2019",
        {count("n", "terms summed (inner dimension K for a dot product or GEMM)"),
-        {"format",
-         "the arithmetic's format (its unit roundoff u)",
-         {"fp64", "fp32", "tf32", "fp16", "bf16", "e4m3", "e5m2", "e2m3", "e3m2", "e2m1"}},
+        choice("format", "the arithmetic's format (its unit roundoff u)",
+               {"fp64", "fp32", "tf32", "fp16", "bf16", "e4m3", "e5m2", "e2m3", "e3m2", "e2m1"}),
         number("abs_sum", "sum of |x_i| (|x_i y_i| for a dot product)", "1"),
         positive("lambda", "probabilistic bound's lambda", "5")},
        [](const FormulaArgs& a) {
          const double n = a.number("n"), s = a.number("abs_sum"), l = a.number("lambda");
          const double u = unit_roundoff(format_spec(*format_from_name(a.choice("format"))));
          return std::vector<FormulaOutput>{
-             {"unit_roundoff", u, ""},
-             {"recursive_bound", recursive_sum_bound(n, u, s), ""},
-             {"pairwise_bound", pairwise_sum_bound(n, u, s), ""},
-             {"kahan_bound", kahan_sum_bound(n, u, s), ""},
-             {"dot_bound", dot_bound(n, u, s), ""},
-             {"probabilistic_dot_bound", probabilistic_dot_bound(n, u, l, s), ""},
-             {"probabilistic_failure_probability", probabilistic_bound_failure(n, l, u), ""}};
+             {"unit_roundoff", u},
+             {"recursive_bound", recursive_sum_bound(n, u, s)},
+             {"pairwise_bound", pairwise_sum_bound(n, u, s)},
+             {"kahan_bound", kahan_sum_bound(n, u, s)},
+             {"dot_bound", dot_bound(n, u, s)},
+             {"probabilistic_dot_bound", probabilistic_dot_bound(n, u, l, s)},
+             {"probabilistic_failure_probability", probabilistic_bound_failure(n, l, u)}};
        }},
       {"quant",
        "x ~ s(q - z); symmetric s = amax/(2^(b-1)-1), z = 0; asymmetric s = (max-min)/(2^b-1), "
@@ -244,17 +225,17 @@ std::vector<Formula> all_formulas() {
          // Parameters per value: per group, else once per tensor (when its length is given).
          const double sharing = group > 0 ? group : elements > 0 ? elements : 0;
          std::vector<FormulaOutput> out{
-             {"scale", p.scale, ""},
-             {"zero_point", static_cast<double>(p.zero_point), ""},
-             {"q_min", static_cast<double>(p.q_min), ""},
-             {"q_max", static_cast<double>(p.q_max), ""},
-             {"max_error", quant_max_error(p), ""},
-             {"noise_variance", quant_noise_variance(p), ""},
-             {"sqnr_uniform_db", sqnr_uniform_db(p, a.number("min"), a.number("max")), ""},
-             {"sqnr_sine_db", sqnr_sine_db(p, a.number("min"), a.number("max")), ""}};
+             {"scale", p.scale},
+             {"zero_point", static_cast<double>(p.zero_point)},
+             {"q_min", static_cast<double>(p.q_min)},
+             {"q_max", static_cast<double>(p.q_max)},
+             {"max_error", quant_max_error(p)},
+             {"noise_variance", quant_noise_variance(p)},
+             {"sqnr_uniform_db", sqnr_uniform_db(p, a.number("min"), a.number("max"))},
+             {"sqnr_sine_db", sqnr_sine_db(p, a.number("min"), a.number("max"))}};
          if (sharing > 0)
-           out.push_back({"bits_per_value", quant_bits_per_value(bits, scheme, sharing), ""});
-         if (group > 0 && elements > 0) out.push_back({"groups", elements / group, ""});
+           out.push_back({"bits_per_value", quant_bits_per_value(bits, scheme, sharing)});
+         if (group > 0 && elements > 0) out.push_back({"groups", elements / group});
          return out;
        }},
       {"bank-conflicts",
@@ -263,8 +244,8 @@ std::vector<Formula> all_formulas() {
        {whole("stride_words", "distance between consecutive threads' words")},
        [](const FormulaArgs& a) {
          const int ways = bank_conflict_ways(static_cast<long long>(a.number("stride_words")));
-         return std::vector<FormulaOutput>{{"conflict_ways", static_cast<double>(ways), ""},
-                                           {"passes", static_cast<double>(ways), ""}};
+         return std::vector<FormulaOutput>{{"conflict_ways", static_cast<double>(ways)},
+                                           {"passes", static_cast<double>(ways)}};
        }},
       {"roofline-time",
        "t >= max(flop / peak, bytes / BW)",
@@ -304,7 +285,8 @@ std::vector<Formula> all_formulas() {
       {"stream-bytes",
        "bytes = arrays x elements x element size (BabelStream accounting)",
        "McCalpin, STREAM (1995); Deakin et al., BabelStream (2018)",
-       {{"kernel", "STREAM kernel", stream_kernel_names()},
+       {choice("kernel", "STREAM kernel",
+               names_of(kStreamKernels, [](const StreamKernel& k) { return k.name; })),
         {"elements", "elements per array", {}},
         {"element_bytes", "bytes per element", {}}},
        [](const FormulaArgs& a) {
@@ -329,8 +311,8 @@ std::vector<Formula> all_formulas() {
       {"peak-flops",
        "peak = flop per clock per SM x SMs x SM clock",
        "NVIDIA architecture whitepapers (table in theory/peaks.cpp)",
-       {{"arch", "compute capability", arch_names()},
-        {"precision", "precision", precision_names()},
+       {choice("arch", "compute capability", names_of(arch_peaks_table(), arch_name)),
+        choice("precision", "precision", names_of(kAllPrecisions, precision_name)),
         {"unit", "execution unit", {"cuda_core", "tensor_core"}},
         {"sms", "streaming multiprocessors", {}},
         {"sm_clock_hz", "SM clock, Hz", {}}},
@@ -347,17 +329,15 @@ std::vector<Formula> all_formulas() {
               peak_flop_per_s(per_sm, static_cast<int>(a.number("sms")), a.number("sm_clock_hz"))}};
        }},
   };
-  for (auto& f : parallelism_formulas()) formulas.push_back(std::move(f));
-  for (auto& f : attention_formulas()) formulas.push_back(std::move(f));
-  for (auto& f : precision_formulas()) formulas.push_back(std::move(f));
+  for (const auto& part : {parallelism_formulas(), attention_formulas(), precision_formulas()})
+    formulas.insert(formulas.end(), part.begin(), part.end());
   return formulas;
 }
 
 double parse_quantity(const std::string& text) {
   double v = 0;
-  const char* first = text.data();
   const char* last = text.data() + text.size();
-  const auto [end, ec] = std::from_chars(first, last, v);
+  const auto [end, ec] = std::from_chars(text.data(), last, v);
   if (text.empty() || ec != std::errc())
     throw std::invalid_argument("'" + text + "' is not a number");
   const std::string suffix(end, last);
@@ -385,9 +365,8 @@ Formula find_formula(std::string_view name) {
 std::vector<FormulaOutput> evaluate_formula(const Formula& f,
                                             const std::map<std::string, std::string>& raw_args) {
   for (const auto& [name, value] : raw_args) {
-    bool known = false;
-    for (const auto& p : f.params) known = known || p.name == name;
-    if (!known) {
+    if (std::none_of(f.params.begin(), f.params.end(),
+                     [&](const ParamSpec& p) { return p.name == name; })) {
       std::string expected;
       for (const auto& p : f.params) expected += " --" + p.name;
       throw std::invalid_argument("unknown parameter --" + name + " for " + f.name +
@@ -401,14 +380,11 @@ std::vector<FormulaOutput> evaluate_formula(const Formula& f,
       throw std::invalid_argument("missing --" + p.name + " (" + p.help + ") for " + f.name);
     const std::string& text = it == raw_args.end() ? p.default_value : it->second;
     if (!p.choices.empty()) {
-      bool valid = false;
-      std::string options;
-      for (const auto& c : p.choices) {
-        valid = valid || c == text;
-        options += (options.empty() ? "" : "|") + c;
-      }
-      if (!valid)
+      if (std::find(p.choices.begin(), p.choices.end(), text) == p.choices.end()) {
+        std::string options;
+        for (const auto& c : p.choices) options += (options.empty() ? "" : "|") + c;
         throw std::invalid_argument("--" + p.name + ": '" + text + "' is not one of " + options);
+      }
       args.choices[p.name] = text;
       continue;
     }

@@ -1,7 +1,6 @@
 // The catalogue's entries for the attention suite's formulas (theory/attention.h):
 // `boundbench theory attention` and `theory kv-cache`.
 #include <algorithm>
-#include <stdexcept>
 #include <string>
 
 #include "app/theory_catalogue.h"
@@ -14,6 +13,7 @@ using namespace theory;  // the formulas this catalogue names
 
 namespace {
 
+using param::choice;
 using param::count;
 using param::number;
 using param::positive;
@@ -40,12 +40,9 @@ std::vector<Formula> attention_formulas() {
        "B H (2nd + 2nd ceil(n/Br)) x bytes; naive extra memory B H n^2 x 4; decode: 4 B H n d flop "
        "over 2 B H_kv n d x bytes",
        "Dao et al., FlashAttention, 2022 (section 3.2, Theorem 2); Milakov & Gimelshein 2018",
-       {count("n", "sequence length"),
-        count("d", "head dimension", "128"),
-        count("heads", "query heads H", "32"),
-        number("kv_heads", "K/V heads (0: = heads)", "0"),
-        count("batch", "batch B", "1"),
-        {"causal", "causal mask", {"no", "yes"}, false, false, "no"},
+       {count("n", "sequence length"), count("d", "head dimension", "128"),
+        count("heads", "query heads H", "32"), number("kv_heads", "K/V heads (0: = heads)", "0"),
+        count("batch", "batch B", "1"), choice("causal", "causal mask", {"no", "yes"}, "no"),
         positive("bytes_per_element", "bytes per element of Q, K, V, O", "2"),
         count("block_rows", "query rows per tile Br (tiled)", "128"),
         number("bandwidth_bytes_per_s", "memory bandwidth (0: no times)", "0"),
@@ -59,21 +56,21 @@ std::vector<Formula> attention_formulas() {
          const double extra = naive_extra_bytes(s, {4, s.bytes_per_element, 4, true});
          const double dbytes =
              kv_cache_bytes(1, s.n, s.kv_heads, s.d, s.bytes_per_element, s.batch);
-         std::vector<FormulaOutput> out = {{"flop", flop, ""},
-                                           {"naive_bytes", naive, ""},
-                                           {"tiled_bytes", tiled, ""},
-                                           {"naive_extra_bytes", extra, ""},
-                                           {"fused_extra_bytes", 0, ""},
-                                           {"naive_intensity_flop_per_byte", flop / naive, ""},
-                                           {"tiled_intensity_flop_per_byte", flop / tiled, ""},
-                                           {"decode_flop", dflop, ""},
-                                           {"decode_kv_bytes", dbytes, ""},
-                                           {"decode_intensity_flop_per_byte", dflop / dbytes, ""}};
+         std::vector<FormulaOutput> out = {{"flop", flop},
+                                           {"naive_bytes", naive},
+                                           {"tiled_bytes", tiled},
+                                           {"naive_extra_bytes", extra},
+                                           {"fused_extra_bytes", 0},
+                                           {"naive_intensity_flop_per_byte", flop / naive},
+                                           {"tiled_intensity_flop_per_byte", flop / tiled},
+                                           {"decode_flop", dflop},
+                                           {"decode_kv_bytes", dbytes},
+                                           {"decode_intensity_flop_per_byte", dflop / dbytes}};
          const double bw = a.number("bandwidth_bytes_per_s"), peak = a.number("peak_flop_per_s");
          if (bw > 0 && peak > 0) {
-           out.push_back({"naive_bound_s", std::max(flop / peak, naive / bw), ""});
-           out.push_back({"tiled_bound_s", std::max(flop / peak, tiled / bw), ""});
-           out.push_back({"decode_bound_s", std::max(dflop / peak, dbytes / bw), ""});
+           out.push_back({"naive_bound_s", std::max(flop / peak, naive / bw)});
+           out.push_back({"tiled_bound_s", std::max(flop / peak, tiled / bw)});
+           out.push_back({"decode_bound_s", std::max(dflop / peak, dbytes / bw)});
          }
          return out;
        }},
@@ -89,12 +86,12 @@ std::vector<Formula> attention_formulas() {
         count("heads", "query heads H", "32"),
         number("kv_heads", "K/V heads (0: = heads)", "0"),
         count("batch", "batch B", "1"),
-        {"causal", "causal mask", {"no", "yes"}, false, false, "no"},
+        choice("causal", "causal mask", {"no", "yes"}, "no"),
         positive("bytes_per_element", "bytes per element of Q, K, V", "2"),
         positive("output_bytes", "bytes per element of O", "4"),
         positive("score_bytes", "bytes per element of S (naive)", "4"),
         positive("prob_bytes", "bytes per element of P (naive)", "2"),
-        {"prob_in_place", "P written over S (naive)", {"no", "yes"}, false, false, "no"},
+        choice("prob_in_place", "P written over S (naive)", {"no", "yes"}, "no"),
         count("block_rows", "query rows per tile Br (tiled)", "64")},
        [](const FormulaArgs& a) {
          const AttentionShape s = shape_of(a);
@@ -108,13 +105,13 @@ std::vector<Formula> attention_formulas() {
                                                                       layout.output_bytes)
                                                : decode_work(s, layout.output_bytes);
          return std::vector<FormulaOutput>{
-             {"flop", w.flop, ""},
-             {"bytes_read", w.bytes_read, ""},
-             {"bytes_written", w.bytes_written, ""},
-             {"bytes", w.bytes(), ""},
-             {"elements", w.elements, ""},
-             {"intensity_flop_per_byte", w.flop / w.bytes(), ""},
-             {"extra_bytes", kind == "naive" ? naive_extra_bytes(s, layout) : 0, ""}};
+             {"flop", w.flop},
+             {"bytes_read", w.bytes_read},
+             {"bytes_written", w.bytes_written},
+             {"bytes", w.bytes()},
+             {"elements", w.elements},
+             {"intensity_flop_per_byte", w.flop / w.bytes()},
+             {"extra_bytes", kind == "naive" ? naive_extra_bytes(s, layout) : 0}};
        }},
       {"kv-cache",
        "KV bytes = 2 x L x n x H_kv x d x bytes x batch; decode time per token >= KV bytes / BW",
@@ -128,10 +125,9 @@ std::vector<Formula> attention_formulas() {
          const double bytes =
              kv_cache_bytes(a.number("layers"), a.number("n"), a.number("kv_heads"), a.number("d"),
                             a.number("bytes_per_element"), a.number("batch"));
-         std::vector<FormulaOutput> out = {{"kv_cache_bytes", bytes, ""}};
+         std::vector<FormulaOutput> out = {{"kv_cache_bytes", bytes}};
          if (a.number("bandwidth_bytes_per_s") > 0)
-           out.push_back(
-               {"decode_time_per_token_s", bytes / a.number("bandwidth_bytes_per_s"), ""});
+           out.push_back({"decode_time_per_token_s", bytes / a.number("bandwidth_bytes_per_s")});
          return out;
        }},
   };

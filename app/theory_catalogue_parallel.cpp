@@ -1,5 +1,6 @@
 // The catalogue's entries for the collectives' and the parallelism calculator's formulas
 // (theory/collectives.h, theory/parallelism.h).
+#include <numeric>
 #include <stdexcept>
 #include <vector>
 
@@ -18,12 +19,6 @@ using param::count;
 using param::number;
 using param::positive;
 
-std::vector<std::string> collective_names() {
-  std::vector<std::string> names;
-  for (auto c : kAllCollectives) names.emplace_back(collective_name(c));
-  return names;
-}
-
 int ranks_of(const FormulaArgs& a, const std::string& name) {
   const double r = a.number(name);
   if (r > 1 << 24) throw std::invalid_argument("--" + name + ": at most 16777216");
@@ -38,6 +33,7 @@ const ParamSpec kLink =
 }  // namespace
 
 std::vector<Formula> parallelism_formulas() {
+  const auto collectives = param::names_of(kAllCollectives, collective_name);
   const char* thakur =
       "Thakur, Rabenseifner & Gropp, IJHPCA 19(1), 2005; nccl-tests PERFORMANCE.md";
   return {
@@ -45,7 +41,7 @@ std::vector<Formula> parallelism_formulas() {
        "algbw = n / t; busbw = algbw x factor (all_reduce 2(p-1)/p; all_gather, reduce_scatter, "
        "all_to_all (p-1)/p; broadcast, reduce, send_recv 1)",
        "nccl-tests doc/PERFORMANCE.md",
-       {{"collective", "the collective", collective_names()},
+       {{"collective", "the collective", collectives},
         count("ranks", "ranks p"),
         positive("bytes", "message size n as nccl-tests prints it"),
         positive("time_s", "measured time, s")},
@@ -53,26 +49,24 @@ std::vector<Formula> parallelism_formulas() {
          const auto c = *collective_from_name(a.choice("collective"));
          const double factor = bus_bandwidth_factor(c, ranks_of(a, "ranks"));
          const double algbw = a.number("bytes") / a.number("time_s");
-         return std::vector<FormulaOutput>{{"algbw_bytes_per_s", algbw, ""},
-                                           {"bus_factor", factor, ""},
-                                           {"busbw_bytes_per_s", algbw * factor, ""}};
+         return std::vector<FormulaOutput>{{"algbw_bytes_per_s", algbw},
+                                           {"bus_factor", factor},
+                                           {"busbw_bytes_per_s", algbw * factor}};
        }},
       {"collective-time",
        "t = latency_terms x alpha + byte_terms x n x beta (ring all_reduce: 2(p-1) alpha + "
        "2(p-1)/p n beta)",
        thakur,
-       {{"collective", "the collective", collective_names()},
+       {{"collective", "the collective", collectives},
         count("ranks", "ranks p"),
         number("bytes", "message size n as nccl-tests prints it"),
         kAlpha,
         kLink,
-        {"algorithm",
-         "the algorithm (bandwidth-optimal: ring, pipeline, pairwise, direct)",
-         {"bandwidth-optimal", "ring", "binomial_tree", "rabenseifner", "scatter_allgather",
-          "pipeline", "pairwise", "direct"},
-         false,
-         false,
-         "bandwidth-optimal"}},
+        param::choice("algorithm",
+                      "the algorithm (bandwidth-optimal: ring, pipeline, pairwise, direct)",
+                      {"bandwidth-optimal", "ring", "binomial_tree", "rabenseifner",
+                       "scatter_allgather", "pipeline", "pairwise", "direct"},
+                      "bandwidth-optimal")},
        [](const FormulaArgs& a) {
          const auto c = *collective_from_name(a.choice("collective"));
          const Algorithm alg = a.choice("algorithm") == "bandwidth-optimal"
@@ -84,11 +78,11 @@ std::vector<Formula> parallelism_formulas() {
          const double t = alpha_beta_time_s(terms, n, a.number("alpha_s"), beta);
          return std::vector<FormulaOutput>{
              {"algorithm", 0, std::string(algorithm_name(alg))},
-             {"time_s", t, ""},
-             {"latency_time_s", terms.latency_terms * a.number("alpha_s"), ""},
-             {"bandwidth_time_s", terms.byte_terms * n * beta, ""},
-             {"algbw_bytes_per_s", t > 0 ? n / t : 0, ""},
-             {"busbw_bytes_per_s", t > 0 ? n / t * bus_bandwidth_factor(c, p) : 0, ""}};
+             {"time_s", t},
+             {"latency_time_s", terms.latency_terms * a.number("alpha_s")},
+             {"bandwidth_time_s", terms.byte_terms * n * beta},
+             {"algbw_bytes_per_s", t > 0 ? n / t : 0},
+             {"busbw_bytes_per_s", t > 0 ? n / t * bus_bandwidth_factor(c, p) : 0}};
        }},
       {"global-batch",
        "B_global = B_per_device x N_devices x N_accumulation",
@@ -98,10 +92,8 @@ std::vector<Formula> parallelism_formulas() {
         count("accumulation_steps", "gradient-accumulation steps", "1")},
        [](const FormulaArgs& a) {
          return std::vector<FormulaOutput>{
-             {"global_batch",
-              global_batch(a.number("per_device_batch"), a.number("devices"),
-                           a.number("accumulation_steps")),
-              ""}};
+             {"global_batch", global_batch(a.number("per_device_batch"), a.number("devices"),
+                                           a.number("accumulation_steps"))}};
        }},
       {"gradient-all-reduce",
        "t = 2(p-1) alpha + 2(p-1)/p (P x bytes) beta per optimizer step (ring all-reduce)",
@@ -111,12 +103,11 @@ std::vector<Formula> parallelism_formulas() {
        [](const FormulaArgs& a) {
          const double bytes = a.number("parameters") * a.number("bytes_per_parameter");
          return std::vector<FormulaOutput>{
-             {"gradient_bytes", bytes, ""},
+             {"gradient_bytes", bytes},
              {"time_s",
               gradient_all_reduce_s(a.number("parameters"), a.number("bytes_per_parameter"),
                                     ranks_of(a, "devices"), a.number("alpha_s"),
-                                    1 / a.number("link_bytes_per_s")),
-              ""}};
+                                    1 / a.number("link_bytes_per_s"))}};
        }},
       {"overlapped-all-reduce",
        "bucket i's all-reduce starts when its gradients are ready and the previous one is done; "
@@ -133,8 +124,7 @@ std::vector<Formula> parallelism_formulas() {
          const double backward_s = a.number("backward_s");
          const auto buckets = gradient_buckets_bytes(
              a.number("parameters"), a.number("bytes_per_parameter"), a.number("bucket_bytes"));
-         double total_bytes = 0;
-         for (double b : buckets) total_bytes += b;
+         const double total_bytes = std::accumulate(buckets.begin(), buckets.end(), 0.0);
          std::vector<double> ready_s, all_reduce_s;
          double done_bytes = 0, plain_s = 0;
          for (double b : buckets) {
@@ -144,10 +134,10 @@ std::vector<Formula> parallelism_formulas() {
            plain_s += all_reduce_s.back();
          }
          const double exposed_s = overlapped_all_reduce_tail_s(ready_s, all_reduce_s, backward_s);
-         return std::vector<FormulaOutput>{{"buckets", double(buckets.size()), ""},
-                                           {"all_reduce_s", plain_s, ""},
-                                           {"exposed_s", exposed_s, ""},
-                                           {"hidden_s", plain_s - exposed_s, ""}};
+         return std::vector<FormulaOutput>{{"buckets", double(buckets.size())},
+                                           {"all_reduce_s", plain_s},
+                                           {"exposed_s", exposed_s},
+                                           {"hidden_s", plain_s - exposed_s}};
        }},
       {"tensor-parallel",
        "per layer 2 all-reduces of b x s x h forward + 2 backward",
@@ -160,9 +150,9 @@ std::vector<Formula> parallelism_formulas() {
              tensor_parallel_comm(a.number("batch"), a.number("sequence"), a.number("hidden"),
                                   a.number("bytes_per_element"), ranks_of(a, "tp"),
                                   a.number("alpha_s"), 1 / a.number("link_bytes_per_s"));
-         return std::vector<FormulaOutput>{{"all_reduces_per_layer", c.all_reduces_per_layer, ""},
-                                           {"bytes_per_all_reduce", c.bytes_per_all_reduce, ""},
-                                           {"time_per_layer_s", c.time_per_layer_s, ""}};
+         return std::vector<FormulaOutput>{{"all_reduces_per_layer", c.all_reduces_per_layer},
+                                           {"bytes_per_all_reduce", c.bytes_per_all_reduce},
+                                           {"time_per_layer_s", c.time_per_layer_s}};
        }},
       {"pipeline-bubble",
        "bubble = (p-1)/(m+p-1) of the step; interleaved (v chunks): (p-1)/(v m) of the ideal time, "
@@ -175,18 +165,18 @@ std::vector<Formula> parallelism_formulas() {
          const int p = ranks_of(a, "stages"), m = ranks_of(a, "micro_batches"),
                    v = ranks_of(a, "chunks_per_device");
          std::vector<FormulaOutput> out{
-             {"bubble_fraction", pipeline_bubble_fraction(p, m), ""},
-             {"bubble_over_ideal", interleaved_bubble_ratio(p, m, v), ""},
+             {"bubble_fraction", pipeline_bubble_fraction(p, m)},
+             {"bubble_over_ideal", interleaved_bubble_ratio(p, m, v)},
              // (p−1)/(m·v+p−1): the chunks as m·v micro-batches.
-             {"interleaved_bubble_fraction", pipeline_bubble_fraction(p, m * v), ""},
+             {"interleaved_bubble_fraction", pipeline_bubble_fraction(p, m * v)},
              {"peak_activations_gpipe",
-              double(pipeline_peak_activations(PipelineSchedule::gpipe, p, m, 0)), ""},
+              double(pipeline_peak_activations(PipelineSchedule::gpipe, p, m, 0))},
              {"peak_activations_1f1b",
-              double(pipeline_peak_activations(PipelineSchedule::one_f_one_b, p, m, 0)), ""}};
+              double(pipeline_peak_activations(PipelineSchedule::one_f_one_b, p, m, 0))}};
          // Megatron's interleaved schedule takes m a multiple of p.
          if (m % p == 0)
            out.push_back({"peak_chunk_activations_interleaved",
-                          double(interleaved_peak_activations(p, m, v, 0)), ""});
+                          double(interleaved_peak_activations(p, m, v, 0))});
          return out;
        }},
       {"expert-all-to-all",
@@ -206,9 +196,9 @@ std::vector<Formula> parallelism_formulas() {
          const auto terms = alpha_beta_terms(Collective::all_to_all, Algorithm::pairwise, ep);
          const double t =
              alpha_beta_time_s(terms, n, a.number("alpha_s"), 1 / a.number("link_bytes_per_s"));
-         return std::vector<FormulaOutput>{{"bytes_sent_per_all_to_all", sent, ""},
-                                           {"time_per_all_to_all_s", t, ""},
-                                           {"time_per_layer_forward_s", 2 * t, ""}};
+         return std::vector<FormulaOutput>{{"bytes_sent_per_all_to_all", sent},
+                                           {"time_per_all_to_all_s", t},
+                                           {"time_per_layer_forward_s", 2 * t}};
        }},
       {"zero-memory",
        "stage 0 (2+2+K)Psi; 1: 4 Psi + K Psi/Nd; 2: 2 Psi + (2+K) Psi/Nd; 3: (2+2+K) Psi/Nd bytes",
@@ -222,9 +212,9 @@ std::vector<Formula> parallelism_formulas() {
              zero_footprint(std::stoi(a.choice("stage")), a.number("parameters"),
                             a.number("devices"), a.number("optimizer_bytes_per_parameter"));
          return std::vector<FormulaOutput>{
-             {"memory_bytes_per_device", z.memory_bytes, ""},
-             {"communication_elements_per_step", z.communication_elements, ""},
-             {"communication_bytes_per_step_fp16", 2 * z.communication_elements, ""}};
+             {"memory_bytes_per_device", z.memory_bytes},
+             {"communication_elements_per_step", z.communication_elements},
+             {"communication_bytes_per_step_fp16", 2 * z.communication_elements}};
        }},
       {"training-flops",
        "C = 6 N D flop; MFU = 6 N (tokens/s) / peak",
@@ -234,11 +224,10 @@ std::vector<Formula> parallelism_formulas() {
         positive("peak_flop_per_s", "peak flop/s of the devices", "1")},
        [](const FormulaArgs& a) {
          return std::vector<FormulaOutput>{
-             {"training_flop", training_flop(a.number("parameters"), a.number("tokens")), ""},
+             {"training_flop", training_flop(a.number("parameters"), a.number("tokens"))},
              {"mfu_fraction",
               model_flops_utilization(a.number("parameters"), a.number("tokens_per_s"),
-                                      a.number("peak_flop_per_s")),
-              ""}};
+                                      a.number("peak_flop_per_s"))}};
        }},
   };
 }

@@ -25,8 +25,8 @@ std::vector<Formula> precision_formulas() {
        "Widrow & Kollar, Quantization Noise, 2008, ch. 12",
        {param::positive("amax",
                         "largest |x| of the tensor (nvfp4: the block's, equal to the tensor's)"),
-        {"format", "element format", {"e4m3", "e5m2", "e2m3", "e3m2", "e2m1"}, false, false, ""},
-        {"scheme", "scaling", {"tensor", "mx-floor", "mx-round-up", "nvfp4"}, false, false, ""},
+        param::choice("format", "element format", {"e4m3", "e5m2", "e2m3", "e3m2", "e2m1"}),
+        param::choice("scheme", "scaling", {"tensor", "mx-floor", "mx-round-up", "nvfp4"}),
         param::number("margin", "binades of headroom (tensor scaling)", "0")},
        [](const FormulaArgs& a) {
          const FormatSpec& f = format_spec(*format_from_name(a.choice("format")));
@@ -53,18 +53,17 @@ std::vector<Formula> precision_formulas() {
                                          : scheme == "nvfp4" ? 8.0 / 16
                                                              : 8.0 / 32;
          return std::vector<FormulaOutput>{
-             {"scale", scale, ""},
-             {"bits_per_value", f.bits + block_scale_bits, ""},
-             {"tensor_scale", tensor_scale, ""},
-             {"unit_roundoff", unit_roundoff(f), ""},
+             {"scale", scale},
+             {"bits_per_value", f.bits + block_scale_bits},
+             {"tensor_scale", tensor_scale},
+             {"unit_roundoff", unit_roundoff(f)},
              // The largest error over [0, amax]: half the top quantum reached, or the clipping.
              {"max_error",
               std::max(scaled_element_max_error(f, scale, std::min(amax, scale * max_finite(f))),
-                       scaled_element_max_error(f, scale, amax)),
-              ""},
-             {"clipped_error", std::max(0.0, amax - scale * max_finite(f)), ""},
-             {"smallest_nonzero", scale * min_subnormal(f), ""},
-             {"sqnr_uniform_db", float_quant_sqnr_uniform_db(f, scale, amax), ""}};
+                       scaled_element_max_error(f, scale, amax))},
+             {"clipped_error", std::max(0.0, amax - scale * max_finite(f))},
+             {"smallest_nonzero", scale * min_subnormal(f)},
+             {"sqnr_uniform_db", float_quant_sqnr_uniform_db(f, scale, amax)}};
        }},
       {"gemm-error",
        "|C^ - C| <= factor (|A||B|) elementwise: factor = (1 + u_in)^2 (1 + gamma_K(u_acc)) - 1 "
@@ -74,18 +73,9 @@ std::vector<Formula> precision_formulas() {
        "Higham, Accuracy and Stability of Numerical Algorithms, 2002, (3.13) and Lemma 3.3; Higham "
        "& Mary, SIAM J. Sci. Comput. 41(5), 2019, Thm 3.1; Fasi et al., PeerJ CS 7:e330, 2021",
        {param::count("k", "inner dimension K"),
-        {"accumulate",
-         "the accumulator",
-         {"fp32", "fp32-truncating", "fp64"},
-         false,
-         false,
-         "fp32"},
-        {"inputs",
-         "what the library does to fp32 inputs",
-         {"as-given", "tf32", "bf16"},
-         false,
-         false,
-         "as-given"}},
+        param::choice("accumulate", "the accumulator", {"fp32", "fp32-truncating", "fp64"}, "fp32"),
+        param::choice("inputs", "what the library does to fp32 inputs",
+                      {"as-given", "tf32", "bf16"}, "as-given")},
        [](const FormulaArgs& a) {
          const double k = a.number("k");
          const std::string& acc = a.choice("accumulate");
@@ -96,11 +86,11 @@ std::vector<Formula> precision_formulas() {
          m.u_input = in == "tf32" ? truncation_unit(11) : in == "bf16" ? truncation_unit(8) : 0;
          const double lambda = median_lambda(k);
          return std::vector<FormulaOutput>{
-             {"bound_factor", gemm_error_factor(m, k), ""},
-             {"input_rounding_term", input_rounding_term(m.u_input), ""},
-             {"median_lambda", lambda, ""},
-             {"probabilistic_factor", gemm_probabilistic_factor(m, k, lambda), ""},
-             {"effective_bits_at_bound", effective_bits(gemm_error_factor(m, k)), ""}};
+             {"bound_factor", gemm_error_factor(m, k)},
+             {"input_rounding_term", input_rounding_term(m.u_input)},
+             {"median_lambda", lambda},
+             {"probabilistic_factor", gemm_probabilistic_factor(m, k, lambda)},
+             {"effective_bits_at_bound", effective_bits(gemm_error_factor(m, k))}};
        }},
       {"gemm-bytes",
        "C = A B (A m x k, B k x n): flop = 2 m n k; bytes read = (m k + k n) x input bytes; "
@@ -114,11 +104,11 @@ std::vector<Formula> precision_formulas() {
          // The function the GEMM cases declare their work with.
          const WorkCount w = gemm_work(a.number("m"), a.number("n"), a.number("k"),
                                        a.number("input_bytes"), a.number("output_bytes"));
-         return std::vector<FormulaOutput>{{"flop", w.flop, ""},
-                                           {"bytes_read", w.bytes_read, ""},
-                                           {"bytes_written", w.bytes_written, ""},
-                                           {"bytes", w.bytes(), ""},
-                                           {"intensity_flop_per_byte", w.flop / w.bytes(), ""}};
+         return std::vector<FormulaOutput>{{"flop", w.flop},
+                                           {"bytes_read", w.bytes_read},
+                                           {"bytes_written", w.bytes_written},
+                                           {"bytes", w.bytes()},
+                                           {"intensity_flop_per_byte", w.flop / w.bytes()}};
        }},
   };
 }

@@ -6,14 +6,12 @@ namespace bb {
 
 Work work_of(const theory::WorkCount& count, theory::Precision precision,
              std::string memory_level) {
-  Work w;
-  w.bytes_read = count.bytes_read;
-  w.bytes_written = count.bytes_written;
-  w.flop = count.flop;
-  w.elements = count.elements;
-  w.precision = precision;
-  w.memory_level = std::move(memory_level);
-  return w;
+  return {.bytes_read = count.bytes_read,
+          .bytes_written = count.bytes_written,
+          .flop = count.flop,
+          .elements = count.elements,
+          .precision = precision,
+          .memory_level = std::move(memory_level)};
 }
 
 theory::WorkCount count_of(const Work& w) {

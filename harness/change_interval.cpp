@@ -21,6 +21,16 @@ std::vector<double> log_thinned(std::span<const double> samples_s) {
   return v;
 }
 
+// The median of v by selection (linear time; v is reordered).
+double median_in_place(std::vector<double>& v) {
+  const std::size_t n = v.size();
+  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(n / 2), v.end());
+  const double upper = v[n / 2];
+  if (n % 2) return upper;
+  return 0.5 *
+         (upper + *std::max_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(n / 2)));
+}
+
 // P(Z ≥ z) for the standard normal.
 double upper_tail(double z) { return 0.5 * std::erfc(z / std::sqrt(2.0)); }
 
@@ -30,8 +40,6 @@ RatioInterval ratio_interval(std::span<const double> base_s, std::span<const dou
                              double threshold, double confidence) {
   RatioInterval r;
   const std::vector<double> x = log_thinned(base_s), y = log_thinned(next_s);
-  r.base_n = x.size();
-  r.next_n = y.size();
   if (x.size() < 2 || y.size() < 2) return r;
   std::vector<double> d;
   d.reserve(x.size() * y.size());
@@ -44,11 +52,7 @@ RatioInterval ratio_interval(std::span<const double> base_s, std::span<const dou
     std::nth_element(d.begin(), d.begin() + static_cast<std::ptrdiff_t>(rank0), d.end());
     return d[rank0];
   };
-  const double upper_mid = order_stat(N / 2);
-  const double mid =
-      N % 2
-          ? upper_mid
-          : 0.5 * (upper_mid + *std::max_element(d.begin(), d.begin() + static_cast<long>(N / 2)));
+  const double mid = median_in_place(d);
   const double sigma = std::sqrt(n1 * n2 * (n1 + n2 + 1) / 12);
   const double z = normal_quantile(0.5 + 0.5 * confidence);
   const double k = std::floor(static_cast<double>(N) / 2 - z * sigma);
@@ -78,15 +82,6 @@ RatioInterval ratio_interval(std::span<const double> base_s, std::span<const dou
 }
 
 namespace {
-
-double median_in_place(std::vector<double>& v) {
-  const std::size_t n = v.size();
-  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(n / 2), v.end());
-  const double upper = v[n / 2];
-  if (n % 2) return upper;
-  return 0.5 *
-         (upper + *std::max_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(n / 2)));
-}
 
 double log_se(const RatioInterval& r, double z) { return std::log(r.high / r.low) / (2 * z); }
 
@@ -176,7 +171,6 @@ MedianChange median_change(std::span<const RatioInterval> cases, double confiden
   for (const auto& c : cases) logs.push_back(std::log(c.ratio));
   m.cases = logs.size();
   if (logs.empty()) return m;
-  std::sort(logs.begin(), logs.end());
   const MedianRanks ranks = median_interval_ranks(logs.size(), confidence);
   m.ratio = std::exp(median_in_place(logs));
   std::sort(logs.begin(), logs.end());

@@ -17,7 +17,6 @@ struct RatioInterval {
   // One-sided p-values of "the ratio exceeds 1 + threshold" (slower) and "the ratio is below
   // 1 − threshold" (faster): the Mann–Whitney test of log(new) − log(1 ± threshold) vs log(base).
   double p_slower = 1, p_faster = 1;
-  std::size_t base_n = 0, next_n = 0;  // samples used (each side thinned to kMaxRankSamples)
 };
 
 // Samples per side that the interval uses: more are thinned to this many evenly spaced order

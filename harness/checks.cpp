@@ -11,13 +11,14 @@ namespace {
 
 std::string g(double v) { return fmt::format("{:.4g}", v); }
 
-Check head_only(const CheckHead& head) {
-  Check k;
-  k.suite = head.suite;
-  k.name = head.name;
-  k.law = head.law;
-  k.kind = head.kind;
-  return k;
+// The head's fields, with a verdict and reason no number decides (a SKIP or a fault) or to be set.
+Check head_only(const CheckHead& head, Verdict verdict = Verdict::skip, std::string reason = "") {
+  return {.suite = head.suite,
+          .name = head.name,
+          .law = head.law,
+          .verdict = verdict,
+          .reason = std::move(reason),
+          .kind = head.kind};
 }
 
 // The judgement in words, after the numbers.
@@ -89,17 +90,11 @@ Check fit(const CheckHead& head, double predicted, const Band& band, const Inter
 }
 
 Check skipped(const CheckHead& head, const std::string& reason) {
-  Check k = head_only(head);
-  k.verdict = Verdict::skip;
-  k.reason = reason;
-  return k;
+  return head_only(head, Verdict::skip, reason);
 }
 
 Check fault(const CheckHead& head, const std::string& reason) {
-  Check k = head_only(head);
-  k.verdict = Verdict::fail;
-  k.reason = reason;
-  return k;
+  return head_only(head, Verdict::fail, reason);
 }
 
 Check pass_proves_little(Check k, const std::string& why) {
@@ -118,18 +113,16 @@ std::string interval_text(const Interval& i) {
 }
 
 std::string band_text(double predicted, const Band& band) {
-  // Appended rather than "text" + string: GCC 12 at -O3 warns falsely on the latter (-Wrestrict).
   const bool low = std::isfinite(band.low), high = std::isfinite(band.high);
-  std::string s;
-  if (low && !high) return s.append(">= ").append(g(band.low));
-  if (high && !low) return s.append("<= ").append(g(band.high));
+  if (low && !high) return fmt::format(">= {:.4g}", band.low);
+  if (high && !low) return fmt::format("<= {:.4g}", band.high);
   if (!low && !high) return "any value";
-  if (band.low == band.high) return s.append("== ").append(g(band.low));
+  if (band.low == band.high) return fmt::format("== {:.4g}", band.low);
   const double below = predicted - band.low, above = band.high - predicted;
   if (std::isfinite(predicted) && below >= 0 && above >= 0 &&
       std::fabs(below - above) <= 1e-9 * std::max(std::fabs(predicted), above))
     return g(predicted) + " +/- " + g(above);
-  return s.append("[").append(g(band.low)).append(", ").append(g(band.high)).append("]");
+  return fmt::format("[{:.4g}, {:.4g}]", band.low, band.high);
 }
 
 }  // namespace bb

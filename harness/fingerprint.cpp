@@ -2,6 +2,10 @@
 
 #include <cmath>
 
+#include <fmt/format.h>
+
+#include "harness/results.h"
+
 namespace bb {
 namespace {
 
@@ -9,12 +13,7 @@ using json = nlohmann::json;
 
 // "L1d", "L1i", "L2", "L3": a cache's name in the fingerprint.
 std::string cache_key(int level, const std::string& type) {
-  // Appended: GCC 12 -O3 warns falsely on "L" + string (-Wrestrict).
-  std::string key = "L";
-  return key.append(std::to_string(level))
-      .append(type == "Data"          ? "d"
-              : type == "Instruction" ? "i"
-                                      : "");
+  return fmt::format("L{}{}", level, type == "Data" ? "d" : type == "Instruction" ? "i" : "");
 }
 
 // MemTotal rounded up to whole GiB: the kernel reserves a few % of the installed memory and moves
@@ -34,13 +33,19 @@ json gpu_fields(const json& d, const json& status) {
   return g;
 }
 
+// Each device's fields, from GpuStatus's JSON (results.h to_json, or an older file's context).
+json gpus_fields(const json& status) {
+  json list = json::array();
+  for (const auto& d : status.value("devices", json::array()))
+    list.push_back(gpu_fields(d, status));
+  return list;
+}
+
 std::string value_text(const std::string& path, const json& v) {
   const bool size = path.find("caches.") == 0 || path.find("memory_bytes") != std::string::npos;
   if (size && v.is_number()) return binary_size_text(v.get<double>());
   if (path == "memory_gib" && v.is_number()) return v.dump() + " GiB";
-  if (!v.is_string()) return v.dump();
-  std::string quoted = "'";
-  return quoted.append(v.get<std::string>()).append("'");
+  return v.is_string() ? fmt::format("'{}'", v.get<std::string>()) : v.dump();
 }
 
 }  // namespace
@@ -60,19 +65,7 @@ json machine_fingerprint(const HostInfo& h, const GpuStatus& g) {
              {"caches", caches},
              {"memory_gib", memory_gib(static_cast<double>(h.memory_bytes))},
              {"hypervisor", h.hypervisor}};
-  if (g.built_with_cuda) {
-    fp["gpus"] = json::array();
-    const json status = {{"driver_version", g.driver_version},
-                         {"runtime_version", g.runtime_version}};
-    for (const auto& d : g.devices)
-      fp["gpus"].push_back(gpu_fields({{"name", d.name},
-                                       {"uuid", d.uuid},
-                                       {"sm_count", d.sm_count},
-                                       {"memory_bytes", d.memory_bytes},
-                                       {"sm_clock_hz", d.sm_clock_hz},
-                                       {"memory_clock_hz", d.memory_clock_hz}},
-                                      status));
-  }
+  if (g.built_with_cuda) fp["gpus"] = gpus_fields(to_json(g));
   return fp;
 }
 
@@ -93,11 +86,7 @@ RecordedFingerprint recorded_fingerprint(const json& doc) {
       {"caches", caches},
       {"memory_gib", memory_gib(host.value("memory_bytes", 0.0))}};
   const json gpus = bb.value("gpus", json::object());
-  if (gpus.value("usable", false)) {
-    r.fields["gpus"] = json::array();
-    for (const auto& d : gpus.value("devices", json::array()))
-      r.fields["gpus"].push_back(gpu_fields(d, gpus));
-  }
+  if (gpus.value("usable", false)) r.fields["gpus"] = gpus_fields(gpus);
   return r;
 }
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numeric>
 #include <stdexcept>
 #include <vector>
 
@@ -62,22 +63,16 @@ double normal_quantile(double p) {
 
 double inversions_cdf(std::size_t n, std::size_t d) {
   const std::vector<double> p = inversions_pmf(n);
-  double sum = 0;
-  for (std::size_t i = 0; i <= d && i < p.size(); ++i) sum += p[i];
-  return std::min(sum, 1.0);
+  const auto terms = static_cast<std::ptrdiff_t>(std::min(d + 1, p.size()));  // P(0) … P(d)
+  return std::min(std::accumulate(p.begin(), p.begin() + terms, 0.0), 1.0);
 }
 
 LinearFit linear_fit(std::span<const double> x, std::span<const double> y) {
   if (x.size() != y.size() || x.size() < 2)
     throw std::invalid_argument("linear_fit: needs two or more (x, y) pairs");
   const auto n = static_cast<double>(x.size());
-  double mx = 0, my = 0;
-  for (std::size_t i = 0; i < x.size(); ++i) {
-    mx += x[i];
-    my += y[i];
-  }
-  mx /= n;
-  my /= n;
+  const double mx = std::accumulate(x.begin(), x.end(), 0.0) / n;
+  const double my = std::accumulate(y.begin(), y.end(), 0.0) / n;
   double sxx = 0, sxy = 0, syy = 0;
   for (std::size_t i = 0; i < x.size(); ++i) {
     sxx += (x[i] - mx) * (x[i] - mx);

@@ -51,9 +51,6 @@ struct GpuDevice {
   double peak_flop_per_s(theory::Precision p) const;
 };
 
-// Whether a device of this name is a simulator rather than a GPU (GPGPU-Sim: "GPGPU-Sim_v4.2.0").
-bool is_simulator_name(const std::string& name);
-
 // Fills the theoretical peaks of `d` from its clocks, SM count and the architecture table.
 void fill_gpu_peaks(GpuDevice& d);
 
@@ -81,13 +78,11 @@ class GpuSession {
   GpuSession(const GpuSession&) = delete;
   GpuSession& operator=(const GpuSession&) = delete;
 
-  gpu_stream stream() const;
   // One sample: flush L2 (unless hot), record start, enqueue, check the launch, record stop, wait.
   // Returns the event-measured seconds between start and stop.
   double time_sample_s(const std::function<void(gpu_stream)>& enqueue);
   // SM clock from a one-thread kernel that spins ~1 ms reading %globaltimer and clock64().
   double measure_sm_clock_hz();
-  void synchronize();
 
  private:
   struct Impl;

@@ -19,13 +19,11 @@ GpuSession::GpuSession(const GpuDevice&, bool) {
   throw std::runtime_error("built without CUDA: no GPU session");
 }
 GpuSession::~GpuSession() = default;
-gpu_stream GpuSession::stream() const { return nullptr; }
 double GpuSession::time_sample_s(const std::function<void(gpu_stream)>&) {
   throw std::runtime_error("built without CUDA: no GPU session");
 }
 double GpuSession::measure_sm_clock_hz() {
   throw std::runtime_error("built without CUDA: no GPU session");
 }
-void GpuSession::synchronize() {}
 
 }  // namespace bb

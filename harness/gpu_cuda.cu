@@ -4,9 +4,9 @@
 #include <dlfcn.h>
 
 #include <cstdint>
-#include <cstdio>
 #include <sstream>
 #include <string>
+#include <utility>
 
 #include "base/cuda_check.h"
 #include "base/device_timers.cuh"
@@ -63,7 +63,7 @@ GpuDevice describe_device(int index) {
   d.registers_per_sm = p.regsPerMultiprocessor;
   d.max_threads_per_sm = p.maxThreadsPerMultiProcessor;
   d.max_blocks_per_sm = p.maxBlocksPerMultiProcessor;
-  d.simulated = is_simulator_name(d.name);
+  d.simulated = d.name.starts_with("GPGPU-Sim");  // a simulator, not a GPU: "GPGPU-Sim_v4.2.0"
   fill_gpu_peaks(d);
   return d;
 }
@@ -154,7 +154,6 @@ void set_current_gpu(const GpuDevice& device) {
 }
 
 struct GpuSession::Impl {
-  int device = 0;
   cudaStream_t stream = nullptr;
   cudaEvent_t start = nullptr, stop = nullptr;
   DeviceBuffer flush;  // one L2-sized buffer, zeroed once, read before every sample
@@ -163,7 +162,6 @@ struct GpuSession::Impl {
 };
 
 GpuSession::GpuSession(const GpuDevice& device, bool flush_l2) : impl_(std::make_unique<Impl>()) {
-  impl_->device = device.index;
   check_cuda(cudaSetDevice(device.index), "cudaSetDevice");
   check_cuda(cudaStreamCreateWithFlags(&impl_->stream, cudaStreamNonBlocking), "cudaStreamCreate");
   check_cuda(cudaEventCreate(&impl_->start), "cudaEventCreate");
@@ -184,8 +182,6 @@ GpuSession::~GpuSession() {
   if (impl_->stop) cudaEventDestroy(impl_->stop);
   if (impl_->stream) cudaStreamDestroy(impl_->stream);
 }
-
-gpu_stream GpuSession::stream() const { return impl_->stream; }
 
 double GpuSession::time_sample_s(const std::function<void(gpu_stream)>& enqueue) {
   Impl& s = *impl_;
@@ -216,10 +212,6 @@ double GpuSession::measure_sm_clock_hz() {
   return host[1] ? static_cast<double>(host[0]) / static_cast<double>(host[1]) * 1e9 : 0.0;
 }
 
-void GpuSession::synchronize() {
-  check_cuda(cudaStreamSynchronize(impl_->stream), "cudaStreamSynchronize");
-}
-
 DeviceBuffer::DeviceBuffer(std::size_t bytes) : bytes_(bytes) {
   check_cuda(cudaMalloc(&ptr_, bytes), "cudaMalloc(" + std::to_string(bytes) + " bytes)");
 }
@@ -228,18 +220,14 @@ DeviceBuffer::~DeviceBuffer() {
   if (ptr_) cudaFree(ptr_);
 }
 
-DeviceBuffer::DeviceBuffer(DeviceBuffer&& o) noexcept : ptr_(o.ptr_), bytes_(o.bytes_) {
-  o.ptr_ = nullptr;
-  o.bytes_ = 0;
-}
+DeviceBuffer::DeviceBuffer(DeviceBuffer&& o) noexcept
+    : ptr_(std::exchange(o.ptr_, nullptr)), bytes_(std::exchange(o.bytes_, 0)) {}
 
 DeviceBuffer& DeviceBuffer::operator=(DeviceBuffer&& o) noexcept {
   if (this != &o) {
     if (ptr_) cudaFree(ptr_);
-    ptr_ = o.ptr_;
-    bytes_ = o.bytes_;
-    o.ptr_ = nullptr;
-    o.bytes_ = 0;
+    ptr_ = std::exchange(o.ptr_, nullptr);
+    bytes_ = std::exchange(o.bytes_, 0);
   }
   return *this;
 }

@@ -1,5 +1,4 @@
 #include <algorithm>
-#include <string>
 
 #include "harness/gpu.h"
 #include "theory/peaks.h"
@@ -10,8 +9,6 @@ double GpuDevice::peak_flop_per_s(theory::Precision p) const {
   const auto i = static_cast<std::size_t>(p);
   return std::max(peak_cuda_core_flop_per_s[i], peak_tensor_flop_per_s[i]);
 }
-
-bool is_simulator_name(const std::string& name) { return name.starts_with("GPGPU-Sim"); }
 
 void fill_gpu_peaks(GpuDevice& d) {
   d.peak_dram_bytes_per_s = theory::peak_dram_bytes_per_s(d.memory_clock_hz, d.bus_width_bits);

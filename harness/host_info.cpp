@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <iterator>
 #include <set>
 #include <sstream>
 
@@ -65,9 +66,7 @@ std::string hypervisor_vendor(bool flagged) {
   unsigned regs[4] = {};
   __cpuid(0x40000000u, regs[0], regs[1], regs[2], regs[3]);
   char sig[13] = {};
-  std::memcpy(sig, &regs[1], 4);
-  std::memcpy(sig + 4, &regs[2], 4);
-  std::memcpy(sig + 8, &regs[3], 4);
+  std::memcpy(sig, &regs[1], 12);  // EBX, ECX, EDX
   std::string s(sig);
   while (!s.empty() && (s.back() == '\0' || s.back() == ' ')) s.pop_back();
   if (s.rfind("KVMKVMKVM", 0) == 0) return "KVM";
@@ -100,10 +99,7 @@ int count_cpu_list(const std::string& list) {
 std::string binary_size_text(double bytes) {
   const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
   int u = 0;
-  while (u < 4 && bytes >= 1024) {
-    bytes /= 1024;
-    ++u;
-  }
+  for (; u < 4 && bytes >= 1024; ++u) bytes /= 1024;
   char buf[32];
   std::snprintf(buf, sizeof buf, u == 0 || bytes >= 100 ? "%.0f %s" : "%.3g %s", bytes, units[u]);
   return buf;
@@ -185,20 +181,12 @@ HostInfo query_host(const std::string& sysfs_cpu_root, const std::string& proc_r
     h.caches.push_back(c);
   }
 
-  std::stringstream flags(proc_field(cpuinfo, "flags"));
+  std::stringstream flag_text(proc_field(cpuinfo, "flags"));
+  const std::set<std::string> flags{std::istream_iterator<std::string>(flag_text), {}};
   for (const char* wanted : {"sse2", "avx", "avx2", "fma", "avx512f", "avx512_bf16", "avx512_fp16",
-                             "avx512_vnni", "amx_tile", "amx_bf16", "amx_int8", "asimd", "sve"}) {
-    flags.clear();
-    flags.seekg(0);
-    for (std::string f; flags >> f;)
-      if (f == wanted) {
-        h.isa.emplace_back(wanted);
-        break;
-      }
-  }
-  flags.clear();
-  flags.seekg(0);
-  for (std::string f; flags >> f;) h.virtualized = h.virtualized || f == "hypervisor";
+                             "avx512_vnni", "amx_tile", "amx_bf16", "amx_int8", "asimd", "sve"})
+    if (flags.count(wanted)) h.isa.emplace_back(wanted);
+  h.virtualized = flags.count("hypervisor") > 0;
   h.hypervisor = hypervisor_vendor(h.virtualized);
 
   h.memory_bytes = static_cast<std::uint64_t>(

@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cmath>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -30,22 +29,32 @@ double thread_cpu_s() {
   return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
 }
 
-// A group's members' samples with the CPU time each took, per member.
+// A group's members' samples with the CPU time each took and how many, per member.
 struct CpuTally {
-  explicit CpuTally(std::size_t members) : cpu_s(members, 0.0) {}
+  explicit CpuTally(std::size_t members) : cpu_s(members, 0.0), taken(members, 0) {}
   std::vector<double> cpu_s;
+  std::vector<std::size_t> taken;
   template <class F>
   double operator()(std::size_t member, F&& sample) {
     const double c0 = thread_cpu_s();
     const double t = sample();
     cpu_s[member] += thread_cpu_s() - c0;
+    ++taken[member];
     return t;
+  }
+  double per_sample_s(std::size_t member) const {
+    return cpu_s[member] / static_cast<double>(taken[member]);
   }
 };
 
-void check_group(std::span<Instance* const> instances, std::span<const StoppingRule> rules) {
+// Checks that the group has one rule per member; returns its warm-up rounds: the largest of the
+// rules', at least `at_least`.
+std::size_t group_warmup(std::span<Instance* const> instances, std::span<const StoppingRule> rules,
+                         std::size_t at_least) {
   if (instances.empty() || instances.size() != rules.size())
     throw std::invalid_argument("a pairing group needs one stopping rule per member");
+  for (const auto& r : rules) at_least = std::max(at_least, r.warmup_samples);
+  return at_least;
 }
 
 }  // namespace
@@ -85,40 +94,31 @@ std::vector<Measurement> sample_group(std::span<const StoppingRule> rules, std::
 
 std::vector<Measurement> measure_host_group(std::span<Instance* const> instances,
                                             std::span<const StoppingRule> rules) {
-  check_group(instances, rules);
-  std::size_t warmup = 0;
-  for (const auto& r : rules) warmup = std::max(warmup, r.warmup_samples);
+  const std::size_t warmup = group_warmup(instances, rules, 0);
   CpuTally cpu(instances.size());
-  std::vector<std::size_t> taken(instances.size(), 0);
   std::vector<Measurement> ms = sample_group(rules, warmup, [&](std::size_t i) {
-    ++taken[i];
     return cpu(i, [&] {
       const auto t = clock_type::now();
       instances[i]->run(nullptr);
       return seconds_since(t);
     });
   });
-  for (std::size_t i = 0; i < ms.size(); ++i)
-    ms[i].cpu_per_sample_s = cpu.cpu_s[i] / static_cast<double>(taken[i]);
+  for (std::size_t i = 0; i < ms.size(); ++i) ms[i].cpu_per_sample_s = cpu.per_sample_s(i);
   return ms;
 }
 
 std::vector<Measurement> measure_cuda_group(std::span<Instance* const> instances,
                                             std::span<const StoppingRule> rules,
                                             const GpuDevice& gpu, bool hot, const Nvml* nvml) {
-  check_group(instances, rules);
+  // Warm up first (at least one round: the first launch binds library handles to the stream), so
+  // that the starting clock is the loaded clock.
+  const std::size_t warmup = group_warmup(instances, rules, 1);
   GpuSession session(gpu, !hot);
   CpuTally cpu(instances.size());
-  std::vector<std::size_t> taken(instances.size(), 0);
   const auto sample_s = [&](std::size_t i) {
-    ++taken[i];
     return cpu(i,
                [&] { return session.time_sample_s([&](gpu_stream s) { instances[i]->run(s); }); });
   };
-  // Warm up first (at least one round: the first launch binds library handles to the stream), so
-  // that the starting clock is the loaded clock.
-  std::size_t warmup = 1;
-  for (const auto& r : rules) warmup = std::max(warmup, r.warmup_samples);
   for (std::size_t r = 0; r < warmup; ++r)
     for (std::size_t i : round_order(r, instances.size())) sample_s(i);
   const double clock_start_hz = session.measure_sm_clock_hz();
@@ -128,7 +128,7 @@ std::vector<Measurement> measure_cuda_group(std::span<Instance* const> instances
   if (nvml) c = nvml->clocks(gpu.pci_bus_id);
   for (std::size_t i = 0; i < ms.size(); ++i) {
     Measurement& m = ms[i];
-    m.cpu_per_sample_s = cpu.cpu_s[i] / static_cast<double>(taken[i]);
+    m.cpu_per_sample_s = cpu.per_sample_s(i);
     m.clock_start_hz = clock_start_hz;
     m.clock_end_hz = clock_end_hz;
     m.clock_reference_hz = gpu.sm_clock_hz;
@@ -143,17 +143,6 @@ std::vector<Measurement> measure_cuda_group(std::span<Instance* const> instances
     }
   }
   return ms;
-}
-
-Measurement measure_host(Instance& instance, const StoppingRule& rule) {
-  Instance* const one[] = {&instance};
-  return measure_host_group(one, std::span(&rule, 1)).front();
-}
-
-Measurement measure_cuda(Instance& instance, const StoppingRule& rule, const GpuDevice& gpu,
-                         bool hot, const Nvml* nvml) {
-  Instance* const one[] = {&instance};
-  return measure_cuda_group(one, std::span(&rule, 1), gpu, hot, nvml).front();
 }
 
 Bounds bounds_for(Backend backend, const Work& work, const GpuDevice* gpu, const HostInfo& host,

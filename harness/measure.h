@@ -12,16 +12,7 @@
 
 namespace bb {
 
-// Host: steady clock around Instance::run, warm-up discarded, stopping rule applied.
-Measurement measure_host(Instance& instance, const StoppingRule& rule);
-
-// CUDA: events around the launch only, L2 flushed before every sample unless `hot`, SM clock read
-// before and after; at least one warm-up sample (the first launch on the session's stream binds
-// library handles to it: host calls that stay out of the timed samples). With `nvml` (may be null
-// or unavailable), the applications clock and the clock-event reasons after the case are recorded.
 class Nvml;
-Measurement measure_cuda(Instance& instance, const StoppingRule& rule, const GpuDevice& gpu,
-                         bool hot, const Nvml* nvml = nullptr);
 
 // The order of the members in round `round` of a pairing group of `members`: the rotation
 // (round + j) mod members, j = 0, 1, …; every member goes first in one round of `members`, and two
@@ -35,12 +26,16 @@ std::vector<std::size_t> round_order(std::size_t round, std::size_t members);
 std::vector<Measurement> sample_group(std::span<const StoppingRule> rules, std::size_t warmup,
                                       const std::function<double(std::size_t)>& sample_s);
 
-// A pairing group on the host: as measure_host, one instance per member, the warm-up the largest
-// of the rules'. Each member's CPU time per sample is measured (the calling thread's).
+// A pairing group (or a single case) on the host: steady clock around Instance::run, one instance
+// per member, warm-up discarded (the largest of the rules'), stopping rule applied. Each member's
+// CPU time per sample is measured (the calling thread's).
 std::vector<Measurement> measure_host_group(std::span<Instance* const> instances,
                                             std::span<const StoppingRule> rules);
-// On a GPU: as measure_cuda, one session (L2 flushed before every sample unless `hot`), the clock
-// read before the group's first sample and after its last.
+// On a GPU: events around the launch only, one session (L2 flushed before every sample unless
+// `hot`), the SM clock read before the group's first sample and after its last; at least one
+// warm-up round (the first launch on the session's stream binds library handles to it: host calls
+// that stay out of the timed samples). With `nvml` (may be null or unavailable), the applications
+// clock and the clock-event reasons after the case are recorded.
 std::vector<Measurement> measure_cuda_group(std::span<Instance* const> instances,
                                             std::span<const StoppingRule> rules,
                                             const GpuDevice& gpu, bool hot,

@@ -2,7 +2,7 @@
 
 #include <dlfcn.h>
 
-#include <cstdio>
+#include <fmt/format.h>
 
 namespace bb {
 namespace {
@@ -100,11 +100,7 @@ std::vector<std::string> clock_event_reason_names(std::uint64_t mask) {
   for (const Bit& b : kReasons)
     if (mask & b.mask) names.emplace_back(b.name), mask &= ~b.mask;
   for (int i = 0; i < 64; ++i)
-    if (mask & (std::uint64_t{1} << i)) {
-      char hex[24];
-      std::snprintf(hex, sizeof hex, "0x%llx", 1ULL << i);
-      names.emplace_back(hex);
-    }
+    if (mask & (std::uint64_t{1} << i)) names.push_back(fmt::format("{:#x}", 1ULL << i));
   return names;
 }
 

@@ -16,7 +16,6 @@
 #pragma once
 
 #include <span>
-#include <string>
 #include <vector>
 
 #include "harness/case.h"

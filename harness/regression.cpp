@@ -118,20 +118,6 @@ std::string params_difference(const json& a, const json& b) {
   return diffs.front() + (diffs.size() > 1 ? fmt::format(" (+{} more)", diffs.size() - 1) : "");
 }
 
-std::map<std::string, std::string> check_verdicts(const json& doc) {
-  std::map<std::string, std::string> v;
-  for (const auto& c : doc.value("checks", json::array()))
-    v[c.value("suite", "") + "/" + c.value("name", "")] = c.value("verdict", "");
-  return v;
-}
-
-std::string value_text(double v, const CompareOptions& o) {
-  if (o.cross_device) return fmt::format("{:.1f}%", v);
-  if (v >= 1) return fmt::format("{:.4g} s", v);
-  if (v >= 1e-3) return fmt::format("{:.4g} ms", v * 1e3);
-  return fmt::format("{:.4g} us", v * 1e6);
-}
-
 std::string p_text(double p) { return std::isnan(p) ? "-" : fmt::format("{:.3g}", p); }
 
 }  // namespace
@@ -212,11 +198,10 @@ double mann_whitney_p(std::span<const double> a, std::span<const double> b) {
 }
 
 bool RunComparison::regressed() const {
-  for (const auto& c : cases)
-    if (c.verdict == "SLOWER") return true;
-  for (const auto& c : check_changes)
-    if (c.next == "FAIL") return true;
-  return false;
+  return std::any_of(cases.begin(), cases.end(),
+                     [](const CaseDelta& c) { return c.verdict == "SLOWER"; }) ||
+         std::any_of(check_changes.begin(), check_changes.end(),
+                     [](const CheckChange& c) { return c.next == "FAIL"; });
 }
 
 namespace {
@@ -244,17 +229,16 @@ void check_identity(const json& base, const json& next, const CompareOptions& op
 }
 
 std::vector<CheckChange> check_changes(const json& base, const json& next) {
+  std::map<std::string, CheckChange> by_name;  // every check of either run; "-" where absent
+  for (const json* doc : {&base, &next})
+    for (const auto& c : doc->value("checks", json::array())) {
+      const std::string name = c.value("suite", "") + "/" + c.value("name", "");
+      CheckChange& k = by_name.try_emplace(name, CheckChange{name, "-", "-"}).first->second;
+      (doc == &base ? k.base : k.next) = c.value("verdict", "");
+    }
   std::vector<CheckChange> out;
-  const auto base_checks = check_verdicts(base), next_checks = check_verdicts(next);
-  std::set<std::string> names;
-  for (const auto& [k, v] : base_checks) names.insert(k);
-  for (const auto& [k, v] : next_checks) names.insert(k);
-  for (const auto& name : names) {
-    const auto b = base_checks.find(name), n = next_checks.find(name);
-    const std::string bv = b == base_checks.end() ? "-" : b->second;
-    const std::string nv = n == next_checks.end() ? "-" : n->second;
-    if (bv != nv && !(nv == "-" && bv != "FAIL")) out.push_back({name, bv, nv});
-  }
+  for (const auto& [name, k] : by_name)
+    if (k.base != k.next && !(k.next == "-" && k.base != "FAIL")) out.push_back(k);
   // Worst first: turned FAIL (a regression), then new findings, then too noisy to judge.
   const auto rank = [](const std::string& v) {
     return v == "FAIL" ? 0 : v == "BELOW-EXPECTATION" ? 1 : v == "INCONCLUSIVE" ? 2 : 3;
@@ -262,14 +246,6 @@ std::vector<CheckChange> check_changes(const json& base, const json& next) {
   std::stable_sort(out.begin(), out.end(), [&](const CheckChange& x, const CheckChange& y) {
     return rank(x.next) < rank(y.next);
   });
-  return out;
-}
-
-// Samples divided by the time the bound allows: the ratio of two such medians is the inverse
-// ratio of the runs' % of bound.
-std::vector<double> scaled(const std::vector<double>& v, double by) {
-  std::vector<double> out;
-  for (double x : v) out.push_back(x / by);
   return out;
 }
 
@@ -292,10 +268,12 @@ double judge_case(const CaseRuns& b, const CaseRuns& n, const CompareOptions& op
                                                                                : "new");
       return kNaN;
     }
-    bs = scaled(bs, b.bound_s);
-    ns = scaled(ns, n.bound_s);
-    bt = scaled(bt, b.bound_s);
-    nt = scaled(nt, n.bound_s);
+    // Samples divided by the time the bound allows: the ratio of two such medians is the inverse
+    // ratio of the runs' % of bound.
+    for (double& x : bs) x /= b.bound_s;
+    for (double& x : ns) x /= n.bound_s;
+    for (double& x : bt) x /= b.bound_s;
+    for (double& x : nt) x /= n.bound_s;
   } else if (!params.empty()) {
     d.verdict = "NOT_COMPARABLE";
     d.note = "not comparable: params differ: " + params;
@@ -406,8 +384,13 @@ std::string interval_text(const CaseDelta& d) {
   return fmt::format("[{:+.1f}%, {:+.1f}%]", 100 * d.change_low, 100 * d.change_high);
 }
 
+// A case's time (or % of bound); "-" for a case without values.
 std::string values_text(const CaseDelta& d, double v, const CompareOptions& o) {
-  return d.has_values() ? value_text(v, o) : "-";
+  if (!d.has_values()) return "-";
+  if (o.cross_device) return fmt::format("{:.1f}%", v);
+  if (v >= 1) return fmt::format("{:.4g} s", v);
+  if (v >= 1e-3) return fmt::format("{:.4g} ms", v * 1e3);
+  return fmt::format("{:.4g} us", v * 1e6);
 }
 
 std::string header_lines(const RunComparison& c, const CompareOptions& o) {

@@ -10,15 +10,16 @@
 #include <stdexcept>
 
 namespace bb {
+
+using json = nlohmann::json;
+
 namespace {
 
 // JSON has no NaN: an unknown number is null.
-nlohmann::json number_or_null(double v) {
-  return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr);
-}
+json number_or_null(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
 
-nlohmann::json per_precision(const std::array<double, theory::kPrecisionCount>& values) {
-  nlohmann::json j = nlohmann::json::object();
+json per_precision(const std::array<double, theory::kPrecisionCount>& values) {
+  json j = json::object();
   for (auto p : theory::kAllPrecisions) {
     const double v = values[static_cast<std::size_t>(p)];
     if (v > 0) j[std::string(theory::precision_name(p))] = v;
@@ -26,35 +27,8 @@ nlohmann::json per_precision(const std::array<double, theory::kPrecisionCount>& 
   return j;
 }
 
-}  // namespace
-
-nlohmann::json to_json(const HostInfo& h) {
-  nlohmann::json caches = nlohmann::json::array();
-  for (const auto& c : h.caches)
-    caches.push_back({{"level", c.level},
-                      {"type", c.type},
-                      {"size_bytes", c.size_bytes},
-                      {"shared_by_cpus", c.shared_by_cpus}});
-  return {{"cpu_model", h.cpu_model},
-          {"logical_cpus", h.logical_cpus},
-          {"physical_cores", h.physical_cores},
-          {"caches", caches},
-          {"last_level_cache_bytes", h.last_level_cache_bytes()},
-          {"isa", h.isa},
-          {"memory_bytes", h.memory_bytes},
-          {"cpu_clock_hz", h.cpu_clock_hz},
-          {"hostname", h.hostname},
-          {"peak_fp64_flop_per_s_estimate", h.peak_fp64_flop_per_s_estimate()},
-          {"clock_is_max", h.clock_is_max},
-          {"virtualized", h.virtualized},
-          {"hypervisor", h.hypervisor},
-          {"peak_estimate_basis",
-           std::to_string(h.fp64_simd_lanes()) +
-               " fp64 lanes x 2 FMA units (assumed) x 2 flop x physical cores x clock"}};
-}
-
-nlohmann::json to_json(const GpuDevice& d) {
-  nlohmann::json ridge = nlohmann::json::object();
+json to_json(const GpuDevice& d) {
+  json ridge = json::object();
   for (auto p : theory::kAllPrecisions)
     if (d.peak_flop_per_s(p) > 0 && d.peak_dram_bytes_per_s > 0)
       ridge[std::string(theory::precision_name(p))] =
@@ -81,8 +55,35 @@ nlohmann::json to_json(const GpuDevice& d) {
           {"ridge_point_flop_per_byte", ridge}};
 }
 
-nlohmann::json to_json(const GpuStatus& s) {
-  nlohmann::json devices = nlohmann::json::array();
+}  // namespace
+
+json to_json(const HostInfo& h) {
+  json caches = json::array();
+  for (const auto& c : h.caches)
+    caches.push_back({{"level", c.level},
+                      {"type", c.type},
+                      {"size_bytes", c.size_bytes},
+                      {"shared_by_cpus", c.shared_by_cpus}});
+  return {{"cpu_model", h.cpu_model},
+          {"logical_cpus", h.logical_cpus},
+          {"physical_cores", h.physical_cores},
+          {"caches", caches},
+          {"last_level_cache_bytes", h.last_level_cache_bytes()},
+          {"isa", h.isa},
+          {"memory_bytes", h.memory_bytes},
+          {"cpu_clock_hz", h.cpu_clock_hz},
+          {"hostname", h.hostname},
+          {"peak_fp64_flop_per_s_estimate", h.peak_fp64_flop_per_s_estimate()},
+          {"clock_is_max", h.clock_is_max},
+          {"virtualized", h.virtualized},
+          {"hypervisor", h.hypervisor},
+          {"peak_estimate_basis",
+           std::to_string(h.fp64_simd_lanes()) +
+               " fp64 lanes x 2 FMA units (assumed) x 2 flop x physical cores x clock"}};
+}
+
+json to_json(const GpuStatus& s) {
+  json devices = json::array();
   for (const auto& d : s.devices) devices.push_back(to_json(d));
   return {{"built_with_cuda", s.built_with_cuda},
           {"usable", s.usable},
@@ -95,7 +96,7 @@ nlohmann::json to_json(const GpuStatus& s) {
           {"devices", devices}};
 }
 
-void add_summary(nlohmann::json& entry, const Summary& s, std::span<const double> samples_s) {
+void add_summary(json& entry, const Summary& s, std::span<const double> samples_s) {
   entry["samples"] = s.samples;
   entry["min_s"] = s.min_s;
   entry["median_s"] = s.median_s;
@@ -110,16 +111,16 @@ void add_summary(nlohmann::json& entry, const Summary& s, std::span<const double
   entry["samples_s"] = kept_samples(samples_s);
 }
 
-nlohmann::json to_json(const Check& c) {
-  nlohmann::json j = {{"suite", c.suite},
-                      {"name", c.name},
-                      {"law", c.law},
-                      {"kind", check_kind_name(c.kind)},
-                      {"predicted", number_or_null(c.predicted)},
-                      {"measured", number_or_null(c.measured)},
-                      {"tolerance", number_or_null(c.tolerance)},
-                      {"verdict", verdict_name(c.verdict)},
-                      {"reason", c.reason}};
+json to_json(const Check& c) {
+  json j = {{"suite", c.suite},
+            {"name", c.name},
+            {"law", c.law},
+            {"kind", check_kind_name(c.kind)},
+            {"predicted", number_or_null(c.predicted)},
+            {"measured", number_or_null(c.measured)},
+            {"tolerance", number_or_null(c.tolerance)},
+            {"verdict", verdict_name(c.verdict)},
+            {"reason", c.reason}};
   // What the verdict was judged on, where a builder of harness/checks.h made it: an infinite end
   // of the band (one-sided) is null.
   if (!std::isnan(c.interval.low) || !std::isnan(c.interval.high)) {
@@ -174,22 +175,20 @@ void ensure_writable(const std::string& path) {
     throw std::invalid_argument("cannot write " + path + ": " + std::strerror(errno));
 }
 
-ResultsFile::ResultsFile(std::string path, nlohmann::json context) : path_(std::move(path)) {
+ResultsFile::ResultsFile(std::string path, json context) : path_(std::move(path)) {
   context["boundbench"]["complete"] = false;
-  doc_ = {{"context", std::move(context)},
-          {"benchmarks", nlohmann::json::array()},
-          {"checks", nlohmann::json::array()}};
+  doc_ = {
+      {"context", std::move(context)}, {"benchmarks", json::array()}, {"checks", json::array()}};
   write();
 }
 
-void ResultsFile::add(const std::vector<nlohmann::json>& benchmarks,
-                      const std::vector<Check>& checks) {
+void ResultsFile::add(const std::vector<json>& benchmarks, const std::vector<Check>& checks) {
   for (const auto& b : benchmarks) doc_["benchmarks"].push_back(b);
   for (const auto& c : checks) doc_["checks"].push_back(to_json(c));
   write();
 }
 
-void ResultsFile::add_figures(const std::string& suite, nlohmann::json figures) {
+void ResultsFile::add_figures(const std::string& suite, json figures) {
   doc_["figures"][suite] = std::move(figures);
   write();
 }

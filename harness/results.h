@@ -22,7 +22,6 @@ inline constexpr int kResultsSchemaVersion = 2;
 inline constexpr int kOldestReadableSchemaVersion = 1;
 
 nlohmann::json to_json(const HostInfo& h);
-nlohmann::json to_json(const GpuDevice& d);
 nlohmann::json to_json(const GpuStatus& s);
 nlohmann::json to_json(const Check& c);
 // A case's sample statistics as every results entry carries them (min, median, mean, max,

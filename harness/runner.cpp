@@ -2,6 +2,7 @@
 
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
@@ -39,7 +40,6 @@ struct Record {
 
 // The state of one run, owned by run_cases and captured by reference by the benchmark functions.
 struct RunState {
-  RunState(const RunOptions& o, const Environment& e) : opts(o), env(e) {}
   const RunOptions& opts;
   const Environment& env;
   std::size_t total = 0, started = 0;
@@ -66,6 +66,11 @@ double elapsed_s(const RunState& s) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - s.t0).count();
 }
 
+// The GPU a case runs on; none for a host case.
+const GpuDevice* gpu_of(const RunState& rs, const Case& c) {
+  return c.backend == Backend::cuda ? &rs.env.gpus.devices.at(rs.opts.device) : nullptr;
+}
+
 // A case (or a member of a pairing group) prepared and validated, ready to sample; where it is
 // not, its record says why.
 struct Member {
@@ -73,28 +78,27 @@ struct Member {
   Record rec;
   Prepared p;
   bool ready = false;
+  const std::string& suite() const { return sel->suite->name; }
+  const std::string& name() const { return sel->item->name; }
 };
 
 // CaseSkipped (the case does not fit this machine) is a SKIP; anything else a FAIL.
 void fail_member(Member& mb, const std::exception& e) {
-  const std::string& suite = mb.sel->suite->name;
-  const std::string& name = mb.sel->item->name;
   mb.ready = false;
   mb.rec.skipped = dynamic_cast<const CaseSkipped*>(&e) != nullptr;
   mb.rec.error = (mb.rec.skipped ? "skipped: " : "") + std::string(e.what());
-  const CheckHead head{suite, name + "/run", "the case prepares, validates and runs without error"};
+  const CheckHead head{mb.suite(), mb.name() + "/run",
+                       "the case prepares, validates and runs without error"};
   mb.rec.checks.push_back(mb.rec.skipped ? skipped(head, e.what()) : fault(head, e.what()));
 }
 
 void prepare_member(Member& mb, const CaseContext& ctx, const GpuDevice* gpu) {
-  const std::string& suite = mb.sel->suite->name;
-  const std::string& name = mb.sel->item->name;
   try {
     mb.p = prepare_case(*mb.sel->item, ctx);
     mb.rec.params = mb.p.params;
     mb.rec.work = mb.p.work;
     const Comparison cmp = mb.p.instance->validate();
-    mb.rec.checks.push_back(validation_check(suite, name, cmp));
+    mb.rec.checks.push_back(validation_check(mb.suite(), mb.name(), cmp));
     if (!cmp.ok()) {
       mb.rec.error = "validation failed: " + cmp.describe();
     } else if (gpu && gpu->simulated) {
@@ -105,7 +109,7 @@ void prepare_member(Member& mb, const CaseContext& ctx, const GpuDevice* gpu) {
       mb.rec.skipped = true;
       mb.rec.error = "skipped: " + why;
       mb.rec.checks.push_back(
-          skipped({suite, name + "/measure", "the case is timed on a GPU"}, why));
+          skipped({mb.suite(), mb.name() + "/measure", "the case is timed on a GPU"}, why));
     } else {
       mb.ready = true;
     }
@@ -116,17 +120,15 @@ void prepare_member(Member& mb, const CaseContext& ctx, const GpuDevice* gpu) {
 
 // The checks of a measured member: the roofline, the clock, the case's own.
 void finish_member(const RunState& rs, Member& mb, const GpuDevice* gpu) {
-  const std::string& suite = mb.sel->suite->name;
-  const std::string& name = mb.sel->item->name;
   try {
     Record& rec = mb.rec;
     rec.bounds = bounds_for(mb.sel->item->backend, mb.p.work, gpu, rs.env.host,
                             rs.opts.host_peak_bytes_per_s);
     // A case that declares no work (a latency chase) has no roofline to be held against.
     if (mb.p.work.bytes() > 0 || mb.p.work.flop > 0)
-      rec.checks.push_back(roofline_check(suite, name, mb.p.work, rec.bounds, rec.m.summary,
-                                          rs.opts.roofline_tolerance));
-    if (gpu) rec.checks.push_back(clock_check(suite, name, rec.m));
+      rec.checks.push_back(roofline_check(mb.suite(), mb.name(), mb.p.work, rec.bounds,
+                                          rec.m.summary, rs.opts.roofline_tolerance));
+    if (gpu) rec.checks.push_back(clock_check(mb.suite(), mb.name(), rec.m));
     rec.observations = mb.p.instance->observations();
     if (mb.sel->item->extra_checks)
       for (auto& c : mb.sel->item->extra_checks(mb.p, rec.m)) rec.checks.push_back(std::move(c));
@@ -141,8 +143,7 @@ void finish_member(const RunState& rs, Member& mb, const GpuDevice* gpu) {
 void measure_members(RunState& rs, const std::vector<const SelectedCase*>& sels,
                      const std::string& note = "") {
   const Case& first = *sels.front()->item;
-  const GpuDevice* gpu =
-      first.backend == Backend::cuda ? &rs.env.gpus.devices.at(rs.opts.device) : nullptr;
+  const GpuDevice* gpu = gpu_of(rs, first);
   std::vector<Member> ms(sels.size());
   for (std::size_t i = 0; i < sels.size(); ++i) ms[i].sel = sels[i];
   try {
@@ -196,8 +197,7 @@ void measure_members(RunState& rs, const std::vector<const SelectedCase*>& sels,
 // A pairing group: its members together when their declared memory fits, else one at a time.
 void measure_group(RunState& rs, const std::vector<const SelectedCase*>& sels) {
   const Case& first = *sels.front()->item;
-  const GpuDevice* gpu =
-      first.backend == Backend::cuda ? &rs.env.gpus.devices.at(rs.opts.device) : nullptr;
+  const GpuDevice* gpu = gpu_of(rs, first);
   std::uint64_t host_bytes = 0, gpu_bytes = 0;
   for (const auto* sel : sels) {
     try {
@@ -399,17 +399,19 @@ class Reporter : public benchmark::BenchmarkReporter {
 
 }  // namespace
 
-Selection select_cases(const std::vector<Suite>& suites, const RunOptions& opts,
-                       const Environment& env) {
-  for (const auto& wanted : opts.suites) {
-    bool found = false;
-    for (const auto& s : suites) found = found || s.name == wanted;
-    if (!found) {
+void require_known_suites(const std::vector<Suite>& suites,
+                          const std::vector<std::string>& wanted) {
+  for (const auto& w : wanted)
+    if (std::none_of(suites.begin(), suites.end(), [&](const Suite& s) { return s.name == w; })) {
       std::string known;
       for (const auto& s : suites) known += (known.empty() ? "" : ", ") + s.name;
-      throw std::invalid_argument("unknown suite '" + wanted + "' (suites: " + known + ")");
+      throw std::invalid_argument("unknown suite '" + w + "' (suites: " + known + ")");
     }
-  }
+}
+
+Selection select_cases(const std::vector<Suite>& suites, const RunOptions& opts,
+                       const Environment& env) {
+  require_known_suites(suites, opts.suites);
   if (env.gpus.usable &&
       (opts.device < 0 || opts.device >= static_cast<int>(env.gpus.devices.size())))
     throw std::invalid_argument("--device " + std::to_string(opts.device) + ": there are " +
@@ -450,16 +452,15 @@ Selection select_cases(const std::vector<Suite>& suites, const RunOptions& opts,
 
 RunOutcome run_cases(const Selection& selection, const RunOptions& opts, const Environment& env) {
   json context = make_context(opts, env);
-  bool any_host = false;
-  for (const auto& c : selection.run) any_host = any_host || c.item->backend == Backend::host;
-  if (any_host) {
+  if (std::any_of(selection.run.begin(), selection.run.end(),
+                  [](const SelectedCase& c) { return c.item->backend == Backend::host; })) {
     context["boundbench"]["host_threads"] = pin_openmp_threads();
     std::printf("host: %s\n", context["boundbench"]["host_threads"].get<std::string>().c_str());
   }
   ResultsFile file(opts.out_path, context);
   file.add({}, selection.skipped);
 
-  RunState rs(opts, env);
+  RunState rs{opts, env};
   rs.total = selection.run.size() * static_cast<std::size_t>(std::max(opts.repetitions, 1));
   rs.checks = selection.skipped;
   for (const auto& c : selection.run) {

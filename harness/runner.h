@@ -49,6 +49,9 @@ struct Selection {
   std::vector<Check> skipped;  // one SKIP per backend or case left out, with the reason
 };
 
+// Throws std::invalid_argument naming the known suites when a wanted one is not among them.
+void require_known_suites(const std::vector<Suite>& suites, const std::vector<std::string>& wanted);
+
 // Throws std::invalid_argument for an unknown suite or an invalid regex.
 Selection select_cases(const std::vector<Suite>& suites, const RunOptions& opts,
                        const Environment& env);

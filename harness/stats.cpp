@@ -40,16 +40,14 @@ MedianRanks median_interval_ranks(std::size_t n, double confidence) {
   const double tail = (1 - confidence) / 2;
   // The largest low in [1, (n + 1)/2] with P(B ≤ low − 1) ≤ tail (the CDF grows with low).
   std::size_t lo = 1, hi = (n + 1) / 2;
-  if (binomial_half_cdf(n, 0) > tail) {
-    hi = 1;  // not even [min, max] reaches the confidence: report it with what it covers
-  } else {
-    while (lo < hi) {
-      const std::size_t mid = (lo + hi + 1) / 2;
-      if (binomial_half_cdf(n, mid - 1) <= tail)
-        lo = mid;
-      else
-        hi = mid - 1;
-    }
+  // Not even [min, max] reaches the confidence: report it (lo = 1) with what it covers.
+  if (binomial_half_cdf(n, 0) > tail) hi = 1;
+  while (lo < hi) {
+    const std::size_t mid = (lo + hi + 1) / 2;
+    if (binomial_half_cdf(n, mid - 1) <= tail)
+      lo = mid;
+    else
+      hi = mid - 1;
   }
   r.low = lo;
   r.high = n + 1 - lo;
@@ -60,12 +58,7 @@ MedianRanks median_interval_ranks(std::size_t n, double confidence) {
 std::vector<double> kept_samples(std::span<const double> samples_s, std::size_t cap) {
   std::vector<double> sorted(samples_s.begin(), samples_s.end());
   std::sort(sorted.begin(), sorted.end());
-  cap = std::max<std::size_t>(cap, 2);
-  const std::size_t n = sorted.size();
-  if (n <= cap) return sorted;
-  std::vector<double> kept(cap);
-  for (std::size_t i = 0; i < cap; ++i) kept[i] = sorted[(i * (n - 1) + (cap - 1) / 2) / (cap - 1)];
-  return kept;
+  return kept_rounds(sorted, cap);  // evenly spaced ranks of the sorted samples
 }
 
 std::vector<double> kept_rounds(std::span<const double> round_samples_s, std::size_t cap) {
@@ -109,12 +102,7 @@ Summary summarize(std::span<const double> samples_s) {
 }
 
 StoppingRule StoppingRule::quick() {
-  StoppingRule r;
-  r.min_samples = 5;
-  r.min_time_s = 0.05;
-  r.max_rel_noise = 0.02;
-  r.timeout_s = 1.0;
-  return r;
+  return {.min_samples = 5, .min_time_s = 0.05, .max_rel_noise = 0.02, .timeout_s = 1.0};
 }
 
 StoppingRule StoppingRule::for_sweep_point() const {
@@ -152,11 +140,7 @@ bool Sampler::converged() const {
 }
 
 StopReason Sampler::should_stop(double wall_s) const {
-  const std::size_t n = samples_.size();
-  if (converged()) return StopReason::converged;
-  const bool timed_out = wall_s >= rule_.timeout_s && n >= rule_.min_samples;
-  if (n >= 2 && (timed_out || wall_s >= rule_.hard_timeout_s())) return StopReason::timeout;
-  return StopReason::none;
+  return group_should_stop(std::span(this, 1), wall_s);  // a group of one
 }
 
 StopReason group_should_stop(std::span<const Sampler> members, double wall_s) {

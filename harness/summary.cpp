@@ -32,13 +32,8 @@ std::string human_time(double s) {
 
 // "[1.21, 1.32] (97.9%)": the median's interval and its coverage.
 std::string median_interval_text(const SummaryRow& r) {
-  std::string s = "[";  // appended: GCC 12 -O3 warns falsely on "[" + string (-Wrestrict)
-  return s.append(human_time(r.median_ci_low_s))
-      .append(", ")
-      .append(human_time(r.median_ci_high_s))
-      .append("] (")
-      .append(fmt::format("{:.1f}%", 100 * r.median_ci_coverage))
-      .append(")");
+  return fmt::format("[{}, {}] ({:.1f}%)", human_time(r.median_ci_low_s),
+                     human_time(r.median_ci_high_s), 100 * r.median_ci_coverage);
 }
 
 std::string iso_date_utc() {
@@ -179,10 +174,9 @@ std::string markdown_summary(const std::vector<SummaryRow>& rows, const std::vec
   else
     md += "GPU: none usable (" + bb["gpus"].value("reason", "") + ")\n\n";
   const VerdictCounts n = count_verdicts(checks);
-  md += "checks: " + std::to_string(n.pass) + " PASS, " + std::to_string(n.fail) + " FAIL, " +
-        std::to_string(n.inconclusive) + " INCONCLUSIVE, " + std::to_string(n.below_expectation) +
-        " BELOW-EXPECTATION, " + std::to_string(n.skip) + " SKIP\n\n" + markdown_totals(checks) +
-        "\n";
+  md += fmt::format("checks: {} PASS, {} FAIL, {} INCONCLUSIVE, {} BELOW-EXPECTATION, {} SKIP\n\n",
+                    n.pass, n.fail, n.inconclusive, n.below_expectation, n.skip) +
+        markdown_totals(checks) + "\n";
   if (n.below_expectation > 0) {
     md +=
         "### Findings\n\nExpectations (what a well-tuned library or machine reaches) not reached "
@@ -203,12 +197,11 @@ std::string markdown_summary(const std::vector<SummaryRow>& rows, const std::vec
             " | | | | | | | | |\n";
       continue;
     }
-    md += "| " + markdown_cell(r.name) + " | " + human_time(r.median_s) + " | " +
-          median_interval_text(r) + " | " + gbps_or_dash(r.bytes_per_s) + " | " +
-          pct_or_dash(r.pct_of_peak_bandwidth) + " | " + pct_or_dash(r.pct_of_bound) + " | " +
-          fmt::format("{:.2f}%", 100 * r.rel_noise) + " | " +
-          fmt::format("{:.2f}%", 100 * r.rel_mad) + " | " + std::to_string(r.samples) + " | " +
-          markdown_cell(r.verdicts) + " |\n";
+    md += fmt::format("| {} | {} | {} | {} | {} | {} | {:.2f}% | {:.2f}% | {} | {} |\n",
+                      markdown_cell(r.name), human_time(r.median_s), median_interval_text(r),
+                      gbps_or_dash(r.bytes_per_s), pct_or_dash(r.pct_of_peak_bandwidth),
+                      pct_or_dash(r.pct_of_bound), 100 * r.rel_noise, 100 * r.rel_mad, r.samples,
+                      markdown_cell(r.verdicts));
   }
   md += "\n| verdict | kind | check | law | reason |\n|---|---|---|---|---|\n";
   for (Verdict v :
