@@ -1,7 +1,5 @@
 // The host memory hierarchy: a read-bandwidth sweep and a pointer-chase latency sweep over working
 // sets from 4 KiB to 4x the last-level cache, and strided reads against the cache-line model.
-#include <omp.h>
-
 #include <algorithm>
 #include <cmath>
 #include <memory>
@@ -13,6 +11,7 @@
 #include "reference/chase.h"
 #include "suites/bandwidth/bandwidth_suite.h"
 #include "suites/common/host_buffer.h"
+#include "suites/common/parallel.h"
 #include "theory/hierarchy.h"
 
 namespace bb::suites {
@@ -62,11 +61,7 @@ class ChaseHost final : public Instance {
       : lines_(lines),
         cycle_(lines, 0x2545F4914F6CDD1Dull + lines),
         table_(allocate_host<std::uint32_t>(lines * 16)) {
-    const std::uint64_t chunk = 1 << 14;
-#pragma omp parallel for schedule(static)
-    for (std::uint64_t first = 0; first < lines_; first += chunk)
-      reference::fill_chase_table(cycle_, 16, table_.get(), first,
-                                  std::min<std::uint64_t>(first + chunk, lines_));
+    parallel_fill_chase_table(cycle_, 16, table_.get());
   }
   Comparison validate() override {
     // Independent of the table: after s steps from line 0 = at(k) the walk is at at(k + s).
