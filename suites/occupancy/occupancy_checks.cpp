@@ -16,11 +16,6 @@ namespace {
 
 bool starts_with(const std::string& s, const char* prefix) { return s.rfind(prefix, 0) == 0; }
 
-std::string fit_text(const LinearFit& f, const char* unit) {
-  return fmt::format("slope {:.4g} s per {}, intercept {:.4g} s, R^2 {:.4f} over {} points",
-                     f.slope, unit, f.intercept, f.r2, f.points);
-}
-
 // A suite check that could not be made because a case it needs was not measured (filtered out, or
 // it failed its own checks): SKIP, saying which.
 Check missing(const std::string& name, const std::string& law, const std::string& what) {
@@ -41,18 +36,12 @@ const CaseResult* find_case(const std::vector<CaseResult>& results, const std::s
   return nullptr;
 }
 
-std::size_t count_prefix(const std::vector<CaseResult>& results, const char* prefix) {
-  std::size_t n = 0;
-  for (const auto& r : results) n += starts_with(r.name, prefix);
-  return n;
-}
-
 void waves_checks(const std::vector<CaseResult>& results, std::vector<Check>& out) {
   const std::string law = "round(t(N) / t(one wave)) == ceil(N / (SMs x blocks/SM))";
   const CaseResult* full = find_case(results, "waves/full");
-  if (!complete(count_prefix(results, "waves/") > 0, full != nullptr, "waves", law, "waves/full",
-                out))
-    return;
+  const bool any = std::any_of(results.begin(), results.end(),
+                               [](const CaseResult& r) { return starts_with(r.name, "waves/"); });
+  if (!complete(any, full != nullptr, "waves", law, "waves/full", out)) return;
   for (const auto& r : results) {
     if (!starts_with(r.name, "waves/")) continue;
     const auto blocks = r.params.at("blocks").get<long long>();
@@ -66,10 +55,6 @@ void waves_checks(const std::vector<CaseResult>& results, std::vector<Check>& ou
         fmt::format("{} blocks, {} per wave: t/t(one wave) = {:.3f}", blocks, per_wave, ratio)));
   }
 }
-
-// R² of a fit that rises (slope > 0), −R² of one that does not: a time that grows linearly in k
-// has it near 1; a flat or falling one fails R² ≥ 0.95 whatever its R².
-double rising_r2(const LinearFit& f) { return f.slope > 0 ? f.r2 : -f.r2; }
 
 void linear_checks(const std::vector<CaseResult>& results, std::vector<Check>& out) {
   std::vector<double> paths, t_paths, ways, t_ways;
@@ -99,13 +84,17 @@ void linear_checks(const std::vector<CaseResult>& results, std::vector<Check>& o
   if ((t_stride1 > 0) != (t_padded > 0))
     out.push_back(missing("bank_conflicts/padded", "padding to stride 33 removes the conflict",
                           "both stride 1 and stride 33"));
-  // Time linear in k with R^2 >= 0.95, rising, over three or more k.
+  // Time linear in k with R^2 >= 0.95, rising, over three or more k. Judged: R² of a fit that
+  // rises (slope > 0), −R² of one that does not: a time that grows linearly in k has it near 1; a
+  // flat or falling one fails R² ≥ 0.95 whatever its R².
   const auto linear = [&](const char* name, const char* law, const std::vector<double>& k,
                           const std::vector<double>& t, const char* unit) {
     if (k.size() < 3) return;
     const LinearFit f = linear_fit(k, t);
-    out.push_back(
-        occupancy_check(name, law, 0.95, Band::at_least(0.95), rising_r2(f), 0, fit_text(f, unit)));
+    out.push_back(occupancy_check(
+        name, law, 0.95, Band::at_least(0.95), f.slope > 0 ? f.r2 : -f.r2, 0,
+        fmt::format("slope {:.4g} s per {}, intercept {:.4g} s, R^2 {:.4f} over {} points", f.slope,
+                    unit, f.intercept, f.r2, f.points)));
   };
   linear("divergence/linear", "t(k paths) = a + b k with R^2 >= 0.95, b > 0", paths, t_paths,
          "path");
