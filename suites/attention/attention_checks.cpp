@@ -35,15 +35,6 @@ std::map<std::string, std::vector<std::pair<double, double>>> sweeps(
   return out;
 }
 
-// The measured cases of one series.
-std::vector<const CaseResult*> sweep_cases(const std::vector<CaseResult>& results,
-                                           const std::string& key) {
-  std::vector<const CaseResult*> out;
-  for (const auto& r : results)
-    if (r.params.value("sweep", false) && sweep_key(r) == key) out.push_back(&r);
-  return out;
-}
-
 }  // namespace
 
 std::vector<Check> attention_suite_checks(const std::vector<CaseResult>& results) {
@@ -63,8 +54,10 @@ std::vector<Check> attention_suite_checks(const std::vector<CaseResult>& results
     std::vector<const CaseResult*> cases;
     for (const auto& [x, y] : points)
       if (x >= min_n) n.push_back(x), t.push_back(y);
-    for (const auto* r : sweep_cases(results, key))
-      if (r->params.value("n", 0.0) >= min_n) cases.push_back(r);
+    for (const auto& r : results)  // the series' measured cases from min_n
+      if (r.params.value("sweep", false) && sweep_key(r) == key &&
+          r.params.value("n", 0.0) >= min_n)
+        cases.push_back(&r);
     if (n.size() < 3) {
       checks.push_back(
           skipped(head, "needs 3 sizes from n = " + std::to_string(static_cast<int>(min_n)) +

@@ -89,8 +89,7 @@ Case attention_case(bool naive, AttentionDims s, bool sweep, bool in_quick) {
            return d;
          },
          [s, naive](const CaseContext& ctx, Declared& d) -> std::unique_ptr<Instance> {
-           const auto extra = static_cast<std::size_t>(d.params.at("extra_bytes").get<double>());
-           check_host_memory(ctx.host, 4 * (2 * s.q_elements() + 2 * s.kv_elements()) + extra);
+           check_host_memory(ctx.host, d.host_memory_bytes);  // as declared
            return std::make_unique<AttentionHost>(s, naive);
          },
          nullptr};

@@ -49,9 +49,8 @@ Curve sweep_curve(const std::vector<CaseResult>& rs, Backend b, const std::strin
   std::vector<std::pair<double, double>> pts;
   Curve c;
   for (const auto& r : rs) {
-    if (r.backend == b && r.params.value("sweep", "") == sweep)
-      c.virtualized = c.virtualized || r.params.value("virtualized", false);
     if (r.backend != b || r.params.value("sweep", "") != sweep) continue;
+    c.virtualized = c.virtualized || r.params.value("virtualized", false);
     const double bytes = r.params.value("working_set_bytes", 0.0);
     const double cost = sweep == "latency" ? r.summary.median_s / r.params.value("steps", 1.0)
                                            : r.summary.median_s / r.work.bytes_read;
@@ -145,7 +144,20 @@ void analyse_sweep(const std::vector<CaseResult>& rs, Backend b, const std::stri
 }
 
 std::optional<double> best_stream_bytes_per_s(const std::vector<CaseResult>& rs, Backend b,
-                                              std::string* name);
+                                              std::string* name) {
+  std::optional<double> best;
+  for (const auto& r : rs) {
+    if (r.backend != b || !r.params.contains("kernel") || r.params.contains("stride_elements"))
+      continue;
+    if (r.work.memory_level != "dram" || r.summary.median_s <= 0) continue;
+    const double bw = r.work.bytes() / r.summary.median_s;
+    if (!best || bw > *best) {
+      best = bw;
+      if (name) *name = r.name;
+    }
+  }
+  return best;
+}
 
 void analyse_strided(const std::vector<CaseResult>& rs, Backend b, Analysis& out) {
   std::map<double, const CaseResult*> by_stride;
@@ -214,9 +226,8 @@ void analyse_strided(const std::vector<CaseResult>& rs, Backend b, Analysis& out
              ? fmt::format("; {:.2f}x the touched lines' traffic (prefetched lines nobody reads)",
                            measured / predicted)
              : std::string()) +
-        fmt::format(" ({:.1f} GB/s of units moved, {:.1f} GB/s at stride 1)",
-                    r->work.bytes_read / r->summary.median_s / 1e9,
-                    unit.work.bytes_read / unit.summary.median_s / 1e9) +
+        fmt::format(" ({:.1f} GB/s of units moved, {:.1f} GB/s at stride 1)", units_per_s(*r) / 1e9,
+                    units_per_s(unit) / 1e9) +
         (paired
              ? fmt::format("; paired: median of {} per-round ratios", unit.round_samples_s.size())
              : std::string("; unpaired: from the medians' intervals"));
@@ -229,22 +240,6 @@ void analyse_strided(const std::vector<CaseResult>& rs, Backend b, Analysis& out
     k.reason = reason + "; " + k.reason;
     out.checks.push_back(k);
   }
-}
-
-std::optional<double> best_stream_bytes_per_s(const std::vector<CaseResult>& rs, Backend b,
-                                              std::string* name) {
-  std::optional<double> best;
-  for (const auto& r : rs) {
-    if (r.backend != b || !r.params.contains("kernel") || r.params.contains("stride_elements"))
-      continue;
-    if (r.work.memory_level != "dram" || r.summary.median_s <= 0) continue;
-    const double bw = r.work.bytes() / r.summary.median_s;
-    if (!best || bw > *best) {
-      best = bw;
-      if (name) *name = r.name;
-    }
-  }
-  return best;
 }
 
 // The slowest point's share of the serial-sum rate (flop/P + bytes/B) / t, and the ridge P / B,
@@ -354,13 +349,13 @@ void analyse_intensity(const std::vector<CaseResult>& rs, Backend b, Analysis& o
       }
     }
     json fig = {{"flop_per_s", peak}, {"bytes_per_s", bw}, {"ridge_flop_per_byte", ridge}};
+    // What a machine reaches, not a law: a shared or throttled machine misses it honestly.
+    const CheckHead ridge_head =
+        head(base + "/ridge-point", "measured ridge P_max / B_max within 2x of peak / BW",
+             CheckKind::expectation, "ridge (flop/byte)");
     if (table_peak > 0 && table_bw > 0) {
       const double expected = table_peak / table_bw;
       fig["table_ridge_flop_per_byte"] = expected;
-      // What a machine reaches, not a law: a shared or throttled machine misses it honestly.
-      const CheckHead ridge_head =
-          head(base + "/ridge-point", "measured ridge P_max / B_max within 2x of peak / BW",
-               CheckKind::expectation, "ridge (flop/byte)");
       const Band band{expected / kRidgeFactor, expected * kRidgeFactor};
       const std::string text =
           fmt::format(
@@ -375,10 +370,8 @@ void analyse_intensity(const std::vector<CaseResult>& rs, Backend b, Analysis& o
       k.tolerance = kRidgeFactor;
       out.checks.push_back(k);
     } else {
-      out.checks.push_back(not_judged(
-          head(base + "/ridge-point", "measured ridge P_max / B_max within 2x of peak / BW",
-               CheckKind::expectation),
-          NAN, ridge, kRidgeFactor, "no peak FLOP/s or bandwidth to compare with"));
+      out.checks.push_back(not_judged(ridge_head, NAN, ridge, kRidgeFactor,
+                                      "no peak FLOP/s or bandwidth to compare with"));
     }
     out.figures[be]["ceilings"][dtype] = fig;
   }

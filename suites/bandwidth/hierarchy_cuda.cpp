@@ -54,7 +54,7 @@ class ReadSweepCuda final : public Instance {
   }
   Comparison validate() override {
     out_.fill_bytes(0xFF);
-    kernels::read_cuda(x_.get(), n16_, passes_, out_.as<double>(), blocks_, kThreads, nullptr);
+    run(nullptr);
     std::vector<double> got(static_cast<std::size_t>(blocks_)), want(got.size(), 0.0);
     out_.download(got.data(), got.size() * sizeof(double));
     const std::size_t chunk = (n16_ + got.size() - 1) / got.size();
@@ -166,8 +166,7 @@ class StridedCuda final : public Instance {
   }
   Comparison validate() override {
     out_.fill_bytes(0xFF);
-    kernels::strided_read_cuda(x_.as<float>(), accesses_, stride_, out_.as<double>(), blocks_,
-                               kThreads, nullptr);
+    run(nullptr);
     std::vector<double> got(static_cast<std::size_t>(blocks_)), want(got.size(), 0.0);
     out_.download(got.data(), got.size() * sizeof(double));
     const std::size_t grid = got.size() * kThreads;

@@ -1,7 +1,5 @@
 // The host memory hierarchy: a read-bandwidth sweep and a pointer-chase latency sweep over working
 // sets from 4 KiB to 4x the last-level cache, and strided reads against the cache-line model.
-#include <omp.h>
-
 #include <algorithm>
 #include <cmath>
 #include <memory>
@@ -9,10 +7,11 @@
 
 #include "harness/host_threads.h"
 #include "kernels/hierarchy.h"
-#include "kernels/stream.h"
 #include "reference/chase.h"
 #include "suites/bandwidth/bandwidth_suite.h"
 #include "suites/common/host_buffer.h"
+#include "suites/common/host_read.h"
+#include "suites/common/parallel.h"
 #include "theory/hierarchy.h"
 
 namespace bb::suites {
@@ -23,50 +22,13 @@ constexpr std::uint64_t kChaseSteps = 1 << 16;         // dependent loads per sa
 constexpr std::uint64_t kChaseWarmLapLines = 1 << 22;  // a full warm-up lap up to 256 MiB
 constexpr std::uint64_t kLineBytes = 64;
 
-// Σ (i mod 7) over [0, m): 21 per full period plus the partial one. Exact in fp64.
-double mod7_sum(std::size_t m) {
-  const std::size_t r = m % 7;
-  return static_cast<double>(m / 7 * 21 + r * (r - 1) / 2);
-}
-
-void fill_mod7(double* x, std::size_t n) {
-#pragma omp parallel for schedule(static)
-  for (std::size_t i = 0; i < n; ++i) x[i] = static_cast<double>(i % 7);
-}
-
-class ReadSweepHost final : public Instance {
- public:
-  ReadSweepHost(std::size_t n, int passes) : n_(n), passes_(passes), x_(allocate_host<double>(n)) {
-    // The same static split as the kernel: each thread first-touches the part it will read.
-    kernels::fill_value_host(x_.get(), n_, 0.0);
-    fill_mod7(x_.get(), n_);
-  }
-  Comparison validate() override {
-    const std::vector<double> out = {kernels::read_host(x_.get(), n_ / 3, 1),
-                                     kernels::read_host(x_.get(), n_, passes_)};
-    const std::vector<double> ref = {mod7_sum(n_ / 3), passes_ * mod7_sum(n_)};
-    return compare<double, double>(out, ref, Tolerance{0, 0});
-  }
-  void run(gpu_stream) override { sink_ += kernels::read_host(x_.get(), n_, passes_); }
-
- private:
-  std::size_t n_;
-  int passes_;
-  HostArray<double> x_;
-  double sink_ = 0;
-};
-
 class ChaseHost final : public Instance {
  public:
   explicit ChaseHost(std::uint64_t lines)
       : lines_(lines),
         cycle_(lines, 0x2545F4914F6CDD1Dull + lines),
         table_(allocate_host<std::uint32_t>(lines * 16)) {
-    const std::uint64_t chunk = 1 << 14;
-#pragma omp parallel for schedule(static)
-    for (std::uint64_t first = 0; first < lines_; first += chunk)
-      reference::fill_chase_table(cycle_, 16, table_.get(), first,
-                                  std::min<std::uint64_t>(first + chunk, lines_));
+    parallel_fill_chase_table(cycle_, 16, table_.get());
   }
   Comparison validate() override {
     // Independent of the table: after s steps from line 0 = at(k) the walk is at at(k + s).
@@ -123,15 +85,13 @@ class StridedHost final : public Instance {
   double sink_ = 0;
 };
 
-std::string size_label(std::uint64_t bytes) { return std::to_string(bytes); }
-
 // Passes over the working set so that a sample reads at least kReadSampleBytes.
 int read_passes(std::uint64_t bytes) {
   return static_cast<int>(std::max(1.0, std::ceil(kReadSampleBytes / static_cast<double>(bytes))));
 }
 
 Case read_point(std::uint64_t bytes) {
-  Case c{"read-sweep/host/" + size_label(bytes), Backend::host,
+  Case c{"read-sweep/host/" + std::to_string(bytes), Backend::host,
          [bytes](const CaseContext& ctx) {
            const int passes = read_passes(bytes);
            const int threads = openmp_threads();
@@ -148,7 +108,7 @@ Case read_point(std::uint64_t bytes) {
          },
          [bytes](const CaseContext& ctx, Declared&) -> std::unique_ptr<Instance> {
            check_host_memory(ctx.host, bytes);
-           return std::make_unique<ReadSweepHost>(bytes / sizeof(double), read_passes(bytes));
+           return std::make_unique<HostRead>(bytes / sizeof(double), read_passes(bytes));
          },
          nullptr};
   c.sweep_point = true;
@@ -156,7 +116,7 @@ Case read_point(std::uint64_t bytes) {
 }
 
 Case latency_point(std::uint64_t bytes) {
-  Case c{"latency-sweep/host/" + size_label(bytes), Backend::host,
+  Case c{"latency-sweep/host/" + std::to_string(bytes), Backend::host,
          [bytes](const CaseContext& ctx) {
            Declared d;
            d.work.memory_level = "latency";  // one dependent load at a time: no work declared

@@ -131,8 +131,7 @@ class FmaChainCuda final : public Instance {
       reference::store(t_.storage, chain_input(t_, i), host.data() + i * element_bytes);
     });
     x_.upload(host.data(), bytes_);
-    const reference::ChainCoefficients& c = t_.coefficients;
-    kernels::fma_chain_cuda(t_.type, x_.get(), n_, k_, c.a, c.b, blocks_, kThreads, nullptr);
+    run(nullptr);
     x_.download(host.data(), bytes_);
     const std::vector<std::size_t> idx = chain_checked_indices(n_);
     std::vector<double> out(idx.size()), ref(idx.size());
@@ -331,11 +330,11 @@ class GemmCuda final : public Instance {
 };
 
 Case gemm_case(const GemmType& t) {
+  const double n = kGemmN;
+  const auto input_bytes = static_cast<double>(reference::storage_bytes(t.input));
+  const auto output_bytes = static_cast<double>(reference::storage_bytes(t.output));
   Case c{std::string("gemm/") + t.name + "/cuda", Backend::cuda,
-         [t](const CaseContext& ctx) {
-           const double n = kGemmN;
-           const auto input_bytes = static_cast<double>(reference::storage_bytes(t.input));
-           const auto output_bytes = static_cast<double>(reference::storage_bytes(t.output));
+         [t, n, input_bytes, output_bytes](const CaseContext& ctx) {
            Declared d;
            // C = A·B, n×n: n³ multiply-adds (2n³ flop); A and B read and C written at least once.
            d.work =
@@ -348,10 +347,8 @@ Case gemm_case(const GemmType& t) {
                        {"output_bytes", reference::storage_bytes(t.output)}};
            return d;
          },
-         [t](const CaseContext& ctx, Declared&) -> std::unique_ptr<Instance> {
-           const double n = kGemmN;
-           const auto input_bytes = static_cast<double>(reference::storage_bytes(t.input));
-           const auto output_bytes = static_cast<double>(reference::storage_bytes(t.output));
+         [t, n, input_bytes, output_bytes](const CaseContext& ctx,
+                                           Declared&) -> std::unique_ptr<Instance> {
            check_host_memory(ctx.host, static_cast<std::uint64_t>(n * n * input_bytes));
            check_gpu_memory(*ctx.gpu,
                             static_cast<std::uint64_t>(n * n * (2 * input_bytes + output_bytes)));

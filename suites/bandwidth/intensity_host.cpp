@@ -20,14 +20,11 @@ constexpr int kMaxDramK = 64;         // up to here the array spans 2x the last-
 constexpr double kComputeFlop = 3e9;  // above it, each sample does about this many flop
 constexpr std::size_t kCheckedElements = 1 << 14;
 
+// x ← fma(x, a, b): fixed point b / (1 - a) = 0.25.
 template <class T>
-constexpr T chain_a() {
-  return T(1) - T(1) / T(1024);
-}  // fixed point b / (1 - a) = 0.25
+constexpr T kChainA = T(1) - T(1) / T(1024);
 template <class T>
-constexpr T chain_b() {
-  return T(1) / T(4096);
-}
+constexpr T kChainB = T(1) / T(4096);
 
 template <class T>
 class FmaChainHost final : public Instance {
@@ -50,16 +47,16 @@ class FmaChainHost final : public Instance {
     std::vector<T> ref;
     for (std::size_t i : idx) {
       T v = x_[i];
-      for (int j = 0; j < k_; ++j) v = std::fma(v, chain_a<T>(), chain_b<T>());
+      for (int j = 0; j < k_; ++j) v = std::fma(v, kChainA<T>, kChainB<T>);
       ref.push_back(v);
     }
-    kernels::fma_chain_host(x_.get(), n_, k_, chain_a<T>(), chain_b<T>());
+    kernels::fma_chain_host(x_.get(), n_, k_, kChainA<T>, kChainB<T>);
     std::vector<T> out;
     for (std::size_t i : idx) out.push_back(x_[i]);
     return compare<T, T>(out, ref, Tolerance{0, 0});
   }
   void run(gpu_stream) override {
-    kernels::fma_chain_host(x_.get(), n_, k_, chain_a<T>(), chain_b<T>());
+    kernels::fma_chain_host(x_.get(), n_, k_, kChainA<T>, kChainB<T>);
   }
 
  private:

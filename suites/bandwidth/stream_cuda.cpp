@@ -114,13 +114,12 @@ Case stream_case(StreamOp op, const char* dtype, int access_bytes, bool in_quick
   std::string name = std::string(k.name) + "/" + dtype + "/cuda";
   if (access_bytes != 16) name.append("/").append(std::to_string(access_bytes)).append("B");
   Case c{name, Backend::cuda,
-         [op, dtype, access_bytes](const CaseContext& ctx) {
+         [k, dtype, access_bytes](const CaseContext& ctx) {
            const GpuDevice& gpu = *ctx.gpu;
-           const theory::StreamKernel& kk = theory::stream_kernel(op);
            const std::size_t n =
                stream_elements(gpu.l2_bytes, kCudaCacheMultiple, sizeof(T), kCudaMinElements);
            Declared d;
-           d.params = {{"kernel", kk.name},
+           d.params = {{"kernel", k.name},
                        {"dtype", dtype},
                        {"elements", n},
                        {"element_bytes", sizeof(T)},
@@ -130,7 +129,7 @@ Case stream_case(StreamOp op, const char* dtype, int access_bytes, bool in_quick
                        {"peak_bytes_per_s", gpu.peak_dram_bytes_per_s},
                        {"blocks", stream_blocks(gpu)},
                        {"threads_per_block", kThreads}};
-           d.work = stream_work<T>(kk, n);
+           d.work = stream_work<T>(k, n);
            return d;
          },
          [op, access_bytes](const CaseContext& ctx, Declared& d) -> std::unique_ptr<Instance> {

@@ -77,19 +77,18 @@ Case stream_case(StreamOp op, const char* dtype, bool in_quick) {
   const theory::StreamKernel& k = theory::stream_kernel(op);
   Case c{
       std::string(k.name) + "/" + dtype + "/host", Backend::host,
-      [op, dtype](const CaseContext& ctx) {
-        const theory::StreamKernel& kk = theory::stream_kernel(op);
+      [k, op, dtype](const CaseContext& ctx) {
         const std::uint64_t llc = ctx.host.last_level_cache_bytes();
         const std::size_t n = stream_elements(llc, kHostCacheMultiple, sizeof(T), kHostMinElements);
         Declared d;
-        d.work = stream_work<T>(kk, n);
+        d.work = stream_work<T>(k, n);
         d.params = {
-            {"kernel", kk.name},
+            {"kernel", k.name},
             {"dtype", dtype},
             {"elements", n},
             {"element_bytes", sizeof(T)},
             {"working_set_bytes",
-             (kk.arrays_read + (kk.arrays_written > 0 && op != StreamOp::nstream)) * n * sizeof(T)},
+             (k.arrays_read + (k.arrays_written > 0 && op != StreamOp::nstream)) * n * sizeof(T)},
             {"last_level_cache_bytes", llc},
             {"threads", openmp_threads()}};
         return d;

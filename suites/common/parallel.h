@@ -41,16 +41,24 @@ std::size_t parallel_count(std::size_t n, const P& pred) {
   return count;
 }
 
-// reference::chase_table on the OpenMP threads: each line's entry depends on the line alone.
-inline std::vector<std::uint32_t> parallel_chase_table(const reference::RandomCycle& cycle,
-                                                       std::uint32_t words_per_line) {
-  std::vector<std::uint32_t> table(cycle.size() * words_per_line);
+// reference::fill_chase_table over all of `table` (cycle.size() × words_per_line words) on the
+// OpenMP threads, in chunks of 2^14 lines split statically: each line's entry depends on the line
+// alone, and each thread first-touches the chunks it fills.
+inline void parallel_fill_chase_table(const reference::RandomCycle& cycle,
+                                      std::uint32_t words_per_line, std::uint32_t* table) {
   constexpr std::uint64_t kChunk = std::uint64_t{1} << 14;
   const std::uint64_t lines = cycle.size();
   parallel_for((lines + kChunk - 1) / kChunk, [&](std::size_t k) {
-    reference::fill_chase_table(cycle, words_per_line, table.data(), k * kChunk,
+    reference::fill_chase_table(cycle, words_per_line, table, k * kChunk,
                                 std::min(lines, (k + 1) * kChunk));
   });
+}
+
+// reference::chase_table on the OpenMP threads.
+inline std::vector<std::uint32_t> parallel_chase_table(const reference::RandomCycle& cycle,
+                                                       std::uint32_t words_per_line) {
+  std::vector<std::uint32_t> table(cycle.size() * words_per_line);
+  parallel_fill_chase_table(cycle, words_per_line, table.data());
   return table;
 }
 

@@ -16,33 +16,32 @@ namespace {
 
 bool starts_with(const std::string& s, const char* prefix) { return s.rfind(prefix, 0) == 0; }
 
-std::string fit_text(const LinearFit& f, const char* unit) {
-  return fmt::format("slope {:.4g} s per {}, intercept {:.4g} s, R^2 {:.4f} over {} points",
-                     f.slope, unit, f.intercept, f.r2, f.points);
-}
-
 // A suite check that could not be made because a case it needs was not measured (filtered out, or
 // it failed its own checks): SKIP, saying which.
 Check missing(const std::string& name, const std::string& law, const std::string& what) {
   return skipped({"occupancy", name, law}, "needs " + what + ", which was not measured");
 }
 
-std::size_t count_prefix(const std::vector<CaseResult>& results, const char* prefix) {
-  std::size_t n = 0;
-  for (const auto& r : results) n += starts_with(r.name, prefix);
-  return n;
+// Whether a suite check has all the cases it needs (`all`); when only some of them were measured
+// (`any`), its SKIP saying what is missing goes to `out`.
+bool complete(bool any, bool all, const std::string& name, const std::string& law,
+              const std::string& what, std::vector<Check>& out) {
+  if (any && !all) out.push_back(missing(name, law, what));
+  return all;
+}
+
+const CaseResult* find_case(const std::vector<CaseResult>& results, const std::string& name) {
+  for (const auto& r : results)
+    if (r.name == name) return &r;
+  return nullptr;
 }
 
 void waves_checks(const std::vector<CaseResult>& results, std::vector<Check>& out) {
-  const CaseResult* full = nullptr;
-  for (const auto& r : results)
-    if (r.name == "waves/full") full = &r;
-  if (!full) {
-    if (count_prefix(results, "waves/") > 0)
-      out.push_back(missing("waves", "round(t(N) / t(one wave)) == ceil(N / (SMs x blocks/SM))",
-                            "waves/full"));
-    return;
-  }
+  const std::string law = "round(t(N) / t(one wave)) == ceil(N / (SMs x blocks/SM))";
+  const CaseResult* full = find_case(results, "waves/full");
+  const bool any = std::any_of(results.begin(), results.end(),
+                               [](const CaseResult& r) { return starts_with(r.name, "waves/"); });
+  if (!complete(any, full != nullptr, "waves", law, "waves/full", out)) return;
   for (const auto& r : results) {
     if (!starts_with(r.name, "waves/")) continue;
     const auto blocks = r.params.at("blocks").get<long long>();
@@ -51,16 +50,11 @@ void waves_checks(const std::vector<CaseResult>& results, std::vector<Check>& ou
     const double ratio = r.summary.median_s / full->summary.median_s;
     const double measured = std::round(ratio);
     out.push_back(occupancy_check(
-        r.name + "/waves", "round(t(N) / t(one wave)) == ceil(N / (SMs x blocks/SM))",
-        static_cast<double>(predicted),
+        r.name + "/waves", law, static_cast<double>(predicted),
         Band{static_cast<double>(predicted), static_cast<double>(predicted)}, measured, 0,
         fmt::format("{} blocks, {} per wave: t/t(one wave) = {:.3f}", blocks, per_wave, ratio)));
   }
 }
-
-// R² of a fit that rises (slope > 0), −R² of one that does not: a time that grows linearly in k
-// has it near 1; a flat or falling one fails R² ≥ 0.95 whatever its R².
-double rising_r2(const LinearFit& f) { return f.slope > 0 ? f.r2 : -f.r2; }
 
 void linear_checks(const std::vector<CaseResult>& results, std::vector<Check>& out) {
   std::vector<double> paths, t_paths, ways, t_ways;
@@ -90,18 +84,22 @@ void linear_checks(const std::vector<CaseResult>& results, std::vector<Check>& o
   if ((t_stride1 > 0) != (t_padded > 0))
     out.push_back(missing("bank_conflicts/padded", "padding to stride 33 removes the conflict",
                           "both stride 1 and stride 33"));
-  if (paths.size() >= 3) {
-    const LinearFit f = linear_fit(paths, t_paths);
-    out.push_back(occupancy_check("divergence/linear",
-                                  "t(k paths) = a + b k with R^2 >= 0.95, b > 0", 0.95,
-                                  Band::at_least(0.95), rising_r2(f), 0, fit_text(f, "path")));
-  }
-  if (ways.size() >= 3) {
-    const LinearFit f = linear_fit(ways, t_ways);
-    out.push_back(occupancy_check("bank_conflicts/linear",
-                                  "t(k-way conflict) = a + b k with R^2 >= 0.95, b > 0", 0.95,
-                                  Band::at_least(0.95), rising_r2(f), 0, fit_text(f, "way")));
-  }
+  // Time linear in k with R^2 >= 0.95, rising, over three or more k. Judged: R² of a fit that
+  // rises (slope > 0), −R² of one that does not: a time that grows linearly in k has it near 1; a
+  // flat or falling one fails R² ≥ 0.95 whatever its R².
+  const auto linear = [&](const char* name, const char* law, const std::vector<double>& k,
+                          const std::vector<double>& t, const char* unit) {
+    if (k.size() < 3) return;
+    const LinearFit f = linear_fit(k, t);
+    out.push_back(occupancy_check(
+        name, law, 0.95, Band::at_least(0.95), f.slope > 0 ? f.r2 : -f.r2, 0,
+        fmt::format("slope {:.4g} s per {}, intercept {:.4g} s, R^2 {:.4f} over {} points", f.slope,
+                    unit, f.intercept, f.r2, f.points)));
+  };
+  linear("divergence/linear", "t(k paths) = a + b k with R^2 >= 0.95, b > 0", paths, t_paths,
+         "path");
+  linear("bank_conflicts/linear", "t(k-way conflict) = a + b k with R^2 >= 0.95, b > 0", ways,
+         t_ways, "way");
   if (t_stride1 > 0 && t_padded > 0) {
     const double ratio = t_padded / t_stride1;
     out.push_back(occupancy_check("bank_conflicts/padded",
@@ -109,12 +107,6 @@ void linear_checks(const std::vector<CaseResult>& results, std::vector<Check>& o
                                   Band::at_most(1.25), ratio, 0.25,
                                   fmt::format("t(stride 33) / t(stride 1) = {:.3f}", ratio)));
   }
-}
-
-const CaseResult* find_case(const std::vector<CaseResult>& results, const std::string& name) {
-  for (const auto& r : results)
-    if (r.name == name) return &r;
-  return nullptr;
 }
 
 void latency_hiding_checks(const std::vector<CaseResult>& results, std::vector<Check>& out) {
@@ -128,12 +120,10 @@ void latency_hiding_checks(const std::vector<CaseResult>& results, std::vector<C
     sms = r.params.at("sm_count").get<double>();
     per_warp = r.params.at("bytes_in_flight_per_warp").get<double>();
   }
-  if (!chase || bw_by_warps.size() < 2) {
-    if (chase || !bw_by_warps.empty())
-      out.push_back(missing("latency_hiding/littles_law", "plateau within 2x of Little's law",
-                            "latency/dram and two or more latency_hiding cases"));
+  if (!complete(chase || !bw_by_warps.empty(), chase && bw_by_warps.size() >= 2,
+                "latency_hiding/littles_law", "plateau within 2x of Little's law",
+                "latency/dram and two or more latency_hiding cases", out))
     return;
-  }
   const double latency_s = chase->summary.median_s / chase->params.at("steps").get<double>();
   std::sort(bw_by_warps.begin(), bw_by_warps.end());
   double best = 0;
@@ -162,12 +152,9 @@ void latency_hiding_checks(const std::vector<CaseResult>& results, std::vector<C
 void host_checks(const std::vector<CaseResult>& results, std::vector<Check>& out) {
   const CaseResult* chase = find_case(results, "host/latency");
   const CaseResult* read = find_case(results, "host/read");
-  if (!chase || !read) {
-    if (chase || read)
-      out.push_back(missing("host/littles_law", "lines in flight = BW x latency / 64 B",
-                            "both host/latency and host/read"));
+  if (!complete(chase || read, chase && read, "host/littles_law",
+                "lines in flight = BW x latency / 64 B", "both host/latency and host/read", out))
     return;
-  }
   const double steps = chase->params.at("steps").get<double>();
   const double line = read->params.at("line_bytes").get<double>();
   const double threads = read->params.at("threads").get<double>();
@@ -204,12 +191,10 @@ void host_checks(const std::vector<CaseResult>& results, std::vector<Check>& out
 void spill_checks(const std::vector<CaseResult>& results, std::vector<Check>& out) {
   const CaseResult* capped = find_case(results, "spills/capped");
   const CaseResult* uncapped = find_case(results, "spills/uncapped");
-  if (!capped || !uncapped) {
-    if (capped || uncapped)
-      out.push_back(missing("spills/forced", "capping registers spills to local memory",
-                            "both spills/capped and spills/uncapped"));
+  if (!complete(capped || uncapped, capped && uncapped, "spills/forced",
+                "capping registers spills to local memory",
+                "both spills/capped and spills/uncapped", out))
     return;
-  }
   const double local_capped = capped->params.at("local_bytes_per_thread").get<double>();
   const double local_uncapped = uncapped->params.at("local_bytes_per_thread").get<double>();
   const double slowdown = capped->summary.median_s / uncapped->summary.median_s;

@@ -217,54 +217,51 @@ std::unique_ptr<Instance> float_kernel(int blocks, int threads, Launch l, Refere
   return std::make_unique<FloatKernel<Launch, Reference>>(blocks, threads, l, r);
 }
 
+// A FloatKernel case on 8 blocks per SM of 256 threads: `count(threads)` its work over the grid's
+// threads, bounded in `memory_level`; `params` its own besides the grid; `launch` and `lane` the
+// kernel and each thread's reference value.
+template <class Count, class Launch, class Lane>
+Case grid_case(std::string name, const char* memory_level, const nlohmann::json& params,
+               Count count, Launch launch, Lane lane) {
+  return {std::move(name), Backend::cuda,
+          [=](const CaseContext& ctx) {
+            const int blocks = ctx.gpu->sm_count * 8, threads = 256;
+            Declared d;
+            d.work = work_of(count(blocks * threads), theory::Precision::fp32, memory_level);
+            d.params = params;
+            d.params["blocks"] = blocks;
+            d.params["threads_per_block"] = threads;
+            return d;
+          },
+          [=](const CaseContext&, Declared& d) {
+            return float_kernel(d.params.at("blocks").get<int>(),
+                                d.params.at("threads_per_block").get<int>(), launch, lane);
+          },
+          nullptr};
+}
+
 Case divergence_case(int paths) {
-  return {
-      "divergence/paths=" + std::to_string(paths), Backend::cuda,
-      [paths](const CaseContext& ctx) {
-        const int blocks = ctx.gpu->sm_count * 8, threads = 256;
-        Declared d;
-        d.work = work_of(theory::divergence_work(blocks * threads, kDivergenceIters),
-                         theory::Precision::fp32, "registers");  // useful FMAs only
-        d.params = {{"paths", paths},
-                    {"iters", kDivergenceIters},
-                    {"blocks", blocks},
-                    {"threads_per_block", threads}};
-        return d;
+  return grid_case(
+      "divergence/paths=" + std::to_string(paths), "registers",  // useful FMAs only
+      {{"paths", paths}, {"iters", kDivergenceIters}},
+      [](int threads) { return theory::divergence_work(threads, kDivergenceIters); },
+      [paths](float* out, int b, int t, gpu_stream s) {
+        kernels::divergence_launch(out, paths, kDivergenceIters, b, t, s);
       },
-      [paths](const CaseContext&, Declared& d) {
-        return float_kernel(
-            d.params.at("blocks").get<int>(), d.params.at("threads_per_block").get<int>(),
-            [paths](float* out, int b, int t, gpu_stream s) {
-              kernels::divergence_launch(out, paths, kDivergenceIters, b, t, s);
-            },
-            [paths](int i) { return reference::divergence_lane(i & 31, paths, kDivergenceIters); });
-      },
-      nullptr};
+      [paths](int i) { return reference::divergence_lane(i & 31, paths, kDivergenceIters); });
 }
 
 Case bank_case(int stride) {
-  return {"bank_conflicts/stride=" + std::to_string(stride), Backend::cuda,
-          [stride](const CaseContext& ctx) {
-            const int blocks = ctx.gpu->sm_count * 8, threads = 256;
-            Declared d;
-            d.work = work_of(theory::bank_conflict_work(blocks * threads, kBankIters),
-                             theory::Precision::fp32, "shared");  // one add per word read
-            d.params = {{"stride_words", stride},
-                        {"conflict_ways", theory::bank_conflict_ways(stride)},
-                        {"iters", kBankIters},
-                        {"blocks", blocks},
-                        {"threads_per_block", threads}};
-            return d;
-          },
-          [stride](const CaseContext&, Declared& d) {
-            return float_kernel(
-                d.params.at("blocks").get<int>(), d.params.at("threads_per_block").get<int>(),
-                [stride](float* out, int b, int t, gpu_stream s) {
-                  kernels::bank_conflict_launch(out, stride, kBankIters, b, t, s);
-                },
-                [stride](int i) { return reference::bank_lane(i & 31, stride, kBankIters); });
-          },
-          nullptr};
+  return grid_case(
+      "bank_conflicts/stride=" + std::to_string(stride), "shared",  // one add per word read
+      {{"stride_words", stride},
+       {"conflict_ways", theory::bank_conflict_ways(stride)},
+       {"iters", kBankIters}},
+      [](int threads) { return theory::bank_conflict_work(threads, kBankIters); },
+      [stride](float* out, int b, int t, gpu_stream s) {
+        kernels::bank_conflict_launch(out, stride, kBankIters, b, t, s);
+      },
+      [stride](int i) { return reference::bank_lane(i & 31, stride, kBankIters); });
 }
 
 Case spill_case(kernels::SpillVariant v) {

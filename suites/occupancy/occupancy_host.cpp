@@ -2,15 +2,13 @@
 // cycle of cache lines, 4x the last-level cache) and all threads' streaming-read bandwidth (8x the
 // last-level cache), for Little's law on the host.
 #include <algorithm>
-#include <cstdlib>
 #include <memory>
-#include <stdexcept>
 #include <vector>
 
 #include "harness/host_threads.h"
 #include "kernels/hierarchy.h"
-#include "kernels/stream.h"
 #include "reference/chase.h"
+#include "suites/common/host_read.h"
 #include "suites/common/memory_guards.h"
 #include "suites/common/stream.h"
 #include "suites/occupancy/occupancy_suite.h"
@@ -46,37 +44,6 @@ class HostChase final : public Instance {
   reference::RandomCycle cycle_;
   std::vector<std::uint32_t> next_;
   std::uint32_t sink_ = 0;
-};
-
-class HostRead final : public Instance {
- public:
-  explicit HostRead(std::size_t n)
-      : n_(n), x_(static_cast<double*>(std::aligned_alloc(64, n * 8))) {
-    if (!x_) throw std::runtime_error("cannot allocate the host read array");
-    // Small integers: every partial sum is exact, so any order gives the same total.
-    kernels::fill_value_host(x_.get(), n_, 0.0);
-    for (std::size_t i = 0; i < n_; ++i) x_[i] = static_cast<double>(i % 7);
-  }
-  Comparison validate() override {
-    // Closed form of Σ (i mod 7) over [0, m): 21 per full period plus the partial one.
-    auto expected = [](std::size_t m) {
-      const std::size_t r = m % 7;
-      return static_cast<double>(m / 7 * 21 + r * (r - 1) / 2);
-    };
-    const std::vector<double> out = {kernels::read_host(x_.get(), n_ / 3, 1),
-                                     kernels::read_host(x_.get(), n_, 1)};
-    const std::vector<double> ref = {expected(n_ / 3), expected(n_)};
-    return compare<double, double>(out, ref, Tolerance{0, 0});
-  }
-  void run(gpu_stream) override { sink_ += kernels::read_host(x_.get(), n_, 1); }
-
- private:
-  struct Free {
-    void operator()(double* p) const { std::free(p); }
-  };
-  std::size_t n_;
-  std::unique_ptr<double[], Free> x_;
-  double sink_ = 0;
 };
 
 }  // namespace
@@ -121,7 +88,7 @@ std::vector<Case> occupancy_host_cases() {
        [](const CaseContext& ctx, Declared& d) -> std::unique_ptr<Instance> {
          const auto n = d.params.at("elements").get<std::size_t>();
          check_host_memory(ctx.host, n * sizeof(double));
-         return std::make_unique<HostRead>(n);
+         return std::make_unique<HostRead>(n, 1);
        },
        nullptr},
   };

@@ -60,6 +60,14 @@ reference::RoundedMatrix make_input(const GemmModeSpec& spec, reference::GemmDat
   return reference::round_matrix(spec.input, x);
 }
 
+// The T (an entry of C as the library wrote it) at p.
+template <class T>
+double value_at(const unsigned char* p) {
+  T v = 0;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+
 class GemmCuda final : public Instance {
  public:
   GemmCuda(const GemmModeSpec& spec, reference::GemmData data, int m, int n, int k,
@@ -102,15 +110,7 @@ class GemmCuda final : public Instance {
                  "cudaMemcpy D2H (a column of C)");
       for (std::size_t r = 0; r < R; ++r) {
         const unsigned char* p = column.data() + static_cast<std::size_t>(rows_[r]) * w;
-        if (spec_.fp64_output) {
-          double v = 0;
-          std::memcpy(&v, p, 8);
-          c[r + s * R] = v;
-        } else {
-          float v = 0;
-          std::memcpy(&v, p, 4);
-          c[r + s * R] = v;
-        }
+        c[r + s * R] = spec_.fp64_output ? value_at<double>(p) : value_at<float>(p);
       }
     }
     if (!exact_) {
@@ -155,11 +155,11 @@ Case cuda_case(const GemmModeSpec& spec, reference::GemmData data, int m, int n,
   const std::string name =
       std::string("gemm/") + spec.name + "/cuda/" +
       (throughput ? "throughput/n" + std::to_string(m) : data_name + "/k" + std::to_string(k));
+  const double in_bytes = static_cast<double>(reference::gemm_storage_bytes(spec.input));
+  const double out_bytes = spec.fp64_output ? 8 : 4;
   Case c{
       name, Backend::cuda,
-      [spec, data_name, m, n, k, throughput](const CaseContext& ctx) {
-        const double in_bytes = static_cast<double>(reference::gemm_storage_bytes(spec.input));
-        const double out_bytes = spec.fp64_output ? 8 : 4;
+      [spec, data_name, m, n, k, throughput, in_bytes, out_bytes](const CaseContext& ctx) {
         Declared d;
         // C = A·B: m·n·k multiply-adds; A and B read and C written at least once.
         d.work = work_of(theory::gemm_work(m, n, k, in_bytes, out_bytes), spec.peak);
@@ -176,15 +176,13 @@ Case cuda_case(const GemmModeSpec& spec, reference::GemmData data, int m, int n,
                     {"peak_flop_per_s", ctx.gpu->peak_flop_per_s(spec.peak)}};
         return d;
       },
-      [spec, data, m, n, k, throughput](const CaseContext& ctx,
-                                        Declared& d) -> std::unique_ptr<Instance> {
+      [spec, data, m, n, k, throughput, in_bytes, out_bytes](
+          const CaseContext& ctx, Declared& d) -> std::unique_ptr<Instance> {
         const GpuDevice& gpu = *ctx.gpu;
         // Before the inputs are made (8192² values take seconds): a mode this device lacks.
         if (auto why = kernels::gemm_device_unsupported(spec.mode, gpu.cc_major, gpu.cc_minor, k))
           throw CaseSkipped(*why);
         const double dm = m, dn = n, dk = k;
-        const double in_bytes = static_cast<double>(reference::gemm_storage_bytes(spec.input));
-        const double out_bytes = spec.fp64_output ? 8 : 4;
         // Host: the inputs as doubles while they are made, their values and their bytes.
         check_host_memory(ctx.host,
                           static_cast<std::uint64_t>((dm * dk + dk * dn) * (16 + in_bytes)));

@@ -31,15 +31,12 @@ class GemmErrorHost final : public Instance {
       : m_(m), n_(n), k_(k), c_(static_cast<std::size_t>(m) * static_cast<std::size_t>(n)) {
     const auto mk = static_cast<std::size_t>(m) * static_cast<std::size_t>(k);
     const auto kn = static_cast<std::size_t>(k) * static_cast<std::size_t>(n);
-    a_.resize(mk), b_.resize(kn), a_exact_.resize(mk), b_exact_.resize(kn);
-    for (std::size_t i = 0; i < mk; ++i) {
+    a_.resize(mk), b_.resize(kn);
+    for (std::size_t i = 0; i < mk; ++i)
       a_[i] = static_cast<float>(reference::gemm_test_value(data, kSeedA, i));
-      a_exact_[i] = a_[i];
-    }
-    for (std::size_t i = 0; i < kn; ++i) {
+    for (std::size_t i = 0; i < kn; ++i)
       b_[i] = static_cast<float>(reference::gemm_test_value(data, kSeedB, i));
-      b_exact_[i] = b_[i];
-    }
+    a_exact_.assign(a_.begin(), a_.end()), b_exact_.assign(b_.begin(), b_.end());
   }
   Comparison validate() override {
     std::fill(c_.begin(), c_.end(), std::numeric_limits<float>::quiet_NaN());  // poison

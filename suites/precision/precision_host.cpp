@@ -57,25 +57,18 @@ class ConvertFp16 final : public Instance {
   std::vector<std::uint16_t> out_;
 };
 
-enum class SumAlgorithm { recursive, pairwise, kahan };
+// A host summation: its sum (reference/summation.h) and its bound (theory/summation.h).
+struct SumAlgorithm {
+  const char* name;
+  float (*sum)(std::span<const float> x);
+  double (*bound)(double n, double u, double abs_sum);
+  bool compensated;
+};
 
-float sum_with(SumAlgorithm a, std::span<const float> x) {
-  switch (a) {
-    case SumAlgorithm::recursive: return reference::recursive_sum<float>(x);
-    case SumAlgorithm::pairwise: return reference::pairwise_sum<float>(x);
-    case SumAlgorithm::kahan: return reference::kahan_sum<float>(x);
-  }
-  return 0;
-}
-
-double sum_bound(SumAlgorithm a, double n, double abs_sum) {
-  switch (a) {
-    case SumAlgorithm::recursive: return theory::recursive_sum_bound(n, kFp32U, abs_sum);
-    case SumAlgorithm::pairwise: return theory::pairwise_sum_bound(n, kFp32U, abs_sum);
-    case SumAlgorithm::kahan: return theory::kahan_sum_bound(n, kFp32U, abs_sum);
-  }
-  return 0;
-}
+constexpr SumAlgorithm kSumAlgorithms[] = {
+    {"recursive", reference::recursive_sum<float>, theory::recursive_sum_bound, false},
+    {"pairwise", reference::pairwise_sum<float>, theory::pairwise_sum_bound, false},
+    {"kahan", reference::kahan_sum<float>, theory::kahan_sum_bound, true}};
 
 // `seeds` data sets of n random-sign values in ±[0.5, 2); one is summed per sample.
 class Summation final : public Instance {
@@ -89,10 +82,10 @@ class Summation final : public Instance {
     worst_ratio_ = 0;
     for (const auto& x : data_) {
       const reference::ExactSum e = reference::exact_sum<float>(x);
-      const double s = sum_with(a_, x), exact = static_cast<double>(e.sum);
+      const double s = a_.sum(x), exact = static_cast<double>(e.sum);
       // The long double reference's own error is part of the allowance (2^-40 of fp32's u).
       const double bound =
-          sum_bound(a_, static_cast<double>(n_), static_cast<double>(e.abs_sum)) +
+          a_.bound(static_cast<double>(n_), kFp32U, static_cast<double>(e.abs_sum)) +
           theory::gamma_n(static_cast<double>(n_), 0x1p-64) * static_cast<double>(e.abs_sum);
       got.push_back(s);
       want.push_back(exact);
@@ -104,7 +97,7 @@ class Summation final : public Instance {
     median_relative_ = rel[rel.size() / 2];
     return compare<double, double>(got, want, Tolerance{atol, 0});
   }
-  void run(gpu_stream) override { sink_ += sum_with(a_, data_[0]); }
+  void run(gpu_stream) override { sink_ += a_.sum(data_[0]); }
   nlohmann::json observations() override {
     return {{"median_relative_error", median_relative_}, {"worst_error_over_bound", worst_ratio_}};
   }
@@ -143,11 +136,11 @@ Case convert_case() {
 
 constexpr int kSummationSeeds = 25;  // data sets per size
 
-Case summation_case(SumAlgorithm a, const char* name, std::size_t n, bool in_quick) {
-  Case c{std::string("summation/") + name + "/fp32/host/n" + std::to_string(n), Backend::host,
-         [a, name, n](const CaseContext&) {
-           return summation_declared(name, n, kSummationSeeds,
-                                     theory::summation_flop_per_element(a == SumAlgorithm::kahan));
+Case summation_case(const SumAlgorithm& a, std::size_t n, bool in_quick) {
+  Case c{std::string("summation/") + a.name + "/fp32/host/n" + std::to_string(n), Backend::host,
+         [a, n](const CaseContext&) {
+           return summation_declared(a.name, n, kSummationSeeds,
+                                     theory::summation_flop_per_element(a.compensated));
          },
          [a, n](const CaseContext&, Declared&) -> std::unique_ptr<Instance> {
            return std::make_unique<Summation>(a, n, kSummationSeeds);
@@ -187,12 +180,9 @@ std::vector<float> summation_data(int seed, std::size_t n) {
 
 std::vector<Case> precision_host_cases() {
   std::vector<Case> cases = {convert_case()};
-  const std::pair<SumAlgorithm, const char*> algs[] = {{SumAlgorithm::recursive, "recursive"},
-                                                       {SumAlgorithm::pairwise, "pairwise"},
-                                                       {SumAlgorithm::kahan, "kahan"}};
-  for (const auto& [a, name] : algs)
+  for (const SumAlgorithm& a : kSumAlgorithms)
     for (std::size_t n = 256; n <= (std::size_t{1} << 20); n *= 8)
-      cases.push_back(summation_case(a, name, n, true));
+      cases.push_back(summation_case(a, n, true));
   for (auto& c : quant_host_cases()) cases.push_back(std::move(c));
   for (auto& c : block_quant_host_cases()) cases.push_back(std::move(c));
   return cases;

@@ -187,15 +187,13 @@ template Comparison quant_compare<std::uint8_t>(const QuantSetup&, std::span<con
 
 std::vector<Case> quant_host_cases() {
   const auto sym = theory::QuantScheme::symmetric, asym = theory::QuantScheme::asymmetric;
-  std::vector<Case> cases;
-  cases.push_back(quant_case({"per-tensor", kElements, sym, false}, true));
-  cases.push_back(quant_case({"per-tensor", kElements, asym, false}, false));
-  cases.push_back(quant_case({"per-channel", kChannel, sym, false}, false));
-  cases.push_back(quant_case({"per-channel", kChannel, asym, false}, false));
-  cases.push_back(quant_case({"per-group128", kGroup, sym, false}, false));
-  cases.push_back(quant_case({"per-group128", kGroup, asym, false}, true));
-  cases.push_back(quant_case({"per-group128", kGroup, sym, true}, true));
-  return cases;
+  return {quant_case({"per-tensor", kElements, sym, false}, true),
+          quant_case({"per-tensor", kElements, asym, false}, false),
+          quant_case({"per-channel", kChannel, sym, false}, false),
+          quant_case({"per-channel", kChannel, asym, false}, false),
+          quant_case({"per-group128", kGroup, sym, false}, false),
+          quant_case({"per-group128", kGroup, asym, false}, true),
+          quant_case({"per-group128", kGroup, sym, true}, true)};
 }
 
 }  // namespace bb::suites
