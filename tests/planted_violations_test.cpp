@@ -196,15 +196,14 @@ TEST(Planted, CubicTimeFailsTheSquareLaw) {
 
 // ---- (c) a wrong bus factor ----
 
-// Seconds per memcpy of `bytes`, the median of 15 samples of enough copies to take ~50 us.
 // Seconds per memcpy of `bytes[0]` and of `bytes[1]`, sampled alternately (A, B, A, B ...) so that
-// a slow spell hits both; each the fastest of its 15 samples: a busy machine only ever adds time
+// a slow spell hits both; each the fastest of its 63 samples: a busy machine only ever adds time
 // to a copy (a preempted or cache-evicted sample), so the minimum is the copy's own time.
 std::array<double, 2> copy_times_s(std::vector<char>& dst, const std::vector<char>& src,
                                    std::array<std::size_t, 2> bytes) {
   using clock = std::chrono::steady_clock;
   std::array<double, 2> best{HUGE_VAL, HUGE_VAL};
-  for (int s = 0; s < 15; ++s)
+  for (int s = 0; s < 63; ++s)
     for (int k = 0; k < 2; ++k) {
       const int reps =
           static_cast<int>(std::clamp<std::size_t>((1u << 20) / (bytes[k] + 64), 1, 1 << 14));
@@ -223,16 +222,17 @@ TEST(Planted, AWrongBusFactorFailsTheLinkBound) {
   // copies n/2 (an all_gather's bytes at p = 2) and is counted with all_reduce's bus factor (its
   // byte term 2(p-1)/p = 1, twice all_gather's): its busbw is twice the link. Sampled
   // interleaved, size by size, so a slow spell hits both (copy_times_s).
-  // Sizes within this core's L2 (source and destination at most 1 MiB): one link, one speed.
-  const std::size_t max_bytes = std::size_t{1} << 19;
+  // Sizes within the L1 data cache (source and destination at most 24 KiB of 32 KiB): one link,
+  // one speed. Across the caches memcpy is no one link (on the CI VM 47-59 GB/s in L1, 20 GB/s at
+  // 512 KiB), a busy neighbour slows the larger sizes most, and the fits' intervals then reached
+  // from 1.5 to 278 GB/s (sizes 4 KiB-512 KiB under two CI runs side by side: INCONCLUSIVE).
+  const std::size_t max_bytes = std::size_t{12} << 10;
   std::vector<char> src(max_bytes, 1), dst(max_bytes);
   std::vector<collectives::Point> pts;
-  // Sizes a half octave apart (15 points): the fits' rank intervals tighten with the points, so
-  // that a busy machine still leaves the planted factor of 2 outside the band. Medians of 15
-  // samples were not enough at a load of 10-15 on 2 cores (INCONCLUSIVE twice in three runs); the
-  // minimum of alternate samples is.
-  for (double x = 4096; x <= static_cast<double>(max_bytes) * 1.0001; x *= std::sqrt(2.0)) {
-    const std::size_t n = static_cast<std::size_t>(std::lround(x / 128)) * 128;
+  // Sizes a sixth of an octave apart (22 points): the fits' rank intervals tighten with the
+  // points. Each time is the fastest of its samples (copy_times_s): a busy machine only adds time.
+  for (double x = 1024; x <= static_cast<double>(max_bytes) * 1.0001; x *= std::exp2(1.0 / 6)) {
+    const std::size_t n = static_cast<std::size_t>(std::lround(x / 64)) * 64;
     collectives::Point link, planted;
     link.transport = planted.transport = "mpi";
     link.ranks = planted.ranks = 2;
