@@ -17,6 +17,10 @@ done
 srun --mpi=list 2>/dev/null | grep -q pmix ||
   [[ -e /usr/lib/x86_64-linux-gnu/slurm-wlm/mpi_pmix.so ]] || skip "Slurm has no pmix plugin"
 
+# One test cluster on a machine at a time: a second one (another CI job on this runner) failed its
+# task launch ("srun: error: task 0 launch failed") though its ports were its own.
+exec 9>/tmp/boundbench-slurm.lock
+flock 9
 dir=$(mktemp -d /tmp/bb-slurm.XXXXXX)
 chmod 755 "$dir"
 pids=()
