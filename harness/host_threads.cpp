@@ -2,7 +2,6 @@
 
 #include <omp.h>
 #include <pthread.h>
-#include <sched.h>
 
 #include <vector>
 
@@ -10,13 +9,16 @@ namespace bb {
 
 int openmp_threads() { return omp_get_max_threads(); }
 
-std::string pin_openmp_threads() {
-  cpu_set_t allowed;
-  CPU_ZERO(&allowed);
-  if (sched_getaffinity(0, sizeof allowed, &allowed) != 0) return "threads not pinned: no affinity";
+OpenmpPinning::OpenmpPinning() {
+  CPU_ZERO(&caller_);
+  have_caller_ = pthread_getaffinity_np(pthread_self(), sizeof caller_, &caller_) == 0;
+  if (!have_caller_) {
+    description_ = "threads not pinned: no affinity";
+    return;
+  }
   std::vector<int> cpus;
   for (int c = 0; c < CPU_SETSIZE; ++c)
-    if (CPU_ISSET(c, &allowed)) cpus.push_back(c);
+    if (CPU_ISSET(c, &caller_)) cpus.push_back(c);
   const int threads = omp_get_max_threads();
   int failures = 0;
 #pragma omp parallel num_threads(threads) reduction(+ : failures)
@@ -29,8 +31,14 @@ std::string pin_openmp_threads() {
   std::string list;
   for (int t = 0; t < threads; ++t)
     list += (t ? "," : "") + std::to_string(cpus[static_cast<std::size_t>(t) % cpus.size()]);
-  if (failures) return std::to_string(threads) + " OpenMP threads, not pinned (refused by the OS)";
-  return std::to_string(threads) + " OpenMP threads pinned to CPUs " + list;
+  description_ = failures ? std::to_string(threads) + " OpenMP threads, not pinned (refused by the OS)"
+                          : std::to_string(threads) + " OpenMP threads pinned to CPUs " + list;
+}
+
+OpenmpPinning::~OpenmpPinning() {
+  if (!have_caller_) return;
+#pragma omp parallel num_threads(omp_get_max_threads())
+  pthread_setaffinity_np(pthread_self(), sizeof caller_, &caller_);
 }
 
 }  // namespace bb

@@ -9,6 +9,7 @@
 #include <deque>
 #include <map>
 #include <memory>
+#include <optional>
 #include <regex>
 #include <stdexcept>
 
@@ -452,10 +453,12 @@ Selection select_cases(const std::vector<Suite>& suites, const RunOptions& opts,
 
 RunOutcome run_cases(const Selection& selection, const RunOptions& opts, const Environment& env) {
   json context = make_context(opts, env);
+  std::optional<OpenmpPinning> pinning;  // for this run; the caller gets its CPUs back after
   if (std::any_of(selection.run.begin(), selection.run.end(),
                   [](const SelectedCase& c) { return c.item->backend == Backend::host; })) {
-    context["boundbench"]["host_threads"] = pin_openmp_threads();
-    std::printf("host: %s\n", context["boundbench"]["host_threads"].get<std::string>().c_str());
+    pinning.emplace();
+    context["boundbench"]["host_threads"] = pinning->description();
+    std::printf("host: %s\n", pinning->description().c_str());
   }
   ResultsFile file(opts.out_path, context);
   file.add({}, selection.skipped);

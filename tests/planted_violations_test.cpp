@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -196,15 +197,15 @@ TEST(Planted, CubicTimeFailsTheSquareLaw) {
 // ---- (c) a wrong bus factor ----
 
 // Seconds per memcpy of `bytes`, the median of 15 samples of enough copies to take ~50 us.
-double copy_time_s(std::vector<char>& dst, const std::vector<char>& src, std::size_t bytes) {
+double copy_time_s(char* dst, const char* src, std::size_t bytes) {
   using clock = std::chrono::steady_clock;
   const int reps = static_cast<int>(std::clamp<std::size_t>((1u << 20) / (bytes + 64), 1, 1 << 14));
   std::vector<double> t;
   for (int s = 0; s < 15; ++s) {
     const auto t0 = clock::now();
     for (int r = 0; r < reps; ++r) {
-      std::memcpy(dst.data(), src.data(), bytes);
-      asm volatile("" ::"r"(dst.data()) : "memory");
+      std::memcpy(dst, src, bytes);
+      asm volatile("" ::"r"(dst) : "memory");
     }
     t.push_back(std::chrono::duration<double>(clock::now() - t0).count() / reps);
   }
@@ -219,7 +220,12 @@ TEST(Planted, AWrongBusFactorFailsTheLinkBound) {
   // interleaved, size by size, so a slow spell hits both.
   // Sizes within this core's L2 (source and destination at most 1 MiB): one link, one speed.
   const std::size_t max_bytes = std::size_t{1} << 19;
-  std::vector<char> src(max_bytes, 1), dst(max_bytes);
+  // The destination half a page past the source modulo 4 KiB: two heap blocks allocated one after
+  // the other sit 16 bytes apart modulo a page, and there this AMD EPYC's memcpy (rep movsb) ran
+  // at 1.6 GB/s instead of 35-60 GB/s at every size, so the link's fit was as noisy as it was slow.
+  std::vector<char> buffer(2 * max_bytes + 3 * 4096, 1);
+  char* const src = buffer.data() + (4096 - reinterpret_cast<std::uintptr_t>(buffer.data()) % 4096);
+  char* const dst = src + max_bytes + 4096 + 2048;
   std::vector<collectives::Point> pts;
   // Sizes a half octave apart (15 points): the fits' rank intervals tighten with the points, so
   // that a busy machine (two CI runs side by side: a link interval of [21, 64] GB/s from 8 points
