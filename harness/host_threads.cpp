@@ -31,8 +31,9 @@ OpenmpPinning::OpenmpPinning() {
   std::string list;
   for (int t = 0; t < threads; ++t)
     list += (t ? "," : "") + std::to_string(cpus[static_cast<std::size_t>(t) % cpus.size()]);
-  description_ = failures ? std::to_string(threads) + " OpenMP threads, not pinned (refused by the OS)"
-                          : std::to_string(threads) + " OpenMP threads pinned to CPUs " + list;
+  description_ = failures
+                     ? std::to_string(threads) + " OpenMP threads, not pinned (refused by the OS)"
+                     : std::to_string(threads) + " OpenMP threads pinned to CPUs " + list;
 }
 
 OpenmpPinning::~OpenmpPinning() {

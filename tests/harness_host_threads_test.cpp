@@ -28,8 +28,8 @@ TEST(OpenmpPinning, PinsTheCallerForTheRunAndGivesItsCpusBack) {
     EXPECT_EQ(CPU_COUNT(&during), 1) << pinning.description();
   }
   const cpu_set_t after = caller_cpus();
-  EXPECT_TRUE(CPU_EQUAL(&before, &after)) << CPU_COUNT(&before) << " CPUs before, "
-                                          << CPU_COUNT(&after) << " after";
+  EXPECT_TRUE(CPU_EQUAL(&before, &after))
+      << CPU_COUNT(&before) << " CPUs before, " << CPU_COUNT(&after) << " after";
 }
 
 TEST(OpenmpPinning, ASecondRunSpreadsTheThreadsAsTheFirstDid) {
