@@ -494,28 +494,14 @@ void check_dims(const AttentionDims& s) {
     throw std::invalid_argument("attention: B x H or B x H x n too large for one launch");
 }
 
-template <template <class> class F, class... Args>
-void by_type(AttentionDtype t, Args&&... args) {
+// Calls launch(std::type_identity<T>{}) with T the input type (bf16 or fp16).
+template <class Launch>
+void by_type(AttentionDtype t, Launch&& launch) {
   if (t == AttentionDtype::bf16)
-    F<__nv_bfloat16>{}(std::forward<Args>(args)...);
+    launch(std::type_identity<__nv_bfloat16>{});
   else
-    F<__half>{}(std::forward<Args>(args)...);
+    launch(std::type_identity<__half>{});
 }
-
-template <class T>
-struct Naive {
-  void operator()(const AttentionDims& s, const void* q, const void* k, const void* v,
-                  float* scores, void* probs, float* o, CublasHandle& h, cudaStream_t st) const {
-    naive<T>(s, static_cast<const T*>(q), static_cast<const T*>(k), static_cast<const T*>(v),
-             scores, static_cast<T*>(probs), o, h, st);
-  }
-};
-template <class T>
-struct Softmax {
-  void operator()(const AttentionDims& s, const float* scores, void* probs, cudaStream_t st) const {
-    launch_softmax(s, scores, static_cast<T*>(probs), st);
-  }
-};
 // The head dimensions the fused and decode kernels are compiled for: `launch` is called with
 // std::integral_constant<int, d>.
 template <class Launch>
@@ -524,26 +510,6 @@ void for_head_dim(std::size_t d, const char* kernel, Launch&& launch) {
   if (d == 128) return launch(std::integral_constant<int, 128>{});
   throw std::invalid_argument(std::string(kernel) + " attention: d must be 64 or 128");
 }
-template <class T>
-struct Fused {
-  void operator()(const AttentionDims& s, const void* q, const void* k, const void* v, float* o,
-                  cudaStream_t st) const {
-    for_head_dim(s.d, "fused", [&](auto d) {
-      launch_fused<T, decltype(d)::value>(s, static_cast<const T*>(q), static_cast<const T*>(k),
-                                          static_cast<const T*>(v), o, st);
-    });
-  }
-};
-template <class T>
-struct Decode {
-  void operator()(const AttentionDims& s, const void* q, const void* k, const void* v, float* o,
-                  void* workspace, cudaStream_t st) const {
-    for_head_dim(s.d, "decode", [&](auto d) {
-      launch_decode<T, decltype(d)::value>(s, static_cast<const T*>(q), static_cast<const T*>(k),
-                                           static_cast<const T*>(v), o, workspace, st);
-    });
-  }
-};
 
 void check_decode_dims(const AttentionDims& s) {
   check_dims(s);
@@ -570,13 +536,20 @@ void attention_naive_cuda(AttentionDtype t, const AttentionDims& s, const void* 
                           const void* v, float* scores, void* probs, float* o, CublasHandle& handle,
                           CUstream_st* stream) {
   check_dims(s);
-  by_type<Naive>(t, s, q, k, v, scores, probs, o, handle, stream);
+  by_type(t, [&](auto type) {
+    using T = typename decltype(type)::type;
+    naive<T>(s, static_cast<const T*>(q), static_cast<const T*>(k), static_cast<const T*>(v),
+             scores, static_cast<T*>(probs), o, handle, stream);
+  });
 }
 
 void attention_softmax_cuda(AttentionDtype t, const AttentionDims& s, const float* scores,
                             void* probs, CUstream_st* stream) {
   check_dims(s);
-  by_type<Softmax>(t, s, scores, probs, stream);
+  by_type(t, [&](auto type) {
+    using T = typename decltype(type)::type;
+    launch_softmax(s, scores, static_cast<T*>(probs), stream);
+  });
 }
 
 bool attention_fused_supported(std::size_t d) { return d == 64 || d == 128; }
@@ -584,7 +557,13 @@ bool attention_fused_supported(std::size_t d) { return d == 64 || d == 128; }
 void attention_fused_cuda(AttentionDtype t, const AttentionDims& s, const void* q, const void* k,
                           const void* v, float* o, CUstream_st* stream) {
   check_dims(s);
-  by_type<Fused>(t, s, q, k, v, o, stream);
+  by_type(t, [&](auto type) {
+    using T = typename decltype(type)::type;
+    for_head_dim(s.d, "fused", [&](auto d) {
+      launch_fused<T, decltype(d)::value>(s, static_cast<const T*>(q), static_cast<const T*>(k),
+                                          static_cast<const T*>(v), o, stream);
+    });
+  });
 }
 
 std::size_t attention_decode_workspace_bytes(const AttentionDims& s) {
@@ -595,7 +574,13 @@ std::size_t attention_decode_workspace_bytes(const AttentionDims& s) {
 void attention_decode_cuda(AttentionDtype t, const AttentionDims& s, const void* q, const void* k,
                            const void* v, float* o, void* workspace, CUstream_st* stream) {
   check_decode_dims(s);
-  by_type<Decode>(t, s, q, k, v, o, workspace, stream);
+  by_type(t, [&](auto type) {
+    using T = typename decltype(type)::type;
+    for_head_dim(s.d, "decode", [&](auto d) {
+      launch_decode<T, decltype(d)::value>(s, static_cast<const T*>(q), static_cast<const T*>(k),
+                                           static_cast<const T*>(v), o, workspace, stream);
+    });
+  });
 }
 
 void attention_decode_cuda(AttentionDtype t, const AttentionDims& s, const void* q, const void* k,

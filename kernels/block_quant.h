@@ -74,7 +74,6 @@ struct BlockQuantSpec {
 // fp32 tensor scale (s or g; 1 for MX). block_quantize_cuda resets it first.
 struct BlockQuantState {
   std::uint32_t amax_bits;
-  std::uint32_t pad;
   unsigned long long nonfinite;
   float tensor_scale;
 };

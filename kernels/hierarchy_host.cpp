@@ -3,7 +3,6 @@
 // thread, chase one dependent load per step.
 #include <omp.h>
 
-#include <algorithm>
 #include <cstdint>
 
 #include "kernels/hierarchy.h"

@@ -34,13 +34,6 @@ void fma_chain_cuda(FmaType type, void* x, std::size_t n, int k, double a, doubl
 //   fp16: fp16, CUBLAS_COMPUTE_32F, fp16          bf16: bf16, CUBLAS_COMPUTE_32F, bf16
 enum class GemmPrecision { fp64, fp32, tf32, fp16, bf16 };
 
-constexpr std::size_t gemm_input_bytes(GemmPrecision p) {
-  return p == GemmPrecision::fp64                               ? 8
-         : p == GemmPrecision::fp32 || p == GemmPrecision::tf32 ? 4
-                                                                : 2;
-}
-constexpr std::size_t gemm_output_bytes(GemmPrecision p) { return gemm_input_bytes(p); }
-
 // Unit roundoffs of the GEMM's error model (reference::gemm_entry_reference): each input on its
 // way into the multiplier, the accumulator, the output. tf32 keeps 10 of fp32's 23 fraction bits:
 // 2^-10 covers both rounding and truncation. Tensor cores accumulate fp32 with truncation, not

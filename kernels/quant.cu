@@ -10,7 +10,7 @@
 
 #include "base/cuda_check.h"
 #include "kernels/quant.h"
-#include "reference/random.h"
+#include "reference/quant.h"
 
 namespace bb::kernels {
 namespace {
@@ -69,14 +69,8 @@ __global__ void quantize(const float* x, std::size_t n, std::size_t group,
        i += std::size_t{gridDim.x} * blockDim.x) {
     const theory::IntQuant p = params[i / group];
     const double v = static_cast<double>(x[i]) / p.scale + static_cast<double>(p.zero_point);
-    double r = round(v);  // ties away from zero, as std::llround
-    if (stochastic) {
-      const double f = floor(v);
-      const double u01 =
-          static_cast<double>(reference::splitmix64(seed * 0x9E3779B97F4A7C15ull + i) >> 11) *
-          0x1p-53;
-      r = f + (u01 < v - f ? 1 : 0);
-    }
+    // Nearest: ties away from zero, as std::llround.
+    const double r = stochastic ? reference::round_stochastic(v, seed, i) : round(v);
     q[i] =
         static_cast<Q>(fmin(fmax(r, static_cast<double>(p.q_min)), static_cast<double>(p.q_max)));
   }

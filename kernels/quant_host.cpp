@@ -3,7 +3,7 @@
 #include <vector>
 
 #include "kernels/quant.h"
-#include "reference/random.h"
+#include "reference/quant.h"
 
 namespace bb::kernels {
 
@@ -35,14 +35,7 @@ void quantize_host(const float* x, std::size_t n, std::size_t group, const theor
   for (std::size_t i = 0; i < n; ++i) {
     const theory::IntQuant& p = params[i / group];
     const double v = static_cast<double>(x[i]) / p.scale + static_cast<double>(p.zero_point);
-    double r = std::round(v);
-    if (stochastic) {  // up with probability frac(v): E[q] = v
-      const double f = std::floor(v);
-      const double u01 =
-          static_cast<double>(reference::splitmix64(seed * 0x9E3779B97F4A7C15ull + i) >> 11) *
-          0x1p-53;
-      r = f + (u01 < v - f ? 1 : 0);
-    }
+    const double r = stochastic ? reference::round_stochastic(v, seed, i) : std::round(v);
     q[i] =
         static_cast<Q>(std::clamp(r, static_cast<double>(p.q_min), static_cast<double>(p.q_max)));
   }

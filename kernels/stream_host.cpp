@@ -84,6 +84,20 @@ template <class T>
   return dot_range(a, b, lo, hi);
 }
 
+template <class T>
+void fill_random(T* x, std::size_t n, std::uint64_t seed) {
+  for_each_thread_range(n, [&](std::size_t lo, std::size_t hi) {
+    for (std::size_t i = lo; i < hi; ++i)
+      x[i] = static_cast<T>(reference::positive_test_value(seed, i));
+  });
+}
+
+template <class T>
+void fill_value(T* x, std::size_t n, T value) {
+  for_each_thread_range(n,
+                        [&](std::size_t lo, std::size_t hi) { std::fill(x + lo, x + hi, value); });
+}
+
 }  // namespace
 
 void stream_host(StreamOp op, double* a, double* b, double* c, double s, std::size_t n) {
@@ -114,29 +128,9 @@ std::size_t dot_host_depth(std::size_t n, int threads) {
          static_cast<std::size_t>(std::max(threads, 1));
 }
 
-void fill_random_host(double* x, std::size_t n, std::uint64_t seed) {
-  for_each_thread_range(n, [&](std::size_t lo, std::size_t hi) {
-    for (std::size_t i = lo; i < hi; ++i) x[i] = reference::positive_test_value(seed, i);
-  });
-}
-
-void fill_random_host(float* x, std::size_t n, std::uint64_t seed) {
-  for_each_thread_range(n, [&](std::size_t lo, std::size_t hi) {
-    for (std::size_t i = lo; i < hi; ++i)
-      x[i] = static_cast<float>(reference::positive_test_value(seed, i));
-  });
-}
-
-void fill_value_host(double* x, std::size_t n, double value) {
-  for_each_thread_range(n, [&](std::size_t lo, std::size_t hi) {
-    for (std::size_t i = lo; i < hi; ++i) x[i] = value;
-  });
-}
-
-void fill_value_host(float* x, std::size_t n, float value) {
-  for_each_thread_range(n, [&](std::size_t lo, std::size_t hi) {
-    for (std::size_t i = lo; i < hi; ++i) x[i] = value;
-  });
-}
+void fill_random_host(double* x, std::size_t n, std::uint64_t seed) { fill_random(x, n, seed); }
+void fill_random_host(float* x, std::size_t n, std::uint64_t seed) { fill_random(x, n, seed); }
+void fill_value_host(double* x, std::size_t n, double value) { fill_value(x, n, value); }
+void fill_value_host(float* x, std::size_t n, float value) { fill_value(x, n, value); }
 
 }  // namespace bb::kernels

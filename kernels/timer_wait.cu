@@ -1,14 +1,9 @@
 #include "base/cuda_check.h"
+#include "base/device_timers.cuh"
 #include "kernels/timer_wait.h"
 
 namespace bb::kernels {
 namespace {
-
-__device__ std::uint64_t global_timer_ns() {
-  std::uint64_t t = 0;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-  return t;
-}
 
 __global__ void timer_wait(std::uint64_t duration_ns) {
   const std::uint64_t start = global_timer_ns();

@@ -69,16 +69,15 @@ class RandomCycle {
     for (int k = 0; k < 5; ++k) x *= 2 - a * x;
     return x;
   }
+  // x ^= x >> s is its own inverse: applied twice it leaves x ^ (x >> 2s) = x, as 2s >= bits.
   std::uint64_t xorshift(std::uint64_t x) const { return x ^ (x >> shift_); }
-  // x ^= x >> s is its own inverse's first step; two steps suffice because 2s >= bits.
-  std::uint64_t unxorshift(std::uint64_t y) const { return y ^ (y >> shift_); }
   std::uint64_t forward(std::uint64_t x) const {
     for (const Round& r : rounds_) x = xorshift(((x * r.mul) + r.add) & mask_);
     return x;
   }
   std::uint64_t backward(std::uint64_t x) const {
     for (auto r = rounds_.rbegin(); r != rounds_.rend(); ++r)
-      x = ((unxorshift(x) - r->add) * r->inv) & mask_;
+      x = ((xorshift(x) - r->add) * r->inv) & mask_;
     return x;
   }
 

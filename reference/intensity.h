@@ -209,46 +209,35 @@ inline double round_to_storage(StorageFormat f, double x) {
   return x;
 }
 
+namespace detail {
+template <class T>
+void store_bytes(T v, unsigned char* dst) {
+  std::memcpy(dst, &v, sizeof v);
+}
+template <class T>
+T load_bytes(const unsigned char* src) {
+  T v{};
+  std::memcpy(&v, src, sizeof v);
+  return v;
+}
+}  // namespace detail
+
 // Writes x, rounded to the format, at `dst` (storage_bytes(f) bytes).
 inline void store(StorageFormat f, double x, unsigned char* dst) {
   switch (f) {
-    case StorageFormat::fp64: std::memcpy(dst, &x, 8); return;
-    case StorageFormat::fp32: {
-      const auto v = static_cast<float>(x);
-      std::memcpy(dst, &v, 4);
-      return;
-    }
-    case StorageFormat::fp16: {
-      const std::uint16_t v = fp16_bits(x);
-      std::memcpy(dst, &v, 2);
-      return;
-    }
-    case StorageFormat::bf16: {
-      const std::uint16_t v = bf16_bits(x);
-      std::memcpy(dst, &v, 2);
-      return;
-    }
+    case StorageFormat::fp64: return detail::store_bytes(x, dst);
+    case StorageFormat::fp32: return detail::store_bytes(static_cast<float>(x), dst);
+    case StorageFormat::fp16: return detail::store_bytes(fp16_bits(x), dst);
+    case StorageFormat::bf16: return detail::store_bytes(bf16_bits(x), dst);
   }
 }
 
 inline double load(StorageFormat f, const unsigned char* src) {
   switch (f) {
-    case StorageFormat::fp64: {
-      double v = 0;
-      std::memcpy(&v, src, 8);
-      return v;
-    }
-    case StorageFormat::fp32: {
-      float v = 0;
-      std::memcpy(&v, src, 4);
-      return v;
-    }
-    case StorageFormat::fp16:
-    case StorageFormat::bf16: {
-      std::uint16_t v = 0;
-      std::memcpy(&v, src, 2);
-      return f == StorageFormat::fp16 ? fp16_value(v) : bf16_value(v);
-    }
+    case StorageFormat::fp64: return detail::load_bytes<double>(src);
+    case StorageFormat::fp32: return detail::load_bytes<float>(src);
+    case StorageFormat::fp16: return fp16_value(detail::load_bytes<std::uint16_t>(src));
+    case StorageFormat::bf16: return bf16_value(detail::load_bytes<std::uint16_t>(src));
   }
   return 0;
 }

@@ -13,12 +13,22 @@
 #include <string>
 #include <vector>
 
+#include "base/host_device.h"
 #include "reference/random.h"
 #include "theory/quant.h"
 
 namespace bb::reference {
 
 enum class QuantRounding { nearest, stochastic };
+
+// Stochastic rounding of v with element i's draw from `seed`: up with probability frac(v), so
+// E[r] = v. The host and GPU kernels (kernels/quant.h) call it too: one stream of draws for all.
+BB_HOST_DEVICE inline double round_stochastic(double v, std::uint64_t seed, std::uint64_t i) {
+  const double f = floor(v);  // CUDA's math API on the device, <cmath> on the host
+  const double u01 =
+      static_cast<double>(splitmix64(seed * 0x9E3779B97F4A7C15ull + i) >> 11) * 0x1p-53;
+  return f + (u01 < v - f ? 1 : 0);
+}
 
 struct Quantized {
   std::vector<std::int32_t> q;
@@ -48,15 +58,8 @@ inline Quantized quantize(std::span<const float> x, std::size_t group_elements, 
     out.groups.push_back(p);
     for (std::size_t i = 0; i < part.size(); ++i) {
       const double v = static_cast<double>(part[i]) / p.scale + static_cast<double>(p.zero_point);
-      double r = 0;
-      if (rounding == QuantRounding::nearest) {
-        r = static_cast<double>(std::llround(v));
-      } else {  // up with probability frac(v): E[r] = v
-        const double f = std::floor(v);
-        const double u01 =
-            static_cast<double>(splitmix64(seed * 0x9E3779B97F4A7C15ull + g0 + i) >> 11) * 0x1p-53;
-        r = f + (u01 < v - f ? 1 : 0);
-      }
+      double r = rounding == QuantRounding::nearest ? static_cast<double>(std::llround(v))
+                                                    : round_stochastic(v, seed, g0 + i);
       r = std::clamp(r, static_cast<double>(p.q_min), static_cast<double>(p.q_max));
       out.q[g0 + i] = static_cast<std::int32_t>(r);
     }

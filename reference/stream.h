@@ -63,10 +63,6 @@ template <class T>
 constexpr double stream_rtol() {
   return 5.0 * (sizeof(T) == 8 ? 0x1.0p-53 : 0x1.0p-24);
 }
-template <class T>
-constexpr double triad_rtol() {
-  return stream_rtol<T>();
-}
 
 struct DotReference {
   long double value = 0;

@@ -31,7 +31,7 @@ class SmallTriad final : public Instance {
     run(nullptr);
     std::vector<double> ref(kElements);
     reference::triad<double>(ref, b_, c_, 0.4);
-    return compare<double, double>(a_, ref, {0.0, reference::triad_rtol<double>()});
+    return compare<double, double>(a_, ref, {0.0, reference::stream_rtol<double>()});
   }
   void run(gpu_stream) override {
     kernels::stream_host(theory::StreamOp::triad, a_.data(), b_.data(), c_.data(), 0.4, kElements);
