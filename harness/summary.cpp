@@ -53,7 +53,6 @@ SummaryRow summary_row(const nlohmann::json& e, const std::vector<Check>& checks
   r.error = e.value("error_message", "");
   r.median_s = e.value("median_s", 0.0);
   r.bytes_per_s = e.value("bytes_per_s", 0.0);
-  r.flop_per_s = e.value("flop_per_s", 0.0);
   r.rel_noise = e.value("rel_noise", 0.0);
   r.rel_mad = e.value("rel_mad", 0.0);
   r.median_ci_low_s = e.value("median_ci_low_s", 0.0);

@@ -16,7 +16,7 @@ struct Environment;
 struct SummaryRow {
   std::string name;  // "suite/case"
   std::string error;
-  double median_s = 0, bytes_per_s = 0, flop_per_s = 0, rel_noise = 0;
+  double median_s = 0, bytes_per_s = 0, rel_noise = 0;
   double rel_mad = 0;                                // robust noise, 1.4826 MAD / median
   double median_ci_low_s = 0, median_ci_high_s = 0;  // the median's interval
   double median_ci_coverage = 0;
