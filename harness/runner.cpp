@@ -511,13 +511,7 @@ RunOutcome run_cases(const Selection& selection, const RunOptions& opts, const E
     file.add({}, checks);
   }
 
-  for (const auto& c : rs.checks) {
-    rs.outcome.checks_pass += c.verdict == Verdict::pass;
-    rs.outcome.checks_fail += c.verdict == Verdict::fail;
-    rs.outcome.checks_skip += c.verdict == Verdict::skip;
-    rs.outcome.checks_inconclusive += c.verdict == Verdict::inconclusive;
-    rs.outcome.checks_below_expectation += c.verdict == Verdict::below_expectation;
-  }
+  rs.outcome.checks = count_verdicts(rs.checks);
   file.finish();
   print_summary(rs.rows, rs.checks, elapsed_s(rs));
   if (!opts.summary_path.empty())
