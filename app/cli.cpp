@@ -30,10 +30,6 @@ namespace {
 
 constexpr int kExitOk = 0, kExitCheckFailed = 1, kExitUsage = 2;
 
-struct UsageError : std::invalid_argument {
-  using std::invalid_argument::invalid_argument;
-};
-
 int usage_error(const std::string& what, const std::string& sub = "") {
   std::fprintf(stderr, "boundbench: error: %s\nRun 'boundbench %s--help' for usage.\n",
                what.c_str(), sub.empty() ? "" : (sub + " ").c_str());
@@ -52,18 +48,17 @@ std::map<std::string, std::string> parse_theory_args(const std::vector<std::stri
   for (std::size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
     if (a.rfind("--", 0) != 0 || a.size() < 3)
-      throw UsageError("expected --name value, got '" + a + "'");
+      throw std::invalid_argument("expected --name value, got '" + a + "'");
     std::string name = a.substr(2), value;
     if (const auto eq = name.find('='); eq != std::string::npos) {
       value = name.substr(eq + 1);
       name = name.substr(0, eq);
     } else {
-      if (i + 1 >= args.size()) throw UsageError("--" + name + " needs a value");
+      if (i + 1 >= args.size()) throw std::invalid_argument("--" + name + " needs a value");
       value = args[++i];
     }
-    for (char& ch : name)
-      if (ch == '-') ch = '_';
-    if (out.count(name)) throw UsageError("--" + name + " given twice");
+    std::replace(name.begin(), name.end(), '-', '_');
+    if (out.count(name)) throw std::invalid_argument("--" + name + " given twice");
     out[name] = value;
   }
   return out;

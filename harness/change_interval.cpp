@@ -171,12 +171,11 @@ MedianChange median_change(std::span<const RatioInterval> cases, double confiden
   for (const auto& c : cases) logs.push_back(std::log(c.ratio));
   m.cases = logs.size();
   if (logs.empty()) return m;
-  const MedianRanks ranks = median_interval_ranks(logs.size(), confidence);
-  m.ratio = std::exp(median_in_place(logs));
-  std::sort(logs.begin(), logs.end());
-  m.low = std::exp(logs[ranks.low - 1]);
-  m.high = std::exp(logs[ranks.high - 1]);
-  m.coverage = ranks.coverage;
+  const Interval i = median_interval_of(std::move(logs), confidence);
+  m.ratio = std::exp(i.value);
+  m.low = std::exp(i.low);
+  m.high = std::exp(i.high);
+  m.coverage = i.coverage;
   return m;
 }
 

@@ -21,23 +21,20 @@ std::string cache_key(int level, const std::string& type) {
 // a boundary, where rounding to nearest could flip at x.5.
 int memory_gib(double bytes) { return static_cast<int>(std::ceil(bytes / (1u << 30))); }
 
-json gpu_fields(const json& d, const json& status) {
-  json g = {{"name", d.value("name", "")},
-            {"sm_count", d.value("sm_count", 0)},
-            {"memory_bytes", d.value("memory_bytes", 0.0)},
-            {"sm_clock_hz", d.value("sm_clock_hz", 0.0)},
-            {"memory_clock_hz", d.value("memory_clock_hz", 0.0)},
-            {"driver_version", status.value("driver_version", 0)},
-            {"runtime_version", status.value("runtime_version", 0)}};
-  if (d.contains("uuid")) g["uuid"] = d["uuid"];
-  return g;
-}
-
 // Each device's fields, from GpuStatus's JSON (results.h to_json, or an older file's context).
 json gpus_fields(const json& status) {
   json list = json::array();
-  for (const auto& d : status.value("devices", json::array()))
-    list.push_back(gpu_fields(d, status));
+  for (const auto& d : status.value("devices", json::array())) {
+    json g = {{"name", d.value("name", "")},
+              {"sm_count", d.value("sm_count", 0)},
+              {"memory_bytes", d.value("memory_bytes", 0.0)},
+              {"sm_clock_hz", d.value("sm_clock_hz", 0.0)},
+              {"memory_clock_hz", d.value("memory_clock_hz", 0.0)},
+              {"driver_version", status.value("driver_version", 0)},
+              {"runtime_version", status.value("runtime_version", 0)}};
+    if (d.contains("uuid")) g["uuid"] = d["uuid"];
+    list.push_back(std::move(g));
+  }
   return list;
 }
 

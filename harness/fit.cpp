@@ -6,6 +6,8 @@
 #include <stdexcept>
 #include <vector>
 
+#include "harness/stats.h"
+
 namespace bb {
 namespace {
 
@@ -45,12 +47,6 @@ std::vector<double> tie_counts(std::vector<double> v) {
 }
 
 }  // namespace
-
-double median_of(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 double normal_quantile(double p) {
   double lo = -40, hi = 40;
@@ -118,7 +114,7 @@ RobustFit theil_sen_fit(std::span<const double> x, std::span<const double> y, do
   f.points = n;
   f.pairs = slopes.size();
   const std::size_t big_n = slopes.size();
-  f.slope = big_n % 2 ? slopes[big_n / 2] : 0.5 * (slopes[big_n / 2 - 1] + slopes[big_n / 2]);
+  f.slope = median_of(slopes);
   f.intercept = median_of({y.begin(), y.end()}) - f.slope * median_of({x.begin(), x.end()});
 
   const double tail = (1 - confidence) / 2;

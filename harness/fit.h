@@ -5,7 +5,6 @@
 
 #include <cstddef>
 #include <span>
-#include <vector>
 
 #include "harness/interval.h"
 
@@ -51,9 +50,6 @@ RobustFit theil_sen_fit(std::span<const double> x, std::span<const double> y,
 // log y ≈ exponent·log x + log c: the slope (and its interval) is the exponent. Points must be > 0.
 RobustFit theil_sen_power_law_fit(std::span<const double> x, std::span<const double> y,
                                   double confidence = 0.95);
-
-// The median of v (the mean of the middle two for an even count); v must not be empty.
-double median_of(std::vector<double> v);
 
 // Φ⁻¹(p), the standard normal quantile, by bisection on erfc (p in (0, 1); 200 halvings of
 // [−40, 40] reach the double next to the root).

@@ -4,6 +4,11 @@
 #include "harness/gpu.h"
 
 namespace bb {
+namespace {
+
+[[noreturn]] void no_session() { throw std::runtime_error("built without CUDA: no GPU session"); }
+
+}  // namespace
 
 GpuStatus query_gpus() {
   GpuStatus s;
@@ -15,15 +20,9 @@ void set_current_gpu(const GpuDevice&) { throw std::runtime_error("built without
 
 struct GpuSession::Impl {};
 
-GpuSession::GpuSession(const GpuDevice&, bool) {
-  throw std::runtime_error("built without CUDA: no GPU session");
-}
+GpuSession::GpuSession(const GpuDevice&, bool) { no_session(); }
 GpuSession::~GpuSession() = default;
-double GpuSession::time_sample_s(const std::function<void(gpu_stream)>&) {
-  throw std::runtime_error("built without CUDA: no GPU session");
-}
-double GpuSession::measure_sm_clock_hz() {
-  throw std::runtime_error("built without CUDA: no GPU session");
-}
+double GpuSession::time_sample_s(const std::function<void(gpu_stream)>&) { no_session(); }
+double GpuSession::measure_sm_clock_hz() { no_session(); }
 
 }  // namespace bb

@@ -2,7 +2,6 @@
 // allows. A check's verdict comes from how the two lie (harness/checks.h).
 #pragma once
 
-#include <cmath>
 #include <limits>
 
 namespace bb {

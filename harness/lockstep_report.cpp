@@ -28,12 +28,6 @@ nlohmann::json run_context(const RunContext& run, const HostInfo& host) {
   return c;
 }
 
-std::string verdict_counts_text(const VerdictCounts& n) {
-  return "checks: " + std::to_string(n.pass) + " passed, " + std::to_string(n.fail) + " failed, " +
-         std::to_string(n.inconclusive) + " inconclusive, " + std::to_string(n.below_expectation) +
-         " below expectation, " + std::to_string(n.skip) + " skipped";
-}
-
 void write_summary(const std::string& out, const std::string& summary,
                    const std::vector<SummaryRow>& rows, const std::vector<Check>& checks,
                    const nlohmann::json& results) {

@@ -1,6 +1,6 @@
 // What the reports of the suites measured in lockstep (collectives, strategies) share: the results
-// file's context for a run over processes, and the end of a run (the verdict counts, the markdown
-// summary and the lines naming both files).
+// file's context for a run over processes, and the end of a run (the markdown summary and the
+// lines naming both files).
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -25,9 +25,6 @@ struct RunContext {
 // make_context (harness/summary.h) with this rule, the host and the GPUs, plus
 // context.boundbench.slurm (the job id and tasks) when srun launched the run.
 nlohmann::json run_context(const RunContext& run, const HostInfo& host);
-
-// "checks: 3 passed, 0 failed, 1 inconclusive, 0 below expectation, 0 skipped"
-std::string verdict_counts_text(const VerdictCounts& n);
 
 // Writes the markdown summary atomically to `summary` (--summary) when given, else to the results
 // path `out` with its extension replaced by .md; then prints "results: OUT" and "summary: PATH".

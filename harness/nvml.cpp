@@ -39,7 +39,7 @@ struct Nvml::Impl {
   void* lib = nullptr;
   ShutdownFn shutdown = nullptr;
   ByPciFn by_pci = nullptr;
-  ClockFn clock = nullptr, applications_clock = nullptr;
+  ClockFn applications_clock = nullptr;
   ReasonsFn reasons = nullptr;
   ~Impl() {
     if (shutdown) shutdown();
@@ -57,15 +57,12 @@ Nvml::Nvml() {
   const auto sym = [&](const char* name) { return dlsym(impl->lib, name); };
   auto init = reinterpret_cast<InitFn>(sym("nvmlInit_v2"));
   impl->by_pci = reinterpret_cast<ByPciFn>(sym("nvmlDeviceGetHandleByPciBusId_v2"));
-  impl->clock = reinterpret_cast<ClockFn>(sym("nvmlDeviceGetClockInfo"));
   impl->applications_clock = reinterpret_cast<ClockFn>(sym("nvmlDeviceGetApplicationsClock"));
   impl->reasons = reinterpret_cast<ReasonsFn>(sym("nvmlDeviceGetCurrentClocksEventReasons"));
   if (!impl->reasons)
     impl->reasons = reinterpret_cast<ReasonsFn>(sym("nvmlDeviceGetCurrentClocksThrottleReasons"));
-  if (!init || !impl->by_pci || !impl->clock) {
-    reason_ =
-        "libnvidia-ml.so.1 lacks nvmlInit_v2, nvmlDeviceGetHandleByPciBusId_v2 or "
-        "nvmlDeviceGetClockInfo";
+  if (!init || !impl->by_pci) {
+    reason_ = "libnvidia-ml.so.1 lacks nvmlInit_v2 or nvmlDeviceGetHandleByPciBusId_v2";
     return;
   }
   if (const int status = init(); status != 0) {
@@ -84,7 +81,6 @@ std::optional<NvmlClocks> Nvml::clocks(const std::string& pci_bus_id) const {
   if (impl_->by_pci(pci_bus_id.c_str(), &dev) != 0) return std::nullopt;
   NvmlClocks c;
   unsigned int mhz = 0;
-  if (impl_->clock(dev, kClockSm, &mhz) == 0) c.sm_hz = mhz * 1e6;
   if (impl_->applications_clock && impl_->applications_clock(dev, kClockSm, &mhz) == 0)
     c.applications_sm_hz = mhz * 1e6;
   unsigned long long mask = 0;

@@ -14,7 +14,6 @@
 namespace bb {
 
 struct NvmlClocks {
-  double sm_hz = 0;                 // nvmlDeviceGetClockInfo(NVML_CLOCK_SM) now
   double applications_sm_hz = 0;    // nvmlDeviceGetApplicationsClock(NVML_CLOCK_SM); 0 unknown
   std::uint64_t event_reasons = 0;  // nvmlDeviceGetCurrentClocksEventReasons, nvml.h's bit mask
   bool reasons_known = false;

@@ -8,15 +8,6 @@
 
 namespace bb {
 
-Interval median_interval_of(std::vector<double> values, double confidence) {
-  if (values.empty()) throw std::invalid_argument("median interval: no values");
-  std::sort(values.begin(), values.end());
-  const std::size_t n = values.size();
-  const double median = n % 2 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
-  const MedianRanks ranks = median_interval_ranks(n, confidence);
-  return {median, values[ranks.low - 1], values[ranks.high - 1], ranks.coverage};
-}
-
 Interval paired_ratio_interval(std::span<const double> a_s, std::span<const double> b_s,
                                double confidence) {
   if (a_s.size() != b_s.size() || a_s.empty())

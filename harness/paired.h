@@ -24,11 +24,6 @@
 
 namespace bb {
 
-// The median of per-round values (independent draws, one per round) with its distribution-free
-// order-statistic interval at `confidence` (stats.h median_interval_ranks). Throws
-// std::invalid_argument when empty.
-Interval median_interval_of(std::vector<double> per_round, double confidence = 0.95);
-
 // The median over rounds of t_a / t_b (samples aligned by round, a_s[r] and b_s[r] from round
 // r) with its distribution-free order-statistic interval at `confidence` (coverage as stats.h:
 // ≥ confidence from 6 rounds on at 95%, [min, max] and 1 − 2^(1−n) below). Throws

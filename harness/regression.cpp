@@ -12,8 +12,8 @@
 
 #include "harness/change_interval.h"
 #include "harness/fingerprint.h"
-#include "harness/fit.h"
 #include "harness/results.h"
+#include "harness/stats.h"
 #include "harness/summary.h"
 
 namespace bb {

@@ -93,7 +93,7 @@ void fail_member(Member& mb, const std::exception& e) {
   mb.rec.checks.push_back(mb.rec.skipped ? skipped(head, e.what()) : fault(head, e.what()));
 }
 
-void prepare_member(Member& mb, const CaseContext& ctx, const GpuDevice* gpu) {
+void prepare_member(Member& mb, const CaseContext& ctx) {
   try {
     mb.p = prepare_case(*mb.sel->item, ctx);
     mb.rec.params = mb.p.params;
@@ -102,10 +102,10 @@ void prepare_member(Member& mb, const CaseContext& ctx, const GpuDevice* gpu) {
     mb.rec.checks.push_back(validation_check(mb.suite(), mb.name(), cmp));
     if (!cmp.ok()) {
       mb.rec.error = "validation failed: " + cmp.describe();
-    } else if (gpu && gpu->simulated) {
+    } else if (ctx.gpu && ctx.gpu->simulated) {
       // A simulator (GPGPU-Sim) computes real results, so the case is validated; its times are
       // no measurements (events give 0), so none is taken or reported.
-      const std::string why = "simulated device (" + gpu->name +
+      const std::string why = "simulated device (" + ctx.gpu->name +
                               "): validated against the reference; timings are not measurements";
       mb.rec.skipped = true;
       mb.rec.error = "skipped: " + why;
@@ -158,7 +158,7 @@ void measure_members(RunState& rs, const std::vector<const SelectedCase*>& sels,
   std::vector<std::size_t> index;
   for (std::size_t i = 0; i < ms.size(); ++i) {
     if (!ms[i].rec.error.empty()) continue;
-    prepare_member(ms[i], ctx, gpu);
+    prepare_member(ms[i], ctx);
     if (!ms[i].ready) continue;
     live.push_back(ms[i].p.instance.get());
     rules.push_back(sels[i]->item->sweep_point ? rs.opts.rule.for_sweep_point() : rs.opts.rule);
@@ -511,13 +511,7 @@ RunOutcome run_cases(const Selection& selection, const RunOptions& opts, const E
     file.add({}, checks);
   }
 
-  for (const auto& c : rs.checks) {
-    rs.outcome.checks_pass += c.verdict == Verdict::pass;
-    rs.outcome.checks_fail += c.verdict == Verdict::fail;
-    rs.outcome.checks_skip += c.verdict == Verdict::skip;
-    rs.outcome.checks_inconclusive += c.verdict == Verdict::inconclusive;
-    rs.outcome.checks_below_expectation += c.verdict == Verdict::below_expectation;
-  }
+  rs.outcome.checks = count_verdicts(rs.checks);
   file.finish();
   print_summary(rs.rows, rs.checks, elapsed_s(rs));
   if (!opts.summary_path.empty())

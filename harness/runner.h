@@ -10,6 +10,7 @@
 #include "harness/gpu.h"
 #include "harness/host_info.h"
 #include "harness/stats.h"
+#include "harness/summary.h"
 
 namespace bb {
 
@@ -58,12 +59,11 @@ Selection select_cases(const std::vector<Suite>& suites, const RunOptions& opts,
 
 struct RunOutcome {
   int cases = 0, case_errors = 0;
-  int checks_pass = 0, checks_fail = 0, checks_skip = 0;
-  int checks_inconclusive = 0, checks_below_expectation = 0;
+  VerdictCounts checks;
   // A FAIL or an error fails the run; INCONCLUSIVE and BELOW-EXPECTATION only when `strict`.
   bool failed(bool strict = false) const {
-    return checks_fail > 0 || case_errors > 0 ||
-           (strict && (checks_inconclusive > 0 || checks_below_expectation > 0));
+    return checks.fail > 0 || case_errors > 0 ||
+           (strict && (checks.inconclusive > 0 || checks.below_expectation > 0));
   }
 };
 

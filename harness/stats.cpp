@@ -3,14 +3,10 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <stdexcept>
 
 namespace bb {
 namespace {
-
-double median_of_sorted(const std::vector<double>& sorted) {
-  const std::size_t n = sorted.size();
-  return n % 2 ? sorted[n / 2] : 0.5 * (sorted[n / 2 - 1] + sorted[n / 2]);
-}
 
 // 1 / Φ⁻¹(3/4): scales the MAD to the standard deviation of normal noise.
 constexpr double kMadToSigma = 1.4826;
@@ -55,6 +51,19 @@ MedianRanks median_interval_ranks(std::size_t n, double confidence) {
   return r;
 }
 
+double median_of(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+Interval median_interval_of(std::vector<double> values, double confidence) {
+  if (values.empty()) throw std::invalid_argument("median interval: no values");
+  std::sort(values.begin(), values.end());
+  const MedianRanks ranks = median_interval_ranks(values.size(), confidence);
+  return {median_of(values), values[ranks.low - 1], values[ranks.high - 1], ranks.coverage};
+}
+
 std::vector<double> kept_samples(std::span<const double> samples_s, std::size_t cap) {
   std::vector<double> sorted(samples_s.begin(), samples_s.end());
   std::sort(sorted.begin(), sorted.end());
@@ -80,7 +89,7 @@ Summary summarize(std::span<const double> samples_s) {
   const std::size_t n = sorted.size();
   s.min_s = sorted.front();
   s.max_s = sorted.back();
-  s.median_s = median_of_sorted(sorted);
+  s.median_s = median_of(sorted);
   s.total_s = std::accumulate(sorted.begin(), sorted.end(), 0.0);
   s.mean_s = s.total_s / static_cast<double>(n);
   if (n > 1) {
@@ -91,8 +100,7 @@ Summary summarize(std::span<const double> samples_s) {
   s.rel_noise = s.mean_s > 0 ? s.stddev_s / s.mean_s : 0.0;
   std::vector<double> deviations(n);
   for (std::size_t i = 0; i < n; ++i) deviations[i] = std::fabs(sorted[i] - s.median_s);
-  std::sort(deviations.begin(), deviations.end());
-  s.mad_s = median_of_sorted(deviations);
+  s.mad_s = median_of(std::move(deviations));
   s.rel_mad = s.median_s > 0 ? kMadToSigma * s.mad_s / s.median_s : 0.0;
   const MedianRanks ranks = median_interval_ranks(n);
   s.median_ci_low_s = sorted[ranks.low - 1];

@@ -44,6 +44,13 @@ MedianRanks median_interval_ranks(std::size_t n, double confidence = 0.95);
 // P(B ≤ k) for B ~ Binomial(n, 1/2).
 double binomial_half_cdf(std::size_t n, std::size_t k);
 
+// The median of v (the mean of the middle two for an even count); v must not be empty.
+double median_of(std::vector<double> v);
+// The median of independent draws (one per round, one per case) with its distribution-free
+// order-statistic interval at `confidence` (median_interval_ranks). Throws std::invalid_argument
+// when empty.
+Interval median_interval_of(std::vector<double> values, double confidence = 0.95);
+
 // The samples a results file keeps, sorted: all of them up to `cap`, else `cap` evenly spaced
 // order statistics (ranks round(i·(n − 1)/(cap − 1)), so the min and max are kept and the
 // quantiles are preserved to within 1/cap).

@@ -53,7 +53,6 @@ SummaryRow summary_row(const nlohmann::json& e, const std::vector<Check>& checks
   r.error = e.value("error_message", "");
   r.median_s = e.value("median_s", 0.0);
   r.bytes_per_s = e.value("bytes_per_s", 0.0);
-  r.flop_per_s = e.value("flop_per_s", 0.0);
   r.rel_noise = e.value("rel_noise", 0.0);
   r.rel_mad = e.value("rel_mad", 0.0);
   r.median_ci_low_s = e.value("median_ci_low_s", 0.0);
@@ -104,11 +103,8 @@ void print_summary(const std::vector<SummaryRow>& rows, const std::vector<Check>
       std::printf("%s %s/%s: %s\n", verdict_name(c.verdict).c_str(), c.suite.c_str(),
                   c.name.c_str(), c.reason.c_str());
   std::printf("%s", findings_text(checks).c_str());
-  const VerdictCounts n = count_verdicts(checks);
-  std::printf(
-      "checks: %d passed, %d failed, %d inconclusive, %d below expectation, %d skipped; %zu cases "
-      "in %.1f s\n",
-      n.pass, n.fail, n.inconclusive, n.below_expectation, n.skip, rows.size(), elapsed_s);
+  std::printf("%s; %zu cases in %.1f s\n", verdict_counts_text(count_verdicts(checks)).c_str(),
+              rows.size(), elapsed_s);
   std::fflush(stdout);
 }
 
@@ -122,6 +118,12 @@ VerdictCounts count_verdicts(const std::vector<Check>& checks) {
     n.below_expectation += c.verdict == Verdict::below_expectation;
   }
   return n;
+}
+
+std::string verdict_counts_text(const VerdictCounts& n) {
+  return "checks: " + std::to_string(n.pass) + " passed, " + std::to_string(n.fail) + " failed, " +
+         std::to_string(n.inconclusive) + " inconclusive, " + std::to_string(n.below_expectation) +
+         " below expectation, " + std::to_string(n.skip) + " skipped";
 }
 
 std::string findings_text(const std::vector<Check>& checks) {

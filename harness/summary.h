@@ -16,7 +16,7 @@ struct Environment;
 struct SummaryRow {
   std::string name;  // "suite/case"
   std::string error;
-  double median_s = 0, bytes_per_s = 0, flop_per_s = 0, rel_noise = 0;
+  double median_s = 0, bytes_per_s = 0, rel_noise = 0;
   double rel_mad = 0;                                // robust noise, 1.4826 MAD / median
   double median_ci_low_s = 0, median_ci_high_s = 0;  // the median's interval
   double median_ci_coverage = 0;
@@ -34,6 +34,8 @@ struct VerdictCounts {
   int pass = 0, fail = 0, skip = 0, inconclusive = 0, below_expectation = 0;
 };
 VerdictCounts count_verdicts(const std::vector<Check>& checks);
+// "checks: 3 passed, 0 failed, 1 inconclusive, 0 below expectation, 0 skipped"
+std::string verdict_counts_text(const VerdictCounts& n);
 std::string findings_text(const std::vector<Check>& checks);  // empty when there are none
 // A markdown table cell: `|` escaped (GitHub's tables split on it, even inside code spans),
 // line breaks as spaces.

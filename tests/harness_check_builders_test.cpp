@@ -163,17 +163,17 @@ TEST(CheckJson, KindIntervalAndBand) {
 
 TEST(RunOutcome, StrictFailsOnInconclusiveAndFindings) {
   RunOutcome o;
-  o.checks_pass = 3;
+  o.checks.pass = 3;
   EXPECT_FALSE(o.failed());
   EXPECT_FALSE(o.failed(true));
-  o.checks_inconclusive = 1;
+  o.checks.inconclusive = 1;
   EXPECT_FALSE(o.failed());
   EXPECT_TRUE(o.failed(true));
-  o.checks_inconclusive = 0;
-  o.checks_below_expectation = 1;
+  o.checks.inconclusive = 0;
+  o.checks.below_expectation = 1;
   EXPECT_FALSE(o.failed());
   EXPECT_TRUE(o.failed(true));
-  o.checks_fail = 1;
+  o.checks.fail = 1;
   EXPECT_TRUE(o.failed());
 }
 

@@ -198,7 +198,7 @@ TEST(Runner, SkippedCasesSweepPointsQuickSelectionAndFigures) {
   const RunOutcome out = run_cases(sel, opts, env);
   EXPECT_EQ(out.case_errors, 0);
   EXPECT_FALSE(out.failed());
-  EXPECT_EQ(out.checks_skip, 1);
+  EXPECT_EQ(out.checks.skip, 1);
   std::ifstream in(opts.out_path);
   const auto doc = nlohmann::json::parse(in);
   bool skipped = false;
@@ -240,9 +240,9 @@ TEST(Runner, InconclusiveAndFindingsAreCountedNotFailed) {
   Environment env{query_host(), GpuStatus{}};
   opts.backend = Backend::host;
   const RunOutcome out = run_cases(select_cases({suite}, opts, env), opts, env);
-  EXPECT_EQ(out.checks_inconclusive, 1);
-  EXPECT_EQ(out.checks_below_expectation, 1);
-  EXPECT_EQ(out.checks_fail, 0);
+  EXPECT_EQ(out.checks.inconclusive, 1);
+  EXPECT_EQ(out.checks.below_expectation, 1);
+  EXPECT_EQ(out.checks.fail, 0);
   EXPECT_FALSE(out.failed());
   EXPECT_TRUE(out.failed(true));
 

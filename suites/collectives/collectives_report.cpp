@@ -166,7 +166,7 @@ int Report::finish() {
   std::printf("%s", findings_text(laws).c_str());
   const VerdictCounts n = count_verdicts(checks_);
   std::printf("collectives: %zu sizes measured and verified; %s; %.1f s\n", points_.size(),
-              lockstep::verdict_counts_text(n).c_str(), elapsed);
+              verdict_counts_text(n).c_str(), elapsed);
   lockstep::write_summary(o_.out, o_.summary, rows_, checks_, file_.document());
   // A FAIL fails the run; INCONCLUSIVE and BELOW-EXPECTATION only with --strict.
   const bool failed = n.fail > 0 || (o_.strict && (n.inconclusive > 0 || n.below_expectation > 0));

@@ -132,8 +132,8 @@ int Report::finish(const Compute& compute, double max_overshoot_s, double mean_o
   const VerdictCounts n = count_verdicts(checks_);
   const double elapsed =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
-  std::printf("strategies: %zu cases; %s; %.1f s\n", rows_.size(),
-              lockstep::verdict_counts_text(n).c_str(), elapsed);
+  std::printf("strategies: %zu cases; %s; %.1f s\n", rows_.size(), verdict_counts_text(n).c_str(),
+              elapsed);
   lockstep::write_summary(o_.out, o_.summary, rows_, checks_, file_.document());
   return n.fail > 0 && !o_.no_fail ? lockstep::kExitFailed : 0;
 }
