@@ -2,7 +2,6 @@
 // plus 4- and 8-byte ones in full runs): grid-stride, one full wave of 256-thread blocks, the three
 // arrays together at least 8x the L2, validated against the CPU reference before they are timed.
 #include <algorithm>
-#include <limits>
 #include <span>
 #include <vector>
 

@@ -1,5 +1,5 @@
 // The precision suite's checks over its summation cases: bounds and growth laws.
-#include <cmath>
+#include <algorithm>
 #include <map>
 #include <string>
 

@@ -7,7 +7,6 @@
 #include <memory>
 #include <vector>
 
-#include "base/cuda_check.h"
 #include "harness/gpu.h"
 #include "kernels/reduce.h"
 #include "reference/summation.h"
