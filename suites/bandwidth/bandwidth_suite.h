@@ -28,6 +28,11 @@ inline constexpr int kSweepPerOctaveQuick = 2;  // --quick
 std::uint64_t host_sweep_max_bytes(const HostInfo& host);
 std::uint64_t cuda_sweep_max_bytes(std::uint64_t l2_bytes);
 
+// One full wave of `threads`-thread blocks: as many as the SMs hold at once by their thread limit.
+inline int full_wave_blocks(const GpuDevice& gpu, int threads) {
+  return gpu.sm_count * std::max(1, gpu.max_threads_per_sm / threads);
+}
+
 // The reported capacities a sweep should find, written into each sweep point's params as
 // "cache_levels": [{"name": "L1", "bytes": …}, …]. For the host read sweep, whose threads each
 // stream their own share, a private cache counts once per thread that uses one.

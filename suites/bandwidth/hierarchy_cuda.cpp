@@ -287,7 +287,7 @@ Case strided_case(std::size_t stride) {
            const std::size_t n = d.params.at("array_bytes").get<std::size_t>() / sizeof(float);
            check_gpu_memory(gpu, n * sizeof(float));
            check_host_memory(ctx.host, n * sizeof(float));
-           const int blocks = gpu.sm_count * std::max(1, gpu.max_threads_per_sm / kThreads);
+           const int blocks = full_wave_blocks(gpu, kThreads);
            auto inst = std::make_unique<StridedCuda>(blocks, n, stride);
            // What the device did with the fetch granularity: only it can tell.
            d.params["l2_fetch_granularity"] = inst->fetch_granularity();
