@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <chrono>
 #include <cmath>
 #include <stdexcept>
 
@@ -14,10 +13,6 @@
 
 namespace bb::strategies {
 namespace {
-
-double now_s() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
 
 // The GEMMs a forward shape's backward runs: dA = dC·Bᵀ (m×k from n) and dB = Aᵀ·dC (k×n from m).
 std::vector<GemmShape> backward_only(const std::vector<GemmShape>& gemms) {

@@ -5,6 +5,7 @@
 // With a DeviceCompute (--engine nccl: compute_device.h) both run on the GPU instead.
 #pragma once
 
+#include <chrono>
 #include <memory>
 #include <vector>
 
@@ -13,6 +14,11 @@
 namespace bb::strategies {
 
 class DeviceCompute;
+
+// The steady clock in seconds: what the compute and the steps time themselves with.
+inline double now_s() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
 
 class Compute {
  public:
