@@ -1,7 +1,6 @@
 // The host memory hierarchy: a read-bandwidth sweep and a pointer-chase latency sweep over working
 // sets from 4 KiB to 4x the last-level cache, and strided reads against the cache-line model.
 #include <algorithm>
-#include <cmath>
 #include <memory>
 #include <vector>
 
@@ -85,15 +84,10 @@ class StridedHost final : public Instance {
   double sink_ = 0;
 };
 
-// Passes over the working set so that a sample reads at least kReadSampleBytes.
-int read_passes(std::uint64_t bytes) {
-  return static_cast<int>(std::max(1.0, std::ceil(kReadSampleBytes / static_cast<double>(bytes))));
-}
-
 Case read_point(std::uint64_t bytes) {
   Case c{"read-sweep/host/" + std::to_string(bytes), Backend::host,
          [bytes](const CaseContext& ctx) {
-           const int passes = read_passes(bytes);
+           const int passes = read_passes(bytes, kReadSampleBytes);
            const int threads = openmp_threads();
            Declared d;
            d.work = work_of(theory::read_work(static_cast<double>(bytes), sizeof(double), passes),
@@ -108,7 +102,8 @@ Case read_point(std::uint64_t bytes) {
          },
          [bytes](const CaseContext& ctx, Declared&) -> std::unique_ptr<Instance> {
            check_host_memory(ctx.host, bytes);
-           return std::make_unique<HostRead>(bytes / sizeof(double), read_passes(bytes));
+           return std::make_unique<HostRead>(bytes / sizeof(double),
+                                             read_passes(bytes, kReadSampleBytes));
          },
          nullptr};
   c.sweep_point = true;
