@@ -20,8 +20,6 @@
 namespace bb::suites {
 namespace {
 
-constexpr double kFp32U = 0x1p-24;
-
 class ConvertFp16 final : public Instance {
  public:
   explicit ConvertFp16(std::size_t n) : x_(n), out_(n) {

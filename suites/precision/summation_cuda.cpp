@@ -16,8 +16,6 @@
 namespace bb::suites {
 namespace {
 
-constexpr double kFp32U = 0x1p-24;
-
 class SummationCuda final : public Instance {
  public:
   SummationCuda(bool cub, std::size_t n, int seeds)
