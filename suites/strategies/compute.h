@@ -41,7 +41,6 @@ class Compute {
   double mean_overshoot_s() const { return waits_ ? overshoot_sum_s_ / waits_ : 0; }
 
  private:
-  void gemm(int m, int n, int k);
   // The GEMMs `gemms` (m×n from k each) on the GPU or the host; returns the seconds taken.
   double run(const std::vector<GemmShape>& gemms);
   bool synthetic_;
