@@ -57,8 +57,8 @@ class ChaseHost final : public Instance {
 class StridedHost final : public Instance {
  public:
   StridedHost(std::size_t n, std::size_t stride)
-      : n_(n), stride_(stride), accesses_(n / stride), x_(allocate_host<double>(n)) {
-    fill_mod7(x_.get(), n_);
+      : stride_(stride), accesses_(n / stride), x_(allocate_host<double>(n)) {
+    fill_mod7(x_.get(), n);
   }
   Comparison validate() override {
     // x[i·s] = (i·s) mod 7: small integers, exact in any order. Closed form: i ≡ j (mod 7) holds
@@ -79,7 +79,7 @@ class StridedHost final : public Instance {
   }
 
  private:
-  std::size_t n_, stride_, accesses_;
+  std::size_t stride_, accesses_;
   HostArray<double> x_;
   double sink_ = 0;
 };
