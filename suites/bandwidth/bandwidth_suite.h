@@ -5,7 +5,6 @@
 #include <cmath>
 #include <cstdint>
 #include <nlohmann/json.hpp>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
