@@ -140,11 +140,10 @@ std::vector<SuiteCommand> mount_suite_commands(CLI::App& app, QuantityParser par
 
 MeasuredParameters measured_parameters(const std::string& results_path) {
   const auto results = load_results(results_path);
-  if (results.contains("figures") && results["figures"].contains("strategies")) {
-    const auto link = strategies::measured_link(results, results_path);
-    return {{{"alpha_s", link.alpha_s}, {"link_bytes_per_s", link.link_bytes_per_s}}, link.source};
-  }
-  const auto link = collectives::measured_link(results, results_path);
+  const collectives::MeasuredLink link =
+      results.contains("figures") && results["figures"].contains("strategies")
+          ? strategies::measured_link(results, results_path)
+          : collectives::measured_link(results, results_path);
   return {{{"alpha_s", link.alpha_s}, {"link_bytes_per_s", link.link_bytes_per_s}}, link.source};
 }
 

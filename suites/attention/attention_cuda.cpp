@@ -78,12 +78,11 @@ DeviceBuffer upload(const RoundedInputs& in) {
 class AttentionCuda final : public Instance {
  public:
   // Decode: `s.n` cached positions and one query per (batch, head).
-  AttentionCuda(Kind kind, AttentionDtype t, AttentionDims s)
-      : kind_(kind), t_(t), s_(s), queries_(kind == Kind::decode ? 1 : s.n) {
+  AttentionCuda(Kind kind, AttentionDtype t, AttentionDims s) : kind_(kind), t_(t), s_(s) {
     // cuBLAS's handle and workspace first: not part of the n×n matrices measured below.
     if (kind == Kind::naive) handle_ = std::make_unique<kernels::CublasHandle>();
     const std::size_t before = free_device_bytes();
-    const std::size_t q_count = s.batch * s.heads * queries_ * s.d;
+    const std::size_t q_count = s.batch * s.heads * (kind == Kind::decode ? 1 : s.n) * s.d;
     q_host_ = std::make_unique<RoundedInputs>(t, q_count, 1);
     k_host_ = std::make_unique<RoundedInputs>(t, s.kv_elements(), 2);
     v_host_ = std::make_unique<RoundedInputs>(t, s.kv_elements(), 3);
@@ -159,7 +158,6 @@ class AttentionCuda final : public Instance {
   Kind kind_;
   AttentionDtype t_;
   AttentionDims s_;
-  std::size_t queries_;
   std::unique_ptr<RoundedInputs> q_host_, k_host_, v_host_;
   DeviceBuffer q_, k_, v_, o_, scores_, probs_, workspace_;
   std::unique_ptr<kernels::CublasHandle> handle_;

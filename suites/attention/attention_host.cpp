@@ -70,7 +70,7 @@ class AttentionHost final : public Instance {
   HostArray<float> q_, k_, v_, o_, scores_;
 };
 
-Case attention_case(bool naive, AttentionDims s, bool sweep, bool in_quick) {
+Case attention_case(bool naive, AttentionDims s, bool sweep) {
   const std::string kernel = naive ? "naive" : "tiled";
   Case c{attention_case_name(kernel, "fp32", Backend::host, s, sweep), Backend::host,
          [s, naive, kernel, sweep](const CaseContext&) {
@@ -94,7 +94,6 @@ Case attention_case(bool naive, AttentionDims s, bool sweep, bool in_quick) {
          },
          nullptr};
   c.sweep_point = sweep;
-  c.in_quick = in_quick;
   // A sweep's sizes sampled in the same rounds: the exponent comes from per-round fits.
   if (sweep) c.pairing_group = "sweep/" + kernel;
   return c;
@@ -108,9 +107,9 @@ std::vector<Case> attention_host_cases() {
     // The sweep: n = 256 … 4096 (0.6 s per sample at 4096 here), quick runs too: five sizes keep
     // the exponent robust to one slow spell of a shared machine.
     for (std::size_t n = 256; n <= 4096; n *= 2)
-      cases.push_back(attention_case(naive, {1, 4, 4, n, 64, false}, true, true));
+      cases.push_back(attention_case(naive, {1, 4, 4, n, 64, false}, true));
     // Causal grouped-query attention (8 query heads on 2 K/V heads), d = 128, a ragged n.
-    cases.push_back(attention_case(naive, {2, 8, 2, 700, 128, true}, false, true));
+    cases.push_back(attention_case(naive, {2, 8, 2, 700, 128, true}, false));
   }
   return cases;
 }

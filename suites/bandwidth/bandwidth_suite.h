@@ -2,9 +2,9 @@
 #pragma once
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <nlohmann/json.hpp>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -27,6 +27,16 @@ inline constexpr int kSweepPerOctaveQuick = 2;  // --quick
 // Host sweeps reach 4x the last-level cache, GPU sweeps 8x the L2 (both at least 64 MiB).
 std::uint64_t host_sweep_max_bytes(const HostInfo& host);
 std::uint64_t cuda_sweep_max_bytes(std::uint64_t l2_bytes);
+
+// Passes over a working set of `bytes` so that a sample reads at least `sample_bytes`.
+inline int read_passes(std::uint64_t bytes, double sample_bytes) {
+  return static_cast<int>(std::max(1.0, std::ceil(sample_bytes / static_cast<double>(bytes))));
+}
+
+// One full wave of `threads`-thread blocks: as many as the SMs hold at once by their thread limit.
+inline int full_wave_blocks(const GpuDevice& gpu, int threads) {
+  return gpu.sm_count * std::max(1, gpu.max_threads_per_sm / threads);
+}
 
 // The reported capacities a sweep should find, written into each sweep point's params as
 // "cache_levels": [{"name": "L1", "bytes": …}, …]. For the host read sweep, whose threads each

@@ -4,7 +4,6 @@
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
-#include <cmath>
 #include <cstdio>
 #include <memory>
 #include <optional>
@@ -197,11 +196,6 @@ class StridedCuda final : public Instance {
   std::vector<float> host_;
 };
 
-// Passes over the working set so that a sample reads at least kReadSampleBytes.
-int read_passes(std::uint64_t bytes) {
-  return static_cast<int>(std::max(1.0, std::ceil(kReadSampleBytes / static_cast<double>(bytes))));
-}
-
 nlohmann::json gpu_levels(const GpuDevice& gpu) {
   return nlohmann::json::array({{{"name", "L2"}, {"bytes", gpu.l2_bytes}}});
 }
@@ -210,7 +204,7 @@ Case read_point(std::uint64_t bytes) {
   Case c{"read-sweep/cuda/" + std::to_string(bytes), Backend::cuda,
          [bytes](const CaseContext& ctx) {
            const GpuDevice& gpu = *ctx.gpu;
-           const int passes = read_passes(bytes);
+           const int passes = read_passes(bytes, kReadSampleBytes);
            Declared d;
            d.work = work_of(theory::read_work(static_cast<double>(bytes), sizeof(float), passes),
                             theory::Precision::fp32, "hierarchy");
@@ -227,7 +221,7 @@ Case read_point(std::uint64_t bytes) {
            check_gpu_memory(*ctx.gpu, bytes);
            check_host_memory(ctx.host, bytes);  // the data are made on the host
            return std::make_unique<ReadSweepCuda>(ctx.gpu->sm_count, bytes / 16,
-                                                  read_passes(bytes));
+                                                  read_passes(bytes, kReadSampleBytes));
          },
          nullptr};
   c.sweep_point = true;
@@ -287,7 +281,7 @@ Case strided_case(std::size_t stride) {
            const std::size_t n = d.params.at("array_bytes").get<std::size_t>() / sizeof(float);
            check_gpu_memory(gpu, n * sizeof(float));
            check_host_memory(ctx.host, n * sizeof(float));
-           const int blocks = gpu.sm_count * std::max(1, gpu.max_threads_per_sm / kThreads);
+           const int blocks = full_wave_blocks(gpu, kThreads);
            auto inst = std::make_unique<StridedCuda>(blocks, n, stride);
            // What the device did with the fetch granularity: only it can tell.
            d.params["l2_fetch_granularity"] = inst->fetch_granularity();

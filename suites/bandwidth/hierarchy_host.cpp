@@ -1,7 +1,6 @@
 // The host memory hierarchy: a read-bandwidth sweep and a pointer-chase latency sweep over working
 // sets from 4 KiB to 4x the last-level cache, and strided reads against the cache-line model.
 #include <algorithm>
-#include <cmath>
 #include <memory>
 #include <vector>
 
@@ -58,8 +57,8 @@ class ChaseHost final : public Instance {
 class StridedHost final : public Instance {
  public:
   StridedHost(std::size_t n, std::size_t stride)
-      : n_(n), stride_(stride), accesses_(n / stride), x_(allocate_host<double>(n)) {
-    fill_mod7(x_.get(), n_);
+      : stride_(stride), accesses_(n / stride), x_(allocate_host<double>(n)) {
+    fill_mod7(x_.get(), n);
   }
   Comparison validate() override {
     // x[i·s] = (i·s) mod 7: small integers, exact in any order. Closed form: i ≡ j (mod 7) holds
@@ -80,20 +79,15 @@ class StridedHost final : public Instance {
   }
 
  private:
-  std::size_t n_, stride_, accesses_;
+  std::size_t stride_, accesses_;
   HostArray<double> x_;
   double sink_ = 0;
 };
 
-// Passes over the working set so that a sample reads at least kReadSampleBytes.
-int read_passes(std::uint64_t bytes) {
-  return static_cast<int>(std::max(1.0, std::ceil(kReadSampleBytes / static_cast<double>(bytes))));
-}
-
 Case read_point(std::uint64_t bytes) {
   Case c{"read-sweep/host/" + std::to_string(bytes), Backend::host,
          [bytes](const CaseContext& ctx) {
-           const int passes = read_passes(bytes);
+           const int passes = read_passes(bytes, kReadSampleBytes);
            const int threads = openmp_threads();
            Declared d;
            d.work = work_of(theory::read_work(static_cast<double>(bytes), sizeof(double), passes),
@@ -108,7 +102,8 @@ Case read_point(std::uint64_t bytes) {
          },
          [bytes](const CaseContext& ctx, Declared&) -> std::unique_ptr<Instance> {
            check_host_memory(ctx.host, bytes);
-           return std::make_unique<HostRead>(bytes / sizeof(double), read_passes(bytes));
+           return std::make_unique<HostRead>(bytes / sizeof(double),
+                                             read_passes(bytes, kReadSampleBytes));
          },
          nullptr};
   c.sweep_point = true;

@@ -6,9 +6,9 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <exception>
 #include <limits>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
@@ -102,18 +102,13 @@ std::vector<std::size_t> chain_checked_indices(std::size_t n) {
   return idx;
 }
 
-// One full wave of kThreads-thread blocks.
-int chain_blocks(const GpuDevice& gpu) {
-  return gpu.sm_count * std::max(1, gpu.max_threads_per_sm / kThreads);
-}
-
 class FmaChainCuda final : public Instance {
  public:
   FmaChainCuda(const GpuDevice& gpu, const ChainType& t, std::size_t n, int k)
       : t_(t),
         n_(n),
         k_(k),
-        blocks_(chain_blocks(gpu)),
+        blocks_(full_wave_blocks(gpu, kThreads)),
         bytes_(n * reference::storage_bytes(t.storage)),
         x_(bytes_) {
     // Every byte 0x3C is a positive normal number in each format (fp64 ≈ 1e-18, fp32 and bf16
@@ -195,7 +190,7 @@ Case chain_case(const ChainType& t, int k, bool in_quick) {
                {"peak_flop_per_s",
                 gpu.peak_cuda_core_flop_per_s[static_cast<std::size_t>(t.precision)]},
                {"peak_bytes_per_s", gpu.peak_dram_bytes_per_s},
-               {"blocks", chain_blocks(gpu)},
+               {"blocks", full_wave_blocks(gpu, kThreads)},
                {"threads_per_block", kThreads}};
            d.host_memory_bytes = d.gpu_memory_bytes = n * element_bytes;  // with the staging copy
            return d;

@@ -8,7 +8,6 @@
 #include "harness/host_threads.h"
 #include "kernels/intensity.h"
 #include "kernels/stream.h"
-#include "reference/random.h"
 #include "suites/bandwidth/bandwidth_suite.h"
 #include "suites/common/host_buffer.h"
 #include "theory/intensity.h"

@@ -2,7 +2,6 @@
 // plus 4- and 8-byte ones in full runs): grid-stride, one full wave of 256-thread blocks, the three
 // arrays together at least 8x the L2, validated against the CPU reference before they are timed.
 #include <algorithm>
-#include <limits>
 #include <span>
 #include <vector>
 
@@ -19,11 +18,6 @@ namespace {
 
 constexpr int kThreads = 256;
 
-// One full wave of kThreads-thread blocks.
-int stream_blocks(const GpuDevice& gpu) {
-  return gpu.sm_count * std::max(1, gpu.max_threads_per_sm / kThreads);
-}
-
 template <class T>
 class StreamCuda final : public Instance {
  public:
@@ -31,7 +25,7 @@ class StreamCuda final : public Instance {
       : op_(op),
         access_bytes_(access_bytes),
         n_(n),
-        blocks_(stream_blocks(gpu)),
+        blocks_(full_wave_blocks(gpu, kThreads)),
         a_(n * sizeof(T)),
         b_(n * sizeof(T)),
         c_(n * sizeof(T)),
@@ -127,7 +121,7 @@ Case stream_case(StreamOp op, const char* dtype, int access_bytes, bool in_quick
                        {"working_set_bytes", 3 * n * sizeof(T)},
                        {"l2_bytes", gpu.l2_bytes},
                        {"peak_bytes_per_s", gpu.peak_dram_bytes_per_s},
-                       {"blocks", stream_blocks(gpu)},
+                       {"blocks", full_wave_blocks(gpu, kThreads)},
                        {"threads_per_block", kThreads}};
            d.work = stream_work<T>(k, n);
            return d;

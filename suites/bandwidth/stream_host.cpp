@@ -1,7 +1,7 @@
 // STREAM kernels on the host (copy, mul, add, triad, dot, nstream; fp64 and fp32): OpenMP
 // threads, vectorised, every array at least 4x the last-level cache, validated against the
 // long-double reference before they are timed.
-#include <cmath>
+#include <algorithm>
 #include <limits>
 #include <memory>
 #include <vector>

@@ -6,7 +6,6 @@
 #include <cstdlib>
 #include <optional>
 #include <stdexcept>
-#include <vector>
 
 #include "kernels/collectives_nccl.h"
 #include "suites/collectives/transport.h"

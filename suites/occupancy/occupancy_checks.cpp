@@ -14,8 +14,6 @@
 namespace bb::suites {
 namespace {
 
-bool starts_with(const std::string& s, const char* prefix) { return s.rfind(prefix, 0) == 0; }
-
 // A suite check that could not be made because a case it needs was not measured (filtered out, or
 // it failed its own checks): SKIP, saying which.
 Check missing(const std::string& name, const std::string& law, const std::string& what) {
@@ -40,10 +38,10 @@ void waves_checks(const std::vector<CaseResult>& results, std::vector<Check>& ou
   const std::string law = "round(t(N) / t(one wave)) == ceil(N / (SMs x blocks/SM))";
   const CaseResult* full = find_case(results, "waves/full");
   const bool any = std::any_of(results.begin(), results.end(),
-                               [](const CaseResult& r) { return starts_with(r.name, "waves/"); });
+                               [](const CaseResult& r) { return r.name.starts_with("waves/"); });
   if (!complete(any, full != nullptr, "waves", law, "waves/full", out)) return;
   for (const auto& r : results) {
-    if (!starts_with(r.name, "waves/")) continue;
+    if (!r.name.starts_with("waves/")) continue;
     const auto blocks = r.params.at("blocks").get<long long>();
     const auto per_wave = r.params.at("blocks_per_wave").get<long long>();
     const long long predicted = theory::waves(blocks, per_wave, 1);
@@ -60,11 +58,11 @@ void linear_checks(const std::vector<CaseResult>& results, std::vector<Check>& o
   std::vector<double> paths, t_paths, ways, t_ways;
   double t_stride1 = 0, t_padded = 0;
   for (const auto& r : results) {
-    if (starts_with(r.name, "divergence/")) {
+    if (r.name.starts_with("divergence/")) {
       paths.push_back(r.params.at("paths").get<double>());
       t_paths.push_back(r.summary.median_s);
     }
-    if (starts_with(r.name, "bank_conflicts/")) {
+    if (r.name.starts_with("bank_conflicts/")) {
       const int stride = r.params.at("stride_words").get<int>();
       if (stride == 1) t_stride1 = r.summary.median_s;
       if (stride == 33) {
@@ -114,7 +112,7 @@ void latency_hiding_checks(const std::vector<CaseResult>& results, std::vector<C
   std::vector<std::pair<double, double>> bw_by_warps;  // (warps per SM, bytes/s)
   double sms = 0, per_warp = 0;
   for (const auto& r : results) {
-    if (!starts_with(r.name, "latency_hiding/")) continue;
+    if (!r.name.starts_with("latency_hiding/")) continue;
     bw_by_warps.push_back(
         {r.params.at("warps_per_sm").get<double>(), r.work.bytes() / r.summary.median_s});
     sms = r.params.at("sm_count").get<double>();

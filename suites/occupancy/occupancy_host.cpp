@@ -11,7 +11,6 @@
 #include "suites/common/host_read.h"
 #include "suites/common/memory_guards.h"
 #include "suites/common/stream.h"
-#include "suites/occupancy/occupancy_suite.h"
 #include "suites/suites.h"
 #include "theory/hierarchy.h"
 

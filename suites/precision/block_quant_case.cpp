@@ -12,7 +12,6 @@
 
 #include <fmt/format.h>
 
-#include "harness/host_threads.h"
 #include "kernels/block_quant.h"
 #include "reference/mx.h"
 #include "reference/random.h"

@@ -40,7 +40,6 @@ struct Series {
 
 struct Throughput {
   double flop_per_s = 0, peak_flop_per_s = 0;
-  std::string peak_precision;
 };
 
 // "64: 22.1, 1024: 20.3, …" — effective bits per K.
@@ -133,8 +132,7 @@ std::vector<Check> gemm_suite_checks(const std::vector<CaseResult>& results) {
     const std::string mode = r.params["gemm_mode"].get<std::string>();
     if (r.params.value("throughput", false)) {
       if (r.summary.median_s > 0)
-        throughput[mode] = {r.work.flop / r.summary.median_s, number(r.params, "peak_flop_per_s"),
-                            r.params.value("peak_precision", std::string())};
+        throughput[mode] = {r.work.flop / r.summary.median_s, number(r.params, "peak_flop_per_s")};
       continue;
     }
     if (!r.observations.contains("median_normalized_error")) continue;

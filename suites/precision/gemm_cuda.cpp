@@ -26,7 +26,6 @@
 namespace bb::suites {
 namespace {
 
-using kernels::GemmMode;
 using kernels::GemmModeSpec;
 
 constexpr int kErrorM = 128, kErrorN = 128;  // 16384 entries per K: a stable median

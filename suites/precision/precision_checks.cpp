@@ -1,5 +1,5 @@
 // The precision suite's checks over its summation cases: bounds and growth laws.
-#include <cmath>
+#include <algorithm>
 #include <map>
 #include <string>
 
@@ -85,8 +85,8 @@ std::vector<Check> precision_suite_checks(const std::vector<CaseResult>& results
     for (double m : by_alg["kahan"].median) top = std::max(top, m);
     checks.push_back(precision_check(
         "summation/kahan/flat", "median relative error of Kahan summation <= 2u whatever n",
-        2 * 0x1p-24, Band::at_most(2 * 0x1p-24), top, 0,
-        fmt::format("largest median relative error {:.3g} (2u = {:.3g})", top, 2 * 0x1p-24)));
+        2 * kFp32U, Band::at_most(2 * kFp32U), top, 0,
+        fmt::format("largest median relative error {:.3g} (2u = {:.3g})", top, 2 * kFp32U)));
   }
   // The GEMM precision matrix (gemm_checks.cpp).
   for (auto& c : gemm_suite_checks(results)) checks.push_back(std::move(c));

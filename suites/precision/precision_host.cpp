@@ -20,8 +20,6 @@
 namespace bb::suites {
 namespace {
 
-constexpr double kFp32U = 0x1p-24;
-
 class ConvertFp16 final : public Instance {
  public:
   explicit ConvertFp16(std::size_t n) : x_(n), out_(n) {
@@ -136,7 +134,7 @@ Case convert_case() {
 
 constexpr int kSummationSeeds = 25;  // data sets per size
 
-Case summation_case(const SumAlgorithm& a, std::size_t n, bool in_quick) {
+Case summation_case(const SumAlgorithm& a, std::size_t n) {
   Case c{std::string("summation/") + a.name + "/fp32/host/n" + std::to_string(n), Backend::host,
          [a, n](const CaseContext&) {
            return summation_declared(a.name, n, kSummationSeeds,
@@ -147,7 +145,6 @@ Case summation_case(const SumAlgorithm& a, std::size_t n, bool in_quick) {
          },
          nullptr};
   c.sweep_point = true;
-  c.in_quick = in_quick;
   return c;
 }
 
@@ -182,7 +179,7 @@ std::vector<Case> precision_host_cases() {
   std::vector<Case> cases = {convert_case()};
   for (const SumAlgorithm& a : kSumAlgorithms)
     for (std::size_t n = 256; n <= (std::size_t{1} << 20); n *= 8)
-      cases.push_back(summation_case(a, n, true));
+      cases.push_back(summation_case(a, n));
   for (auto& c : quant_host_cases()) cases.push_back(std::move(c));
   for (auto& c : block_quant_host_cases()) cases.push_back(std::move(c));
   return cases;

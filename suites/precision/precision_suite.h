@@ -65,6 +65,8 @@ std::vector<Case> block_quant_host_cases();
 std::vector<Case> block_quant_cuda_cases();  // CUDA builds; cuda_absent.cpp otherwise
 std::vector<Case> precision_cuda_cases();    // CUDA builds; cuda_absent.cpp otherwise
 std::vector<Case> quant_cuda_cases();        // the same for int8 quantization on the GPU
+// fp32's unit roundoff u: the summation cases' bounds and the suite's checks on them.
+inline constexpr double kFp32U = 0x1p-24;
 // Data set `seed` of the summation cases: n random-sign values with magnitudes in [0.5, 2).
 std::vector<float> summation_data(int seed, std::size_t n);
 // A summation case's declared work (one read of n floats) and params.

@@ -7,7 +7,6 @@
 #include <memory>
 #include <vector>
 
-#include "base/cuda_check.h"
 #include "harness/gpu.h"
 #include "kernels/reduce.h"
 #include "reference/summation.h"
@@ -16,8 +15,6 @@
 
 namespace bb::suites {
 namespace {
-
-constexpr double kFp32U = 0x1p-24;
 
 class SummationCuda final : public Instance {
  public:

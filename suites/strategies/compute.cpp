@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <chrono>
 #include <cmath>
 #include <stdexcept>
 
@@ -14,10 +13,6 @@
 
 namespace bb::strategies {
 namespace {
-
-double now_s() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
 
 // The GEMMs a forward shape's backward runs: dA = dC·Bᵀ (m×k from n) and dB = Aᵀ·dC (k×n from m).
 std::vector<GemmShape> backward_only(const std::vector<GemmShape>& gemms) {
@@ -101,13 +96,6 @@ double Compute::wait(double seconds) {
   return taken;
 }
 
-void Compute::gemm(int m, int n, int k) {
-  if (std::size_t(m) * std::size_t(k) > a_.size() || std::size_t(k) * std::size_t(n) > b_.size() ||
-      std::size_t(m) * std::size_t(n) > c_.size())
-    throw std::logic_error("strategies: a GEMM larger than the buffers planned");
-  kernels::gemm_fp32_host(a_.data(), b_.data(), c_.data(), m, n, k);
-}
-
 double Compute::forward(const std::vector<GemmShape>& gemms) {
   return synthetic_ ? wait(forward_flop(gemms) / rate_) : run(gemms);
 }
@@ -124,7 +112,13 @@ double Compute::run(const std::vector<GemmShape>& gemms) {
     return now_s() - start;
   }
   const double start = now_s(), cpu_start = thread_cpu_s();
-  for (const GemmShape& g : gemms) gemm(g.m, g.n, g.k);
+  for (const GemmShape& g : gemms) {
+    if (std::size_t(g.m) * std::size_t(g.k) > a_.size() ||
+        std::size_t(g.k) * std::size_t(g.n) > b_.size() ||
+        std::size_t(g.m) * std::size_t(g.n) > c_.size())
+      throw std::logic_error("strategies: a GEMM larger than the buffers planned");
+    kernels::gemm_fp32_host(a_.data(), b_.data(), c_.data(), g.m, g.n, g.k);
+  }
   const double taken = now_s() - start;
   cpu_s_ += thread_cpu_s() - cpu_start;
   wall_s_ += taken;

@@ -5,6 +5,7 @@
 // With a DeviceCompute (--engine nccl: compute_device.h) both run on the GPU instead.
 #pragma once
 
+#include <chrono>
 #include <memory>
 #include <vector>
 
@@ -13,6 +14,11 @@
 namespace bb::strategies {
 
 class DeviceCompute;
+
+// The steady clock in seconds: what the compute and the steps time themselves with.
+inline double now_s() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
 
 class Compute {
  public:
@@ -35,7 +41,6 @@ class Compute {
   double mean_overshoot_s() const { return waits_ ? overshoot_sum_s_ / waits_ : 0; }
 
  private:
-  void gemm(int m, int n, int k);
   // The GEMMs `gemms` (m×n from k each) on the GPU or the host; returns the seconds taken.
   double run(const std::vector<GemmShape>& gemms);
   bool synthetic_;

@@ -138,7 +138,7 @@ int Report::finish(const Compute& compute, double max_overshoot_s, double mean_o
   return n.fail > 0 && !o_.no_fail ? lockstep::kExitFailed : 0;
 }
 
-MeasuredLink measured_link(const nlohmann::json& results, const std::string& path) {
+collectives::MeasuredLink measured_link(const nlohmann::json& results, const std::string& path) {
   const json::json_pointer at("/figures/strategies/links/all_reduce");
   if (!results.contains(at) || !results[at].contains("alpha_s") ||
       results[at].value("link_bytes_per_s", 0.0) <= 0)

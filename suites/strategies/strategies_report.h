@@ -12,6 +12,7 @@
 #include "harness/lockstep_engine.h"
 #include "harness/results.h"
 #include "harness/summary.h"
+#include "suites/collectives/collectives_checks.h"
 #include "suites/strategies/strategies_steps.h"
 
 namespace bb::strategies {
@@ -45,10 +46,6 @@ class Report {
 
 // The link a strategies results file measured (figures.strategies.links.all_reduce),
 // for `theory --from`; throws std::invalid_argument naming the file when it has none.
-struct MeasuredLink {
-  double alpha_s = 0, link_bytes_per_s = 0;
-  std::string source;
-};
-MeasuredLink measured_link(const nlohmann::json& results, const std::string& path);
+collectives::MeasuredLink measured_link(const nlohmann::json& results, const std::string& path);
 
 }  // namespace bb::strategies

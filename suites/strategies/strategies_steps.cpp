@@ -1,7 +1,6 @@
 #include "suites/strategies/strategies_steps.h"
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <functional>
@@ -21,10 +20,6 @@ namespace {
 
 using theory::Algorithm;
 using theory::Collective;
-
-double now_s() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
 
 // One measured step: the slowest rank's time, and each of the rank's own quantities summed and
 // maximised over the ranks.
