@@ -1,6 +1,7 @@
 #include "harness/lockstep_report.h"
 
 #include <cstdio>
+#include <utility>
 
 #include "harness/gpu.h"
 #include "harness/lockstep_engine.h"
@@ -9,7 +10,8 @@
 
 namespace bb::lockstep {
 
-nlohmann::json run_context(const RunContext& run, const HostInfo& host) {
+nlohmann::json run_context(const RunContext& run, const HostInfo& host, const std::string& suite,
+                           nlohmann::json suite_context) {
   RunOptions ro;
   ro.quick = run.quick;
   ro.command_line = run.command_line;
@@ -25,7 +27,32 @@ nlohmann::json run_context(const RunContext& run, const HostInfo& host) {
                                 {"ntasks", slurm.ntasks},
                                 {"rank_0_localid", slurm.localid},
                                 {"rank_0_nodeid", slurm.nodeid}};
+  c["boundbench"][suite] = std::move(suite_context);
   return c;
+}
+
+nlohmann::json case_entry(const std::string& suite, const std::string& name, const Summary& s,
+                          std::span<const double> samples_s, double bytes, double flop) {
+  nlohmann::json e = {{"name", suite + "/" + name},
+                      {"run_name", suite + "/" + name},
+                      {"run_type", "iteration"},
+                      {"repetitions", 1},
+                      {"repetition_index", 0},
+                      {"threads", 1},
+                      {"time_unit", "ns"},
+                      {"suite", suite},
+                      {"case", name},
+                      {"iterations", s.samples},
+                      {"real_time", s.median_s * 1e9},
+                      {"bytes_read", bytes},
+                      {"bytes_written", 0.0},
+                      {"bytes", bytes},
+                      {"flop", flop},
+                      {"stop_reason", "fixed"},
+                      {"bytes_per_s", bytes / s.median_s},
+                      {"flop_per_s", flop / s.median_s}};
+  add_summary(e, s, samples_s);
+  return e;
 }
 
 void write_summary(const std::string& out, const std::string& summary,

@@ -19,29 +19,28 @@ const char* env_or_empty(const char* name) {
 
 json context(const Options& o, const Setup& s, const lockstep::Processes& procs,
              const HostInfo& host) {
-  json c = lockstep::run_context({.quick = o.quick,
-                                  .command_line = o.command_line,
-                                  .samples = o.samples,
-                                  .warmup = o.warmup,
-                                  .sample_time_s = o.sample_time_s,
-                                  .timeout_s = o.timeout_s},
-                                 host);
-  c["boundbench"]["collectives"] = {{"transport", s.transport},
-                                    {"engine", s.engine},
-                                    {"launcher", procs.launcher()},
-                                    {"world_ranks", s.world_ranks},
-                                    {"processes", procs.size()},
-                                    {"processes_on_this_node", procs.on_this_node()},
-                                    {"cores_on_this_node", host.logical_cpus},
-                                    {"rank_counts", s.rank_counts},
-                                    {"max_bytes", s.max_bytes},
-                                    {"samples_per_size", o.samples},
-                                    {"sample_time_s", o.sample_time_s},
-                                    {"time_reduction", o.time_reduction},
-                                    {"memory_note", s.memory_note},
-                                    {"nccl_algo", env_or_empty("NCCL_ALGO")},
-                                    {"nccl_proto", env_or_empty("NCCL_PROTO")}};
-  return c;
+  return lockstep::run_context({.quick = o.quick,
+                                .command_line = o.command_line,
+                                .samples = o.samples,
+                                .warmup = o.warmup,
+                                .sample_time_s = o.sample_time_s,
+                                .timeout_s = o.timeout_s},
+                               host, "collectives",
+                               {{"transport", s.transport},
+                                {"engine", s.engine},
+                                {"launcher", procs.launcher()},
+                                {"world_ranks", s.world_ranks},
+                                {"processes", procs.size()},
+                                {"processes_on_this_node", procs.on_this_node()},
+                                {"cores_on_this_node", host.logical_cpus},
+                                {"rank_counts", s.rank_counts},
+                                {"max_bytes", s.max_bytes},
+                                {"samples_per_size", o.samples},
+                                {"sample_time_s", o.sample_time_s},
+                                {"time_reduction", o.time_reduction},
+                                {"memory_note", s.memory_note},
+                                {"nccl_algo", env_or_empty("NCCL_ALGO")},
+                                {"nccl_proto", env_or_empty("NCCL_PROTO")}});
 }
 
 json entry(const Measured& m, const std::string& transport, const std::string& reduction) {
@@ -50,50 +49,32 @@ json entry(const Measured& m, const std::string& transport, const std::string& r
   const double factor = theory::bus_bandwidth_factor(spec.op, m.ranks);
   const double n = static_cast<double>(m.shape.bytes);
   const int iterations = m.sampled.iterations;
-  json e = {
-      {"name", "collectives/" + m.name},
-      {"run_name", "collectives/" + m.name},
-      {"run_type", "iteration"},
-      {"repetitions", 1},
-      {"repetition_index", 0},
-      {"threads", 1},
-      {"time_unit", "ns"},
-      {"suite", "collectives"},
-      {"case", m.name},
-      {"backend", transport == "nccl" ? "cuda" : "host"},
-      {"iterations", s.samples},
-      {"real_time", s.median_s * 1e9},
-      {"cpu_time", m.sampled.cpu_per_operation_s * 1e9},
-      {"params",
-       {{"collective", theory::collective_name(spec.op)},
-        {"dtype", reference::dtype_name(spec.dtype)},
-        {"redop", theory::collective_reduces(spec.op) ? json(reference::redop_name(spec.redop))
-                                                      : json(nullptr)},
-        {"in_place", spec.in_place},
-        {"root", spec.root},
-        {"transport", transport},
-        {"ranks", m.ranks},
-        {"bytes", m.shape.bytes},
-        {"count", m.shape.count},
-        {"sweep", m.planned.sweep},
-        {"collectives_per_sample", iterations},
-        {"time_reduction", reduction}}},
-      {"observations", {{"wrong", m.wrong}}},
-      {"bytes_read", n},
-      {"bytes_written", 0.0},
-      {"bytes", n},
-      {"flop", 0.0},
-      {"elements", static_cast<double>(m.shape.count)},
-      {"precision", reference::dtype_name(spec.dtype)},
-      {"stop_reason", "fixed"},
-      // Per sample: its wall time beyond its collectives' (barrier, reduction of the times).
-      {"harness_overhead_s",
-       std::max(0.0, m.sampled.wall_s / static_cast<double>(s.samples) - s.mean_s * iterations)},
-      {"bytes_per_s", n / s.median_s},
-      {"flop_per_s", 0.0},
-      {"algbw_bytes_per_s", n / s.median_s},
-      {"busbw_bytes_per_s", n / s.median_s * factor}};
-  add_summary(e, s, m.sampled.times_s);
+  json e = lockstep::case_entry("collectives", m.name, s, m.sampled.times_s, n, 0.0);
+  e.update(
+      {{"backend", transport == "nccl" ? "cuda" : "host"},
+       {"cpu_time", m.sampled.cpu_per_operation_s * 1e9},
+       {"params",
+        {{"collective", theory::collective_name(spec.op)},
+         {"dtype", reference::dtype_name(spec.dtype)},
+         {"redop", theory::collective_reduces(spec.op) ? json(reference::redop_name(spec.redop))
+                                                       : json(nullptr)},
+         {"in_place", spec.in_place},
+         {"root", spec.root},
+         {"transport", transport},
+         {"ranks", m.ranks},
+         {"bytes", m.shape.bytes},
+         {"count", m.shape.count},
+         {"sweep", m.planned.sweep},
+         {"collectives_per_sample", iterations},
+         {"time_reduction", reduction}}},
+       {"observations", {{"wrong", m.wrong}}},
+       {"elements", static_cast<double>(m.shape.count)},
+       {"precision", reference::dtype_name(spec.dtype)},
+       // Per sample: its wall time beyond its collectives' (barrier, reduction of the times).
+       {"harness_overhead_s",
+        std::max(0.0, m.sampled.wall_s / static_cast<double>(s.samples) - s.mean_s * iterations)},
+       {"algbw_bytes_per_s", n / s.median_s},
+       {"busbw_bytes_per_s", n / s.median_s * factor}});
   return e;
 }
 

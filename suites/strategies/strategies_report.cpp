@@ -13,24 +13,23 @@ using json = nlohmann::json;
 
 json context(const Options& o, const Setup& s, const lockstep::Processes& procs,
              const HostInfo& host) {
-  json c = lockstep::run_context({.quick = o.quick,
-                                  .command_line = o.command_line,
-                                  .samples = o.samples,
-                                  .warmup = o.warmup,
-                                  .timeout_s = o.timeout_s},
-                                 host);
-  c["boundbench"]["strategies"] = {{"engine", s.engine},
-                                   {"engine_description", s.description},
-                                   {"launcher", procs.launcher()},
-                                   {"ranks", s.ranks},
-                                   {"processes_on_this_node", procs.on_this_node()},
-                                   {"cores_on_this_node", host.logical_cpus},
-                                   {"compute", o.compute},
-                                   {"synthetic_flop_per_s", o.synthetic_flop_per_s},
-                                   {"tolerance", s.tolerance},
-                                   {"steps_per_case", o.samples},
-                                   {"warmup_steps", o.warmup}};
-  return c;
+  return lockstep::run_context({.quick = o.quick,
+                                .command_line = o.command_line,
+                                .samples = o.samples,
+                                .warmup = o.warmup,
+                                .timeout_s = o.timeout_s},
+                               host, "strategies",
+                               {{"engine", s.engine},
+                                {"engine_description", s.description},
+                                {"launcher", procs.launcher()},
+                                {"ranks", s.ranks},
+                                {"processes_on_this_node", procs.on_this_node()},
+                                {"cores_on_this_node", host.logical_cpus},
+                                {"compute", o.compute},
+                                {"synthetic_flop_per_s", o.synthetic_flop_per_s},
+                                {"tolerance", s.tolerance},
+                                {"steps_per_case", o.samples},
+                                {"warmup_steps", o.warmup}});
 }
 
 json entry(const CaseResult& r, const Setup& setup) {
@@ -38,35 +37,17 @@ json entry(const CaseResult& r, const Setup& setup) {
   json params = r.params;
   params["engine"] = setup.engine;
   params["strategy"] = r.strategy;
-  json e = {{"name", "strategies/" + r.name},
-            {"run_name", "strategies/" + r.name},
-            {"run_type", "iteration"},
-            {"repetitions", 1},
-            {"repetition_index", 0},
-            {"threads", 1},
-            {"time_unit", "ns"},
-            {"suite", "strategies"},
-            {"case", r.name},
-            {"backend", "host"},
-            {"iterations", s.samples},
-            {"real_time", s.median_s * 1e9},
+  // The bytes the ranks send, as the collectives count a message (read from the sender).
+  json e = lockstep::case_entry("strategies", r.name, s, r.step_s, r.bytes, r.flop);
+  e.update({{"backend", "host"},
             {"cpu_time", s.median_s * 1e9},
             {"params", params},
             {"observations", r.observations},
-            // The bytes the ranks send, as the collectives count a message (read from the sender).
-            {"bytes_read", r.bytes},
-            {"bytes_written", 0.0},
-            {"bytes", r.bytes},
-            {"flop", r.flop},
             {"elements", 0.0},
             {"precision", "fp32"},
-            {"stop_reason", "fixed"},
             {"harness_overhead_s", 0.0},
-            {"bytes_per_s", r.bytes / s.median_s},
-            {"flop_per_s", r.flop / s.median_s},
-            {"predicted_s", r.predicted_step_s}};
+            {"predicted_s", r.predicted_step_s}});
   e["observations"]["predicted_step_s"] = r.predicted_step_s;
-  add_summary(e, s, r.step_s);
   return e;
 }
 
