@@ -126,8 +126,8 @@ Sampled sample_in_lockstep(Engine& engine, const SampleRule& rule) {
   return out;
 }
 
-Lockstep::Lockstep(Engine& engine, Settings settings)
-    : engine_(engine), settings_(std::move(settings)) {
+Lockstep::Lockstep(Group& group, Settings settings)
+    : group_(group), settings_(std::move(settings)) {
   // A longer timeout would overflow the clock.
   settings_.timeout_s = std::min(settings_.timeout_s, 1e9);
   watchdog_ = std::thread([this] { watch(); });
@@ -158,9 +158,9 @@ void Lockstep::measure(const std::string& what, const std::string& name,
   try {
     body();
   } catch (const std::exception& e) {
-    engine_.abort(settings_.who + ": error: " + name + " on rank " +
-                      std::to_string(settings_.rank) + ": " + e.what(),
-                  kExitFailed);
+    group_.abort(settings_.who + ": error: " + name + " on rank " + std::to_string(settings_.rank) +
+                     ": " + e.what(),
+                 kExitFailed);
   }
   std::lock_guard lock(mutex_);
   armed_ = false;
@@ -175,10 +175,10 @@ void Lockstep::watch() {
     }
     if (wake_.wait_until(lock, deadline_) == std::cv_status::timeout && armed_ && !stop_ &&
         std::chrono::steady_clock::now() >= deadline_) {
-      engine_.abort(settings_.who + ": error: " + what_ + " did not complete within " +
-                        fmt::format("{:g}", settings_.timeout_s) +
-                        " s (--timeout): aborting every rank; results so far are kept",
-                    kExitHang);
+      group_.abort(settings_.who + ": error: " + what_ + " did not complete within " +
+                       fmt::format("{:g}", settings_.timeout_s) +
+                       " s (--timeout): aborting every rank; results so far are kept",
+                   kExitHang);
     }
   }
 }

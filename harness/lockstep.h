@@ -37,7 +37,7 @@ Sampled sample_in_lockstep(Engine& engine, const SampleRule& rule);
 
 // The measured sizes of a run, one after the other, each the same on every rank of the group. A
 // hung collective never returns, so a watchdog waits in its own thread and aborts every rank
-// through the engine when one size takes longer than the timeout (results written so far stay on
+// through the group when one size takes longer than the timeout (results written so far stay on
 // disk).
 class Lockstep {
  public:
@@ -47,11 +47,11 @@ class Lockstep {
     int rank = 0;            // this process's, for messages
     int simulate_hang = -1;  // testing the watchdog: this rank stops at the second size it runs
   };
-  Lockstep(Engine& engine, Settings settings);
+  Lockstep(Group& group, Settings settings);
   ~Lockstep();  // not copyable, as its mutex and thread are not
 
   // Runs `body` (one size: preparing, verifying and sampling it) under the watchdog. Past the
-  // timeout, the engine aborts with "<who>: error: <what> did not complete within <t> s
+  // timeout, the group aborts with "<who>: error: <what> did not complete within <t> s
   // (--timeout): …", exit 3; `what`: "all_reduce of 16 bytes on 2 ranks (…)". An exception in
   // `body` would leave the other ranks waiting in their next collective: it ends every rank with
   // "<who>: error: <name> on rank r: <what>", exit 1.
@@ -60,7 +60,7 @@ class Lockstep {
  private:
   void watch();  // the watchdog's thread
 
-  Engine& engine_;
+  Group& group_;
   Settings settings_;
   int measured_ = 0;
   std::mutex mutex_;

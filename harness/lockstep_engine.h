@@ -82,20 +82,25 @@ struct LocalTimes {
   double slowest_s = 0, total_s = 0;
 };
 
-// One prepared operation on a group of ranks (the others sit it out). Calls are collective over
-// the group unless they say otherwise.
-class Engine {
+// A group of ranks (the others sit it out): what the watchdog (Lockstep) and a suite's own
+// sampling need of it. Calls are collective over the group unless they say otherwise.
+class Group {
  public:
-  virtual ~Engine() = default;
+  virtual ~Group() = default;
   virtual int group_ranks() const = 0;
   virtual void barrier() = 0;
-  // `iterations` back-to-back operations, timed on this process's ranks.
-  virtual LocalTimes time_here(int iterations) = 0;
   // Reductions over the group's processes (the same value on every one).
   virtual double max_over_group(double v) = 0;
   virtual double sum_over_group(double v) = 0;
   // Not collective, from any thread (the watchdog's): ends every process of the run.
   [[noreturn]] virtual void abort(const std::string& message, int exit_code) = 0;
+};
+
+// One prepared operation on a group, which sample_in_lockstep times.
+class Engine : public Group {
+ public:
+  // `iterations` back-to-back operations, timed on this process's ranks.
+  virtual LocalTimes time_here(int iterations) = 0;
 };
 
 }  // namespace bb::lockstep

@@ -3,8 +3,6 @@
 // carries the lockstep harness's reductions, barriers and abort, and the meeting of every process.
 #pragma once
 
-#include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <string>
 
@@ -32,16 +30,6 @@ class GroupComm : public StepComm {
     std::fprintf(stderr, "%s\n", message.c_str());
     std::fflush(nullptr);
     world_.abort(exit_code);
-  }
-  // Not used by the strategies' own loop (each step is timed as a whole): the lockstep harness's
-  // pilot sampling is not used, and a barrier per iteration keeps the call meaningful.
-  lockstep::LocalTimes time_here(int iterations) override {
-    const auto start = std::chrono::steady_clock::now();
-    for (int i = 0; i < iterations; ++i) barrier();
-    const double t =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() /
-        std::max(1, iterations);
-    return {t, t};
   }
 
  protected:

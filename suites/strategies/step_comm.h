@@ -1,6 +1,6 @@
 // The communication a training step needs from an engine: point-to-point sends between pipeline
 // stages, the all-reduce of gradients and activations, and MoE's all-to-all; over the run's
-// processes, with the lockstep harness's engine calls (reductions, barrier, abort) for the
+// processes, with the lockstep harness's group calls (reductions, barrier, abort) for the
 // sampling loop and the watchdog. The strategies run on this interface only, whatever the engine
 // (MPI: comm_mpi.cpp, over kernels/collectives_mpi.h; NCCL: comm_nccl.cpp, over
 // kernels/nccl_steps.h, one process per GPU; what both share: group_comm.h).
@@ -15,7 +15,7 @@
 
 namespace bb::strategies {
 
-class StepComm : public lockstep::Engine {
+class StepComm : public lockstep::Group {
  public:
   virtual int rank() const = 0;
   virtual std::string description() const = 0;  // library version, processes
