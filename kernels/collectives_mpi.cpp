@@ -87,13 +87,14 @@ MpiWorld::~MpiWorld() {
   if (!finalized) MPI_Finalize();
 }
 
-std::string MpiWorld::library_version() const {
+std::string MpiWorld::description() const {
   char version[MPI_MAX_LIBRARY_VERSION_STRING];
   int len = 0;
   MPI_Get_library_version(version, &len);
   std::string v(version, static_cast<std::size_t>(len));
   if (const auto nl = v.find_first_of("\n,"); nl != std::string::npos) v.resize(nl);
-  return v;
+  return v + "; " + std::to_string(size_) + " processes, " + std::to_string(node_size_) +
+         " on this node";
 }
 
 bool MpiWorld::same_everywhere(const std::string& text, int& differing_rank) {

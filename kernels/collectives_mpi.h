@@ -32,7 +32,8 @@ class MpiWorld {
   // Whether MPI let every thread call it (MPI_THREAD_MULTIPLE): the watchdog's abort, a progress
   // thread.
   bool thread_multiple() const { return thread_multiple_; }
-  std::string library_version() const;  // its first line; not collective
+  // "<the library version's first line>; N processes, M on this node"; not collective.
+  std::string description() const;
   // True everywhere when every process passed rank 0's `text`; otherwise `differing_rank` is the
   // first process that did not.
   bool same_everywhere(const std::string& text, int& differing_rank);

@@ -39,10 +39,7 @@ class MpiTransport final : public Transport {
     kernels::keep_freed_memory_in_heap();
   }
   int world_ranks() const override { return world_.size(); }
-  std::string description() const override {
-    return world_.library_version() + "; " + std::to_string(world_.size()) + " processes, " +
-           std::to_string(world_.on_this_node()) + " on this node";
-  }
+  std::string description() const override { return world_.description(); }
 
   bool begin_group(int ranks) override {
     end_group();

@@ -38,10 +38,7 @@ class MpiComm final : public GroupComm {
     if (progress_.joinable()) progress_.join();
   }
 
-  std::string description() const override {
-    return world_.library_version() + "; " + std::to_string(world_.size()) + " processes, " +
-           std::to_string(world_.on_this_node()) + " on this node";
-  }
+  std::string description() const override { return world_.description(); }
   void send(const float* data, std::size_t count, int to, int tag) override {
     group_.send(data, count * sizeof(float), to, tag);
   }
