@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <limits>
 #include <stdexcept>
@@ -120,7 +121,9 @@ void MpiWorld::meet() {
   wait_polled(request, "MPI_Test", std::chrono::microseconds(200));
 }
 
-void MpiWorld::abort(int exit_code) {
+void MpiWorld::abort(const std::string& message, int exit_code) {
+  std::fprintf(stderr, "%s\n", message.c_str());
+  std::fflush(nullptr);
   if (thread_multiple_) MPI_Abort(MPI_COMM_WORLD, exit_code);
   std::_Exit(exit_code);
 }

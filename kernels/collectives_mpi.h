@@ -40,9 +40,9 @@ class MpiWorld {
   double min_over_all(double v);
   // A barrier polled with sleeps: processes with nothing to do leave the cores to the others.
   void meet();
-  // Not collective: MPI_Abort (where MPI lets any thread call it), else exit without finalizing,
-  // which makes the launcher end the other processes.
-  [[noreturn]] void abort(int exit_code);
+  // Not collective: prints `message` on stderr, then MPI_Abort (where MPI lets any thread call
+  // it), else exit without finalizing, which makes the launcher end the other processes.
+  [[noreturn]] void abort(const std::string& message, int exit_code);
 
  private:
   int rank_ = 0, size_ = 1, node_size_ = 1;

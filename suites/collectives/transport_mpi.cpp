@@ -1,6 +1,5 @@
 // The MPI transport: MPI's world as the run's processes, and MPI's collectives between them
 // (kernels/collectives_mpi.h), verified against the reference here.
-#include <cstdio>
 #include <optional>
 #include <stdexcept>
 
@@ -23,9 +22,7 @@ class MpiProcesses final : public lockstep::Processes {
   double min_over_all(double v) override { return world_.min_over_all(v); }
   void meet() override { world_.meet(); }
   [[noreturn]] void abort(const std::string& message, int exit_code) override {
-    std::fprintf(stderr, "%s\n", message.c_str());
-    std::fflush(nullptr);
-    world_.abort(exit_code);
+    world_.abort(message, exit_code);
   }
   kernels::MpiWorld& world() { return world_; }
 

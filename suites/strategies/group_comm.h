@@ -3,7 +3,6 @@
 // carries the lockstep harness's reductions, barriers and abort, and the meeting of every process.
 #pragma once
 
-#include <cstdio>
 #include <string>
 
 #include "kernels/collectives_mpi.h"
@@ -27,9 +26,7 @@ class GroupComm : public StepComm {
   // Over NCCL too, not ncclCommAbort: it may wait for the peers, which the launcher ends when this
   // one exits.
   [[noreturn]] void abort(const std::string& message, int exit_code) override {
-    std::fprintf(stderr, "%s\n", message.c_str());
-    std::fflush(nullptr);
-    world_.abort(exit_code);
+    world_.abort(message, exit_code);
   }
 
  protected:
