@@ -32,7 +32,7 @@ class MpiProcesses final : public lockstep::Processes {
 
 class MpiTransport final : public Transport {
  public:
-  explicit MpiTransport(MpiProcesses& processes) : procs_(processes), world_(processes.world()) {
+  explicit MpiTransport(kernels::MpiWorld& world) : world_(world) {
     kernels::keep_freed_memory_in_heap();
   }
   int world_ranks() const override { return world_.size(); }
@@ -75,11 +75,10 @@ class MpiTransport final : public Transport {
   double sum_over_group(double v) override { return group_->sum(v); }
 
   [[noreturn]] void abort(const std::string& message, int exit_code) override {
-    procs_.abort(message, exit_code);
+    world_.abort(message, exit_code);
   }
 
  private:
-  MpiProcesses& procs_;
   kernels::MpiWorld& world_;
   std::optional<kernels::MpiGroup> group_;  // while a group is formed
   std::optional<kernels::MpiCollective> call_;
@@ -97,9 +96,9 @@ kernels::MpiWorld* mpi_world(lockstep::Processes& processes) {
 }
 
 std::unique_ptr<Transport> make_mpi_transport(lockstep::Processes& processes) {
-  auto* mpi = dynamic_cast<MpiProcesses*>(&processes);
-  if (!mpi) throw std::runtime_error("the MPI transport needs MPI's processes (--transport mpi)");
-  return std::make_unique<MpiTransport>(*mpi);
+  kernels::MpiWorld* world = mpi_world(processes);
+  if (!world) throw std::runtime_error("the MPI transport needs MPI's processes (--transport mpi)");
+  return std::make_unique<MpiTransport>(*world);
 }
 
 }  // namespace bb::collectives
