@@ -4,7 +4,6 @@
 #pragma once
 
 #include <cstddef>
-#include <string>
 
 #include "reference/attention.h"
 #include "theory/attention.h"

@@ -6,7 +6,6 @@
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
-#include <stdexcept>
 
 #include "base/cuda_check.h"
 #include "kernels/block_quant.h"

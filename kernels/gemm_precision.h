@@ -16,7 +16,6 @@
 // summed in k order.
 #pragma once
 
-#include <cstddef>
 #include <memory>
 #include <optional>
 #include <string>

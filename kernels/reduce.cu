@@ -1,7 +1,6 @@
 // fp32 sums on the GPU (kernels/reduce.h): the two-pass tree and CUB's DeviceReduce.
 #include <cuda_runtime_api.h>
 
-#include <cmath>
 #include <cub/device/device_reduce.cuh>
 #include <stdexcept>
 

@@ -21,7 +21,6 @@
 #include <limits>
 #include <span>
 #include <stdexcept>
-#include <string>
 #include <vector>
 
 #include "reference/formats.h"

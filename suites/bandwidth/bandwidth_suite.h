@@ -5,7 +5,6 @@
 #include <cmath>
 #include <cstdint>
 #include <nlohmann/json.hpp>
-#include <string>
 #include <vector>
 
 #include "harness/case.h"
