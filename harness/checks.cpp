@@ -65,8 +65,7 @@ Check judged(const CheckHead& head, double predicted, const Band& band, const In
 
 Verdict judge(CheckKind kind, const Band& band, const Interval& measured) {
   const Verdict outside = kind == CheckKind::law ? Verdict::fail : Verdict::below_expectation;
-  const double lo = measured.is_point() ? measured.value : measured.low;
-  const double hi = measured.is_point() ? measured.value : measured.high;
+  const double lo = measured.lo(), hi = measured.hi();
   if (std::isnan(lo) || std::isnan(hi)) return outside;
   if (band.contains(lo) && band.contains(hi)) return Verdict::pass;
   if (hi < band.low || lo > band.high) return outside;
