@@ -1,9 +1,7 @@
 #include "harness/regression.h"
 
 #include <algorithm>
-#include <cmath>
 #include <fstream>
-#include <limits>
 #include <map>
 #include <set>
 #include <stdexcept>
