@@ -68,15 +68,13 @@ namespace {
 
 double log_se(const RatioInterval& r, double z) { return std::log(r.high / r.low) / (2 * z); }
 
-// q-quantile of v by linear interpolation between order statistics (v is reordered).
-double quantile_in_place(std::vector<double>& v, double q) {
+// q-quantile of v by linear interpolation between order statistics.
+double quantile(std::vector<double> v, double q) {
+  std::sort(v.begin(), v.end());
   const double at = q * static_cast<double>(v.size() - 1);
   const auto i = static_cast<std::size_t>(at);
-  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(i), v.end());
-  const double lower = v[i];
-  if (i + 1 >= v.size()) return lower;
-  const double upper = *std::min_element(v.begin() + static_cast<std::ptrdiff_t>(i) + 1, v.end());
-  return lower + (at - static_cast<double>(i)) * (upper - lower);
+  if (i + 1 >= v.size()) return v[i];
+  return v[i] + (at - static_cast<double>(i)) * (v[i + 1] - v[i]);
 }
 
 // The t quantile, and the normal's for ν = ∞.
@@ -122,7 +120,7 @@ RunNoise run_level_noise(std::span<const RatioInterval> cases, double confidence
   std::vector<double> dev = logs;
   const double center = median_of(logs);
   for (double& x : dev) x = std::fabs(x - center);
-  const double q90 = quantile_in_place(dev, 0.9);
+  const double q90 = quantile(dev, 0.9);
   const double q50 = median_of(dev);
   if (!(q50 > 0)) return noise;
   noise.dof = dof_for_tail_ratio(q90 / q50);
