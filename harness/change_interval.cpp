@@ -23,49 +23,6 @@ std::vector<double> log_thinned(std::span<const double> samples_s) {
 // P(Z ≥ z) for the standard normal.
 double upper_tail(double z) { return 0.5 * std::erfc(z / std::sqrt(2.0)); }
 
-}  // namespace
-
-RatioInterval ratio_interval(std::span<const double> base_s, std::span<const double> next_s,
-                             double threshold, double confidence) {
-  RatioInterval r;
-  const std::vector<double> x = log_thinned(base_s), y = log_thinned(next_s);
-  if (x.size() < 2 || y.size() < 2) return r;
-  std::vector<double> d;
-  d.reserve(x.size() * y.size());
-  for (double yj : y)
-    for (double xi : x) d.push_back(yj - xi);
-  const std::size_t N = d.size();
-  const double n1 = static_cast<double>(x.size()), n2 = static_cast<double>(y.size());
-  std::sort(d.begin(), d.end());
-  const double sigma = std::sqrt(n1 * n2 * (n1 + n2 + 1) / 12);
-  const double z = normal_quantile(0.5 + 0.5 * confidence);
-  const double k = std::floor(static_cast<double>(N) / 2 - z * sigma);
-  const std::size_t lo_rank = k >= 1 ? static_cast<std::size_t>(k) : 1;  // 1-based
-  r.ratio = std::exp(median_of(d));
-  r.low = std::exp(d[lo_rank - 1]);
-  r.high = std::exp(d[N - lo_rank]);
-  // Coverage of [D_(k), D_(N+1−k)] = 1 − 2·P(U ≤ k − 1), U's normal approximation with continuity.
-  r.coverage =
-      1 - 2 * upper_tail((static_cast<double>(N) / 2 - (static_cast<double>(lo_rank) - 1 + 0.5)) /
-                         sigma);
-  // U counts pairs beyond the threshold's shift (ties half): a large count rejects "no more than".
-  const auto pairs_above = [&](double shift) {
-    double u = 0;
-    for (double v : d) u += v > shift ? 1.0 : v == shift ? 0.5 : 0.0;
-    return u;
-  };
-  const double half = static_cast<double>(N) / 2;
-  const double u_slower = pairs_above(std::log1p(threshold));
-  r.p_slower = upper_tail((u_slower - half - 0.5) / sigma);
-  if (threshold < 1) {
-    const double u_faster = static_cast<double>(N) - pairs_above(std::log1p(-threshold));
-    r.p_faster = upper_tail((u_faster - half - 0.5) / sigma);
-  }
-  return r;
-}
-
-namespace {
-
 double log_se(const RatioInterval& r, double z) { return std::log(r.high / r.low) / (2 * z); }
 
 // q-quantile of v by linear interpolation between order statistics.
@@ -107,6 +64,45 @@ double dof_for_tail_ratio(double R) {
 }
 
 }  // namespace
+
+RatioInterval ratio_interval(std::span<const double> base_s, std::span<const double> next_s,
+                             double threshold, double confidence) {
+  RatioInterval r;
+  const std::vector<double> x = log_thinned(base_s), y = log_thinned(next_s);
+  if (x.size() < 2 || y.size() < 2) return r;
+  std::vector<double> d;
+  d.reserve(x.size() * y.size());
+  for (double yj : y)
+    for (double xi : x) d.push_back(yj - xi);
+  const std::size_t N = d.size();
+  const double n1 = static_cast<double>(x.size()), n2 = static_cast<double>(y.size());
+  std::sort(d.begin(), d.end());
+  const double sigma = std::sqrt(n1 * n2 * (n1 + n2 + 1) / 12);
+  const double z = normal_quantile(0.5 + 0.5 * confidence);
+  const double k = std::floor(static_cast<double>(N) / 2 - z * sigma);
+  const std::size_t lo_rank = k >= 1 ? static_cast<std::size_t>(k) : 1;  // 1-based
+  r.ratio = std::exp(median_of(d));
+  r.low = std::exp(d[lo_rank - 1]);
+  r.high = std::exp(d[N - lo_rank]);
+  // Coverage of [D_(k), D_(N+1−k)] = 1 − 2·P(U ≤ k − 1), U's normal approximation with continuity.
+  r.coverage =
+      1 - 2 * upper_tail((static_cast<double>(N) / 2 - (static_cast<double>(lo_rank) - 1 + 0.5)) /
+                         sigma);
+  // U counts pairs beyond the threshold's shift (ties half): a large count rejects "no more than".
+  const auto pairs_above = [&](double shift) {
+    double u = 0;
+    for (double v : d) u += v > shift ? 1.0 : v == shift ? 0.5 : 0.0;
+    return u;
+  };
+  const double half = static_cast<double>(N) / 2;
+  const double u_slower = pairs_above(std::log1p(threshold));
+  r.p_slower = upper_tail((u_slower - half - 0.5) / sigma);
+  if (threshold < 1) {
+    const double u_faster = static_cast<double>(N) - pairs_above(std::log1p(-threshold));
+    r.p_faster = upper_tail((u_faster - half - 0.5) / sigma);
+  }
+  return r;
+}
 
 RunNoise run_level_noise(std::span<const RatioInterval> cases, double confidence) {
   RunNoise noise;
