@@ -3,9 +3,7 @@
 #include <cublas_v2.h>
 #include <dlfcn.h>
 
-#include <cstdint>
 #include <sstream>
-#include <string>
 #include <utility>
 
 #include "base/cuda_check.h"
