@@ -48,14 +48,19 @@ GemmExTypes gemm_ex_types(GemmMode m) {
 cublasStatus_t gemm_ex(cublasHandle_t h, GemmMode mode, int m, int n, int k, const void* a,
                        const void* b, void* c) {
   const GemmExTypes t = gemm_ex_types(mode);
-  if (t.compute == CUBLAS_COMPUTE_64F) {
-    const double one = 1, zero = 0;
+  // alpha and beta have the compute type's scalar type: double for 64F, float for the 32F kinds.
+  const auto call = [&](auto one) {
+    const decltype(one) zero = 0;
     return cublasGemmEx(h, CUBLAS_OP_T, CUBLAS_OP_N, m, n, k, &one, a, t.input, k, b, t.input, k,
                         &zero, c, t.output, m, t.compute, CUBLAS_GEMM_DEFAULT);
-  }
-  const float one = 1, zero = 0;
-  return cublasGemmEx(h, CUBLAS_OP_T, CUBLAS_OP_N, m, n, k, &one, a, t.input, k, b, t.input, k,
-                      &zero, c, t.output, m, t.compute, CUBLAS_GEMM_DEFAULT);
+  };
+  return t.compute == CUBLAS_COMPUTE_64F ? call(1.0) : call(1.0f);
+}
+
+// Destructors do not throw: a failing release is reported and otherwise ignored.
+void report(cublasStatus_t s, const char* what) {
+  if (s != CUBLAS_STATUS_SUCCESS)
+    std::fprintf(stderr, "boundbench: %s: %s\n", what, cublasGetStatusString(s));
 }
 
 bool is_unsupported_status(cublasStatus_t s) {
@@ -75,11 +80,6 @@ struct LtPlan {
   LtPlan(const LtPlan&) = delete;
   LtPlan& operator=(const LtPlan&) = delete;
   ~LtPlan() {
-    // Destructors do not throw: a failing release is reported and otherwise ignored.
-    const auto report = [](cublasStatus_t s, const char* what) {
-      if (s != CUBLAS_STATUS_SUCCESS)
-        std::fprintf(stderr, "boundbench: %s: %s\n", what, cublasGetStatusString(s));
-    };
     if (c) report(cublasLtMatrixLayoutDestroy(c), "cublasLtMatrixLayoutDestroy");
     if (b) report(cublasLtMatrixLayoutDestroy(b), "cublasLtMatrixLayoutDestroy");
     if (a) report(cublasLtMatrixLayoutDestroy(a), "cublasLtMatrixLayoutDestroy");
@@ -127,9 +127,7 @@ struct GemmRunner::Impl {
       scales = nullptr;
     }
     if (lt) {
-      const cublasStatus_t s = cublasLtDestroy(lt);
-      if (s != CUBLAS_STATUS_SUCCESS)
-        std::fprintf(stderr, "boundbench: cublasLtDestroy: %s\n", cublasGetStatusString(s));
+      report(cublasLtDestroy(lt), "cublasLtDestroy");
       lt = nullptr;
     }
   }

@@ -124,15 +124,6 @@ GemmTypes gemm_types(GemmPrecision p) {
   throw std::invalid_argument("gemm_cuda: unknown precision");
 }
 
-// alpha and beta have the compute type's scalar type: double for 64F, float for the 32F kinds.
-template <class Scalar>
-void gemm_ex(cublasHandle_t h, const GemmTypes& t, int n, const void* a, const void* b, void* c) {
-  const Scalar one = 1, zero = 0;
-  check_cublas(cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, a, t.input, n, b, t.input,
-                            n, &zero, c, t.output, n, t.compute, CUBLAS_GEMM_DEFAULT),
-               "cublasGemmEx");
-}
-
 }  // namespace
 
 void fma_chain_cuda(FmaType type, void* x, std::size_t n, int k, double a, double b, int blocks,
@@ -194,12 +185,15 @@ void gemm_cuda(GemmPrecision p, int n, const void* a, const void* b, void* c, Cu
   if (n < 1) throw std::invalid_argument("gemm_cuda: n must be >= 1");
   if (!a || !b || !c) throw std::invalid_argument("gemm_cuda: null matrix");
   const GemmTypes t = gemm_types(p);
-  cublasHandle_t h = handle.get();
   handle.bind(stream);
-  if (t.compute == CUBLAS_COMPUTE_64F)
-    gemm_ex<double>(h, t, n, a, b, c);
-  else
-    gemm_ex<float>(h, t, n, a, b, c);
+  // alpha and beta have the compute type's scalar type: double for 64F, float for the 32F kinds.
+  const auto call = [&](auto one) {
+    const decltype(one) zero = 0;
+    check_cublas(cublasGemmEx(handle.get(), CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, a, t.input, n,
+                              b, t.input, n, &zero, c, t.output, n, t.compute, CUBLAS_GEMM_DEFAULT),
+                 "cublasGemmEx");
+  };
+  t.compute == CUBLAS_COMPUTE_64F ? call(1.0) : call(1.0f);
 }
 
 }  // namespace bb::kernels
