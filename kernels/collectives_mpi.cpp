@@ -59,6 +59,12 @@ void wait_polled(MPI_Request& request, const char* what,
   }
 }
 
+int int_count(std::size_t count, const char* what) {
+  if (count > static_cast<std::size_t>(std::numeric_limits<int>::max()))
+    throw std::runtime_error(std::string(what) + ": more than 2^31-1 elements");
+  return static_cast<int>(count);
+}
+
 double allreduce(double v, MPI_Op op, MPI_Comm comm) {
   double r = 0;
   mpi_check(MPI_Allreduce(&v, &r, 1, MPI_DOUBLE, op, comm), "MPI_Allreduce");
@@ -150,16 +156,6 @@ double MpiGroup::sum(double v) { return allreduce(v, MPI_SUM, comm_); }
 void MpiGroup::broadcast(void* data, int bytes, int root) {
   mpi_check(MPI_Bcast(data, bytes, MPI_BYTE, root, comm_), "MPI_Bcast");
 }
-
-namespace {
-
-int int_count(std::size_t count, const char* what) {
-  if (count > static_cast<std::size_t>(std::numeric_limits<int>::max()))
-    throw std::runtime_error(std::string(what) + ": more than 2^31-1 elements");
-  return static_cast<int>(count);
-}
-
-}  // namespace
 
 void MpiGroup::send(const void* data, std::size_t bytes, int to, int tag) {
   MPI_Request request = MPI_REQUEST_NULL;
