@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <map>
 #include <memory>
+#include <source_location>
 #include <stdexcept>
 #include <string>
 #include <tuple>
@@ -61,6 +62,15 @@ cublasStatus_t gemm_ex(cublasHandle_t h, GemmMode mode, int m, int n, int k, con
 void report(cublasStatus_t s, const char* what) {
   if (s != CUBLAS_STATUS_SUCCESS)
     std::fprintf(stderr, "boundbench: %s: %s\n", what, cublasGetStatusString(s));
+}
+
+// One matmul descriptor attribute, its failure named "cublasLtMatmulDescSetAttribute(<name>)".
+template <class V>
+void set_attribute(cublasLtMatmulDesc_t desc, cublasLtMatmulDescAttributes_t attribute,
+                   const V& value, const char* name,
+                   std::source_location loc = std::source_location::current()) {
+  check_cublas(cublasLtMatmulDescSetAttribute(desc, attribute, &value, sizeof value),
+               std::string("cublasLtMatmulDescSetAttribute(") + name + ")", loc);
 }
 
 bool is_unsupported_status(cublasStatus_t s) {
@@ -146,24 +156,14 @@ struct GemmRunner::Impl {
     check_cublas(cublasLtMatmulDescCreate(&p.desc, CUBLAS_COMPUTE_32F, CUDA_R_32F),
                  "cublasLtMatmulDescCreate");
     const cublasOperation_t ta = CUBLAS_OP_T, tb = CUBLAS_OP_N;
-    check_cublas(
-        cublasLtMatmulDescSetAttribute(p.desc, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof ta),
-        "cublasLtMatmulDescSetAttribute(TRANSA)");
-    check_cublas(
-        cublasLtMatmulDescSetAttribute(p.desc, CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof tb),
-        "cublasLtMatmulDescSetAttribute(TRANSB)");
+    set_attribute(p.desc, CUBLASLT_MATMUL_DESC_TRANSA, ta, "TRANSA");
+    set_attribute(p.desc, CUBLASLT_MATMUL_DESC_TRANSB, tb, "TRANSB");
     const float* a_scale = scales;
     const float* b_scale = scales + 1;
-    check_cublas(cublasLtMatmulDescSetAttribute(p.desc, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER,
-                                                &a_scale, sizeof a_scale),
-                 "cublasLtMatmulDescSetAttribute(A_SCALE_POINTER)");
-    check_cublas(cublasLtMatmulDescSetAttribute(p.desc, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER,
-                                                &b_scale, sizeof b_scale),
-                 "cublasLtMatmulDescSetAttribute(B_SCALE_POINTER)");
+    set_attribute(p.desc, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, a_scale, "A_SCALE_POINTER");
+    set_attribute(p.desc, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, b_scale, "B_SCALE_POINTER");
     const std::int8_t fast = mode == GemmMode::e4m3_fast_accum ? 1 : 0;
-    check_cublas(
-        cublasLtMatmulDescSetAttribute(p.desc, CUBLASLT_MATMUL_DESC_FAST_ACCUM, &fast, sizeof fast),
-        "cublasLtMatmulDescSetAttribute(FAST_ACCUM)");
+    set_attribute(p.desc, CUBLASLT_MATMUL_DESC_FAST_ACCUM, fast, "FAST_ACCUM");
     // A: k×m column-major (op T), B: k×n column-major, C = D: m×n fp32.
     const auto um = static_cast<std::uint64_t>(m), un = static_cast<std::uint64_t>(n),
                uk = static_cast<std::uint64_t>(k);
