@@ -83,18 +83,14 @@ __nv_bfloat162 splat<__nv_bfloat162>(double c) {
   return __halves2bfloat162(h, h);
 }
 
-void check_launch_shape(int k, int blocks, int threads) {
-  if (k < 0) throw std::invalid_argument("fma_chain_cuda: k must be >= 0");
-  if (blocks < 1) throw std::invalid_argument("fma_chain_cuda: blocks must be >= 1");
-  if (threads < 1 || threads > kMaxThreadsPerBlock)
-    throw std::invalid_argument("fma_chain_cuda: threads must be in [1, 1024]");
-}
-
 // n elements of the type; V holds `lanes` of them (2 for the paired types).
 template <class V>
 void launch_chain(void* x, std::size_t n, int lanes, int k, double a, double b, int blocks,
                   int threads, CUstream_st* stream) {
-  check_launch_shape(k, blocks, threads);
+  if (k < 0) throw std::invalid_argument("fma_chain_cuda: k must be >= 0");
+  if (blocks < 1) throw std::invalid_argument("fma_chain_cuda: blocks must be >= 1");
+  if (threads < 1 || threads > kMaxThreadsPerBlock)
+    throw std::invalid_argument("fma_chain_cuda: threads must be in [1, 1024]");
   if (n % lanes != 0)
     throw std::invalid_argument("fma_chain_cuda: n must be even for fp16 and bf16 (pairs)");
   if (n > 0 && x == nullptr) throw std::invalid_argument("fma_chain_cuda: x is null");
