@@ -73,6 +73,11 @@ void set_attribute(cublasLtMatmulDesc_t desc, cublasLtMatmulDescAttributes_t att
                std::string("cublasLtMatmulDescSetAttribute(") + name + ")", loc);
 }
 
+void check_shape(int m, int n, int k, const void* a, const void* b, const void* c) {
+  if (m < 1 || n < 1 || k < 1) throw std::invalid_argument("GemmRunner: m, n, k must be >= 1");
+  if (!a || !b || !c) throw std::invalid_argument("GemmRunner: null matrix");
+}
+
 bool is_unsupported_status(cublasStatus_t s) {
   return s == CUBLAS_STATUS_NOT_SUPPORTED || s == CUBLAS_STATUS_ARCH_MISMATCH;
 }
@@ -229,13 +234,6 @@ struct GemmRunner::Impl {
 
 GemmRunner::GemmRunner() : impl_(std::make_unique<Impl>()) {}
 GemmRunner::~GemmRunner() = default;
-
-namespace {
-void check_shape(int m, int n, int k, const void* a, const void* b, const void* c) {
-  if (m < 1 || n < 1 || k < 1) throw std::invalid_argument("GemmRunner: m, n, k must be >= 1");
-  if (!a || !b || !c) throw std::invalid_argument("GemmRunner: null matrix");
-}
-}  // namespace
 
 std::optional<std::string> gemm_device_unsupported(GemmMode mode, int cc_major, int cc_minor,
                                                    int k) {
