@@ -471,12 +471,10 @@ void launch_decode(const AttentionDims& s, const T* q, const T* k, const T* v, f
   if (decode_workspace_bytes(s, p) > 0 && workspace == nullptr)
     throw std::invalid_argument(
         "decode attention: no workspace (attention_decode_workspace_bytes)");
-  auto* partial = static_cast<float*>(workspace);
-  if (p.heads_per_block == 4)
-    return launch_decode_heads<T, D, 4>(s, p, q, k, v, o, partial, stream);
-  if (p.heads_per_block == 2)
-    return launch_decode_heads<T, D, 2>(s, p, q, k, v, o, partial, stream);
-  launch_decode_heads<T, D, 1>(s, p, q, k, v, o, partial, stream);
+  const auto launch = p.heads_per_block == 4   ? launch_decode_heads<T, D, 4>
+                      : p.heads_per_block == 2 ? launch_decode_heads<T, D, 2>
+                                               : launch_decode_heads<T, D, 1>;
+  launch(s, p, q, k, v, o, static_cast<float*>(workspace), stream);
 }
 
 void check_dims(const AttentionDims& s) {
