@@ -29,8 +29,7 @@ void mpi_check(int rc, const char* what) {
 
 template <DType T, RedOp O>
 void reduce16(void* in, void* inout, int* len, MPI_Datatype*) {
-  for (int i = 0; i < *len; ++i) {
-    const auto k = static_cast<std::size_t>(i);
+  for (std::size_t k = 0; k < static_cast<std::size_t>(*len); ++k) {
     const double a = reference::decode_element(T, reference::load_element(T, in, k));
     const double b = reference::decode_element(T, reference::load_element(T, inout, k));
     const double r = O == RedOp::sum ? a + b : O == RedOp::max ? std::max(a, b) : std::min(a, b);
