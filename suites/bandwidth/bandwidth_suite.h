@@ -23,9 +23,8 @@ std::vector<std::uint64_t> sweep_sizes(std::uint64_t max_bytes, int per_octave);
 inline constexpr int kSweepPerOctave = 4;       // full runs
 inline constexpr int kSweepPerOctaveQuick = 2;  // --quick
 
-// Host sweeps reach 4x the last-level cache, GPU sweeps 8x the L2 (both at least 64 MiB).
-std::uint64_t host_sweep_max_bytes(const HostInfo& host);
-std::uint64_t cuda_sweep_max_bytes(std::uint64_t l2_bytes);
+// Host sweeps reach 4x the last-level cache, GPU sweeps 8x the L2, both at least this.
+inline constexpr std::uint64_t kSweepMinMaxBytes = std::uint64_t{64} << 20;
 
 // Passes over a working set of `bytes` so that a sample reads at least `sample_bytes`.
 inline int read_passes(std::uint64_t bytes, double sample_bytes) {
