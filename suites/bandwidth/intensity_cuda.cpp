@@ -151,14 +151,6 @@ class FmaChainCuda final : public Instance {
   DeviceBuffer x_;
 };
 
-// One array, read and written in place, spanning at least 8x the L2 (and 2^25 elements), rounded
-// up to 2^20 elements (so even, as the paired types need).
-std::size_t chain_dram_elements(const GpuDevice& gpu, std::size_t element_bytes) {
-  const std::uint64_t need = kCudaCacheMultiple * gpu.l2_bytes / element_bytes;
-  const std::size_t mib = std::size_t{1} << 20;
-  return std::max<std::size_t>(kCudaMinElements, (need + mib - 1) / mib * mib);
-}
-
 // Above kMaxDramK: about kComputeFlop per sample (2k flop per element), at least 2^20, even.
 std::size_t chain_elements(std::size_t n_dram, int k) {
   if (k <= kMaxDramK) return n_dram;
@@ -171,7 +163,10 @@ Case chain_case(const ChainType& t, int k, bool in_quick) {
          [t, k](const CaseContext& ctx) {
            const GpuDevice& gpu = *ctx.gpu;
            const std::size_t element_bytes = reference::storage_bytes(t.storage);
-           const std::size_t n_dram = chain_dram_elements(gpu, element_bytes);
+           // One array, read and written in place, spanning at least 8x the L2 (3 STREAM arrays
+           // spanning 3 x 8x), rounded up to 2^20 elements (so even, as the paired types need).
+           const std::size_t n_dram = stream_elements(gpu.l2_bytes, 3 * kCudaCacheMultiple,
+                                                      element_bytes, kCudaMinElements);
            const std::size_t n = chain_elements(n_dram, k);
            Declared d;
            // Each element is read once and written once; each FMA is 2 flop (fp16/bf16: per lane).
