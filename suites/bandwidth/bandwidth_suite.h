@@ -31,6 +31,15 @@ inline int read_passes(std::uint64_t bytes, double sample_bytes) {
   return static_cast<int>(std::max(1.0, std::ceil(sample_bytes / static_cast<double>(bytes))));
 }
 
+// Elements of an intensity-sweep array at k FMAs per element: n_dram up to k = 64 (DRAM-bound),
+// above it about `sample_flop` per sample (2k flop per element), within [2^20, n_dram]; rounded
+// down to even for the paired types when `even`.
+inline std::size_t intensity_elements(std::size_t n_dram, int k, double sample_flop, bool even) {
+  if (k <= 64) return n_dram;
+  const auto n_compute = static_cast<std::size_t>(sample_flop / (2.0 * k));
+  return std::min(n_dram, std::max(std::size_t{1} << 20, even ? n_compute / 2 * 2 : n_compute));
+}
+
 // One full wave of `threads`-thread blocks: as many as the SMs hold at once by their thread limit.
 inline int full_wave_blocks(const GpuDevice& gpu, int threads) {
   return gpu.sm_count * std::max(1, gpu.max_threads_per_sm / threads);
