@@ -27,15 +27,6 @@ std::string arch_name(const ArchPeaks& a) {
   return "sm_" + std::to_string(a.cc_major * 10 + a.cc_minor);
 }
 
-// "sm_90" or "9.0" → {9, 0}
-std::pair<int, int> parse_arch(const std::string& arch) {
-  for (const auto& a : arch_peaks_table()) {
-    const std::string dotted = std::to_string(a.cc_major) + "." + std::to_string(a.cc_minor);
-    if (arch == arch_name(a) || arch == dotted) return {a.cc_major, a.cc_minor};
-  }
-  throw std::invalid_argument("--arch: unknown architecture '" + arch + "'");
-}
-
 std::vector<FormulaOutput> roofline_outputs(const FormulaArgs& a) {
   const double flop = a.number("flop"), bytes = a.number("bytes");
   const double peak = a.number("peak_flop_per_s"), bw = a.number("bandwidth_bytes_per_s");
@@ -317,8 +308,11 @@ std::vector<Formula> all_formulas() {
         {"sms", "streaming multiprocessors", {}},
         {"sm_clock_hz", "SM clock, Hz", {}}},
        [](const FormulaArgs& a) {
-         const auto [major, minor] = parse_arch(a.choice("arch"));
-         const ArchPeaks& arch = *find_arch_peaks(major, minor);
+         // A valid choice: one of the table's names.
+         const auto table = arch_peaks_table();
+         const ArchPeaks& arch = *std::find_if(table.begin(), table.end(), [&](const ArchPeaks& e) {
+           return arch_name(e) == a.choice("arch");
+         });
          const auto p = static_cast<std::size_t>(*precision_from_name(a.choice("precision")));
          const double per_sm = a.choice("unit") == "tensor_core"
                                    ? arch.tensor_flop_per_clock_per_sm[p]

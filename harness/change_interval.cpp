@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <limits>
 
 #include <boost/math/distributions/students_t.hpp>
 
@@ -21,79 +20,18 @@ std::vector<double> log_thinned(std::span<const double> samples_s) {
   return v;
 }
 
-// The median of v by selection (linear time; v is reordered).
-double median_in_place(std::vector<double>& v) {
-  const std::size_t n = v.size();
-  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(n / 2), v.end());
-  const double upper = v[n / 2];
-  if (n % 2) return upper;
-  return 0.5 *
-         (upper + *std::max_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(n / 2)));
-}
-
 // P(Z ≥ z) for the standard normal.
 double upper_tail(double z) { return 0.5 * std::erfc(z / std::sqrt(2.0)); }
 
-}  // namespace
-
-RatioInterval ratio_interval(std::span<const double> base_s, std::span<const double> next_s,
-                             double threshold, double confidence) {
-  RatioInterval r;
-  const std::vector<double> x = log_thinned(base_s), y = log_thinned(next_s);
-  if (x.size() < 2 || y.size() < 2) return r;
-  std::vector<double> d;
-  d.reserve(x.size() * y.size());
-  for (double yj : y)
-    for (double xi : x) d.push_back(yj - xi);
-  const std::size_t N = d.size();
-  const double n1 = static_cast<double>(x.size()), n2 = static_cast<double>(y.size());
-  // Order statistics by selection (linear time) rather than a sort of all n1·n2 differences.
-  const auto order_stat = [&](std::size_t rank0) {
-    std::nth_element(d.begin(), d.begin() + static_cast<std::ptrdiff_t>(rank0), d.end());
-    return d[rank0];
-  };
-  const double mid = median_in_place(d);
-  const double sigma = std::sqrt(n1 * n2 * (n1 + n2 + 1) / 12);
-  const double z = normal_quantile(0.5 + 0.5 * confidence);
-  const double k = std::floor(static_cast<double>(N) / 2 - z * sigma);
-  const std::size_t lo_rank = k >= 1 ? static_cast<std::size_t>(k) : 1;  // 1-based
-  const double low = order_stat(lo_rank - 1), high = order_stat(N - lo_rank);
-  r.ratio = std::exp(mid);
-  r.low = std::exp(low);
-  r.high = std::exp(high);
-  // Coverage of [D_(k), D_(N+1−k)] = 1 − 2·P(U ≤ k − 1), U's normal approximation with continuity.
-  r.coverage =
-      1 - 2 * upper_tail((static_cast<double>(N) / 2 - (static_cast<double>(lo_rank) - 1 + 0.5)) /
-                         sigma);
-  // U counts pairs beyond the threshold's shift (ties half): a large count rejects "no more than".
-  const auto pairs_above = [&](double shift) {
-    double u = 0;
-    for (double v : d) u += v > shift ? 1.0 : v == shift ? 0.5 : 0.0;
-    return u;
-  };
-  const double half = static_cast<double>(N) / 2;
-  const double u_slower = pairs_above(std::log1p(threshold));
-  r.p_slower = upper_tail((u_slower - half - 0.5) / sigma);
-  if (threshold < 1) {
-    const double u_faster = static_cast<double>(N) - pairs_above(std::log1p(-threshold));
-    r.p_faster = upper_tail((u_faster - half - 0.5) / sigma);
-  }
-  return r;
-}
-
-namespace {
-
 double log_se(const RatioInterval& r, double z) { return std::log(r.high / r.low) / (2 * z); }
 
-// q-quantile of v by linear interpolation between order statistics (v is reordered).
-double quantile_in_place(std::vector<double>& v, double q) {
+// q-quantile of v by linear interpolation between order statistics.
+double quantile(std::vector<double> v, double q) {
+  std::sort(v.begin(), v.end());
   const double at = q * static_cast<double>(v.size() - 1);
   const auto i = static_cast<std::size_t>(at);
-  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(i), v.end());
-  const double lower = v[i];
-  if (i + 1 >= v.size()) return lower;
-  const double upper = *std::min_element(v.begin() + static_cast<std::ptrdiff_t>(i) + 1, v.end());
-  return lower + (at - static_cast<double>(i)) * (upper - lower);
+  if (i + 1 >= v.size()) return v[i];
+  return v[i] + (at - static_cast<double>(i)) * (v[i + 1] - v[i]);
 }
 
 // The t quantile, and the normal's for ν = ∞.
@@ -127,6 +65,45 @@ double dof_for_tail_ratio(double R) {
 
 }  // namespace
 
+RatioInterval ratio_interval(std::span<const double> base_s, std::span<const double> next_s,
+                             double threshold, double confidence) {
+  RatioInterval r;
+  const std::vector<double> x = log_thinned(base_s), y = log_thinned(next_s);
+  if (x.size() < 2 || y.size() < 2) return r;
+  std::vector<double> d;
+  d.reserve(x.size() * y.size());
+  for (double yj : y)
+    for (double xi : x) d.push_back(yj - xi);
+  const std::size_t N = d.size();
+  const double n1 = static_cast<double>(x.size()), n2 = static_cast<double>(y.size());
+  std::sort(d.begin(), d.end());
+  const double sigma = std::sqrt(n1 * n2 * (n1 + n2 + 1) / 12);
+  const double z = normal_quantile(0.5 + 0.5 * confidence);
+  const double k = std::floor(static_cast<double>(N) / 2 - z * sigma);
+  const std::size_t lo_rank = k >= 1 ? static_cast<std::size_t>(k) : 1;  // 1-based
+  r.ratio = std::exp(median_of(d));
+  r.low = std::exp(d[lo_rank - 1]);
+  r.high = std::exp(d[N - lo_rank]);
+  // Coverage of [D_(k), D_(N+1−k)] = 1 − 2·P(U ≤ k − 1), U's normal approximation with continuity.
+  r.coverage =
+      1 - 2 * upper_tail((static_cast<double>(N) / 2 - (static_cast<double>(lo_rank) - 1 + 0.5)) /
+                         sigma);
+  // U counts pairs beyond the threshold's shift (ties half): a large count rejects "no more than".
+  const auto pairs_above = [&](double shift) {
+    double u = 0;
+    for (double v : d) u += v > shift ? 1.0 : v == shift ? 0.5 : 0.0;
+    return u;
+  };
+  const double half = static_cast<double>(N) / 2;
+  const double u_slower = pairs_above(std::log1p(threshold));
+  r.p_slower = upper_tail((u_slower - half - 0.5) / sigma);
+  if (threshold < 1) {
+    const double u_faster = static_cast<double>(N) - pairs_above(std::log1p(-threshold));
+    r.p_faster = upper_tail((u_faster - half - 0.5) / sigma);
+  }
+  return r;
+}
+
 RunNoise run_level_noise(std::span<const RatioInterval> cases, double confidence) {
   RunNoise noise;
   if (cases.size() < kMinCasesForRunNoise) return noise;
@@ -137,14 +114,14 @@ RunNoise run_level_noise(std::span<const RatioInterval> cases, double confidence
     se2.push_back(log_se(c, z) * log_se(c, z));
   }
   std::vector<double> dev = logs;
-  const double center = median_in_place(logs);
+  const double center = median_of(logs);
   for (double& x : dev) x = std::fabs(x - center);
-  const double q90 = quantile_in_place(dev, 0.9);
-  const double q50 = median_in_place(dev);
+  const double q90 = quantile(dev, 0.9);
+  const double q50 = median_of(dev);
   if (!(q50 > 0)) return noise;
   noise.dof = dof_for_tail_ratio(q90 / q50);
   const double s = q50 / t_quantile(0.75, noise.dof);
-  noise.scale = std::sqrt(std::max(0.0, s * s - median_in_place(se2)));
+  noise.scale = std::sqrt(std::max(0.0, s * s - median_of(se2)));
   return noise;
 }
 

@@ -33,6 +33,20 @@ std::string judgement(Verdict v) {
   return "not judged";
 }
 
+// "2 +/- 0.2", ">= 2.85e-3", "<= 1", "[1, 3]".
+std::string band_text(double predicted, const Band& band) {
+  const bool low = std::isfinite(band.low), high = std::isfinite(band.high);
+  if (low && !high) return fmt::format(">= {:.4g}", band.low);
+  if (high && !low) return fmt::format("<= {:.4g}", band.high);
+  if (!low && !high) return "any value";
+  if (band.low == band.high) return fmt::format("== {:.4g}", band.low);
+  const double below = predicted - band.low, above = band.high - predicted;
+  if (std::isfinite(predicted) && below >= 0 && above >= 0 &&
+      std::fabs(below - above) <= 1e-9 * std::max(std::fabs(predicted), above))
+    return g(predicted) + " +/- " + g(above);
+  return fmt::format("[{:.4g}, {:.4g}]", band.low, band.high);
+}
+
 Check judged(const CheckHead& head, double predicted, const Band& band, const Interval& measured,
              const std::string& extra = "") {
   Check k = head_only(head);
@@ -51,8 +65,7 @@ Check judged(const CheckHead& head, double predicted, const Band& band, const In
 
 Verdict judge(CheckKind kind, const Band& band, const Interval& measured) {
   const Verdict outside = kind == CheckKind::law ? Verdict::fail : Verdict::below_expectation;
-  const double lo = measured.is_point() ? measured.value : measured.low;
-  const double hi = measured.is_point() ? measured.value : measured.high;
+  const double lo = measured.lo(), hi = measured.hi();
   if (std::isnan(lo) || std::isnan(hi)) return outside;
   if (band.contains(lo) && band.contains(hi)) return Verdict::pass;
   if (hi < band.low || lo > band.high) return outside;
@@ -110,19 +123,6 @@ std::string interval_text(const Interval& i) {
   std::string s = g(i.value) + " [" + g(i.low) + ", " + g(i.high) + "]";
   if (!std::isnan(i.coverage)) s += fmt::format(" ({:.1f}% CI)", 100 * i.coverage);
   return s;
-}
-
-std::string band_text(double predicted, const Band& band) {
-  const bool low = std::isfinite(band.low), high = std::isfinite(band.high);
-  if (low && !high) return fmt::format(">= {:.4g}", band.low);
-  if (high && !low) return fmt::format("<= {:.4g}", band.high);
-  if (!low && !high) return "any value";
-  if (band.low == band.high) return fmt::format("== {:.4g}", band.low);
-  const double below = predicted - band.low, above = band.high - predicted;
-  if (std::isfinite(predicted) && below >= 0 && above >= 0 &&
-      std::fabs(below - above) <= 1e-9 * std::max(std::fabs(predicted), above))
-    return g(predicted) + " +/- " + g(above);
-  return fmt::format("[{:.4g}, {:.4g}]", band.low, band.high);
 }
 
 }  // namespace bb

@@ -54,7 +54,5 @@ Check pass_proves_little(Check k, const std::string& why);
 
 // "1.75 [1.52, 2.1] (95.0% CI)", or "1.75" for a point.
 std::string interval_text(const Interval& i);
-// "2 +/- 0.2", ">= 2.85e-3", "<= 1", "[1, 3]".
-std::string band_text(double predicted, const Band& band);
 
 }  // namespace bb

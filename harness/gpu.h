@@ -75,8 +75,6 @@ class GpuSession {
  public:
   GpuSession(const GpuDevice& device, bool flush_l2);
   ~GpuSession();
-  GpuSession(const GpuSession&) = delete;
-  GpuSession& operator=(const GpuSession&) = delete;
 
   // One sample: flush L2 (unless hot), record start, enqueue, check the launch, record stop, wait.
   // Returns the event-measured seconds between start and stop.
@@ -97,8 +95,6 @@ class DeviceBuffer {
   ~DeviceBuffer();
   DeviceBuffer(DeviceBuffer&& o) noexcept;
   DeviceBuffer& operator=(DeviceBuffer&& o) noexcept;
-  DeviceBuffer(const DeviceBuffer&) = delete;
-  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
 
   void* get() const { return ptr_; }
   template <class T>

@@ -3,9 +3,7 @@
 #include <cublas_v2.h>
 #include <dlfcn.h>
 
-#include <cstdint>
 #include <sstream>
-#include <string>
 #include <utility>
 
 #include "base/cuda_check.h"
@@ -175,7 +173,6 @@ GpuSession::GpuSession(const GpuDevice& device, bool flush_l2) : impl_(std::make
 }
 
 GpuSession::~GpuSession() {
-  if (!impl_) return;
   // Destructors do not throw: failures here leave nothing to recover.
   if (impl_->stream) cudaStreamSynchronize(impl_->stream);
   if (impl_->start) cudaEventDestroy(impl_->start);

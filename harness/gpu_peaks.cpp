@@ -1,7 +1,6 @@
 #include <algorithm>
 
 #include "harness/gpu.h"
-#include "theory/peaks.h"
 
 namespace bb {
 

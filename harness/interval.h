@@ -18,6 +18,9 @@ struct Interval {
   static Interval point(double v) { return {v, v, v, std::numeric_limits<double>::quiet_NaN()}; }
   // Ends unknown (NaN) count as a point at `value`.
   bool is_point() const { return !(low < high); }
+  // The ends a verdict is judged on: `value` for both of a point's.
+  double lo() const { return is_point() ? value : low; }
+  double hi() const { return is_point() ? value : high; }
 };
 
 // The closed band [low, high] of allowed values; an infinite end makes it one-sided.

@@ -17,6 +17,7 @@ namespace bb {
 namespace {
 
 using clock_type = std::chrono::steady_clock;
+constexpr double kThrottleFraction = 0.75;  // nvbench's threshold (FACTS.md)
 
 double seconds_since(clock_type::time_point t0) {
   return std::chrono::duration<double>(clock_type::now() - t0).count();
@@ -226,10 +227,6 @@ Check roofline_check(const std::string& suite, const std::string& name, const Wo
       (need_peak && !have_peak ? "; partial bound: peak FLOP/s unknown" : "") +
       (ok ? "" : "; faster than physically possible: bytes or flop miscounted");
   return partial ? pass_proves_little(std::move(k), "a partial bound met proves little") : k;
-}
-
-namespace {
-constexpr double kThrottleFraction = 0.75;  // nvbench's threshold (FACTS.md)
 }
 
 bool clock_throttled(const Measurement& m) {

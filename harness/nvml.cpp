@@ -10,8 +10,7 @@ namespace {
 // nvml.h's C interface, the parts used here (stable since the R450 drivers): nvmlReturn_t is an
 // int (0 success), nvmlDevice_t an opaque pointer, nvmlClockType_t NVML_CLOCK_SM = 1.
 using NvmlDevice = struct NvmlDeviceOpaque*;
-using InitFn = int (*)();
-using ShutdownFn = int (*)();
+using StatusFn = int (*)();  // nvmlInit_v2, nvmlShutdown
 using ByPciFn = int (*)(const char*, NvmlDevice*);
 using ClockFn = int (*)(NvmlDevice, int, unsigned int*);
 using ReasonsFn = int (*)(NvmlDevice, unsigned long long*);
@@ -37,7 +36,7 @@ constexpr std::uint64_t kSlowdown = 0x8 | 0x20 | 0x40 | 0x80;
 
 struct Nvml::Impl {
   void* lib = nullptr;
-  ShutdownFn shutdown = nullptr;
+  StatusFn shutdown = nullptr;
   ByPciFn by_pci = nullptr;
   ClockFn applications_clock = nullptr;
   ReasonsFn reasons = nullptr;
@@ -55,7 +54,7 @@ Nvml::Nvml() {
     return;
   }
   const auto sym = [&](const char* name) { return dlsym(impl->lib, name); };
-  auto init = reinterpret_cast<InitFn>(sym("nvmlInit_v2"));
+  auto init = reinterpret_cast<StatusFn>(sym("nvmlInit_v2"));
   impl->by_pci = reinterpret_cast<ByPciFn>(sym("nvmlDeviceGetHandleByPciBusId_v2"));
   impl->applications_clock = reinterpret_cast<ClockFn>(sym("nvmlDeviceGetApplicationsClock"));
   impl->reasons = reinterpret_cast<ReasonsFn>(sym("nvmlDeviceGetCurrentClocksEventReasons"));
@@ -69,7 +68,7 @@ Nvml::Nvml() {
     reason_ = "nvmlInit_v2 returned " + std::to_string(status);
     return;
   }
-  impl->shutdown = reinterpret_cast<ShutdownFn>(sym("nvmlShutdown"));
+  impl->shutdown = reinterpret_cast<StatusFn>(sym("nvmlShutdown"));
   impl_ = std::move(impl);
 }
 

@@ -23,8 +23,6 @@ class Nvml {
  public:
   Nvml();  // loads and initialises the library; never throws
   ~Nvml();
-  Nvml(const Nvml&) = delete;
-  Nvml& operator=(const Nvml&) = delete;
 
   bool available() const { return impl_ != nullptr; }
   const std::string& reason() const { return reason_; }  // why not available

@@ -45,16 +45,13 @@ Interval paired_exponent_interval(std::span<const double> x,
 }
 
 Interval guarded_interval(const Interval& paired, const Interval& unpaired, const Band& band) {
-  const double lo = paired.is_point() ? paired.value : paired.low;
-  const double hi = paired.is_point() ? paired.value : paired.high;
+  const double lo = paired.lo(), hi = paired.hi();
   if (band.contains(lo) && band.contains(hi)) return paired;
-  const double ulo = unpaired.is_point() ? unpaired.value : unpaired.low;
-  const double uhi = unpaired.is_point() ? unpaired.value : unpaired.high;
   const double coverage = std::isnan(unpaired.coverage) ? paired.coverage
                           : std::isnan(paired.coverage)
                               ? unpaired.coverage
                               : std::max(paired.coverage, unpaired.coverage);
-  return {paired.value, std::min(lo, ulo), std::max(hi, uhi), coverage};
+  return {paired.value, std::min(lo, unpaired.lo()), std::max(hi, unpaired.hi()), coverage};
 }
 
 bool sampled_together(const CaseResult& a, const CaseResult& b) {

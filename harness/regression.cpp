@@ -1,9 +1,7 @@
 #include "harness/regression.h"
 
 #include <algorithm>
-#include <cmath>
 #include <fstream>
-#include <limits>
 #include <map>
 #include <set>
 #include <stdexcept>
@@ -120,92 +118,6 @@ std::string params_difference(const json& a, const json& b) {
 
 std::string p_text(double p) { return std::isnan(p) ? "-" : fmt::format("{:.3g}", p); }
 
-}  // namespace
-
-json load_results(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw std::invalid_argument(path + ": cannot be read");
-  json doc;
-  try {
-    doc = json::parse(in);
-  } catch (const json::parse_error& e) {
-    throw std::invalid_argument(path + ": not valid JSON (" + std::string(e.what()) + ")");
-  }
-  if (!doc.is_object() || !doc.contains("context") || !doc["context"].is_object() ||
-      !doc["context"].contains("boundbench") || !doc["context"]["boundbench"].is_object() ||
-      !doc.contains("benchmarks") || !doc["benchmarks"].is_array())
-    throw std::invalid_argument(path + ": not a boundbench results file (no context.boundbench)");
-  const int version = doc["context"]["boundbench"].value("schema_version", 0);
-  if (version < kOldestReadableSchemaVersion || version > kResultsSchemaVersion)
-    throw std::invalid_argument(path + ": schema version " + std::to_string(version) +
-                                ", this boundbench reads " +
-                                std::to_string(kOldestReadableSchemaVersion) + " to " +
-                                std::to_string(kResultsSchemaVersion));
-  std::set<std::pair<std::string, long long>> seen;
-  std::size_t measured = 0;
-  try {
-    for (const auto& b : doc["benchmarks"]) {
-      if (b.value("run_type", "") != "iteration") continue;
-      if (!seen.insert({b.at("name").get<std::string>(), b.value("repetition_index", 0LL)}).second)
-        throw std::invalid_argument(path + ": case '" + b.at("name").get<std::string>() +
-                                    "' appears twice");
-      if (!b.value("error_occurred", false)) {
-        b.at("median_s").get<double>();
-        if (b.contains("samples_s")) b["samples_s"].get<std::vector<double>>();
-        ++measured;
-      }
-    }
-  } catch (const json::exception& e) {
-    throw std::invalid_argument(path + ": malformed benchmark entry (" + std::string(e.what()) +
-                                ")");
-  }
-  if (measured == 0) throw std::invalid_argument(path + ": holds no measured case");
-  const json& bb = doc["context"]["boundbench"];
-  if ((bb.contains("fingerprint") && !bb["fingerprint"].is_object()) ||
-      (bb.contains("host") && !bb["host"].is_object()) ||
-      (bb.contains("gpus") && !bb["gpus"].is_object()))
-    throw std::invalid_argument(path +
-                                ": malformed context (fingerprint, host or gpus not an object)");
-  return doc;
-}
-
-double mann_whitney_p(std::span<const double> a, std::span<const double> b) {
-  const std::size_t n1 = a.size(), n2 = b.size(), n = n1 + n2;
-  if (n1 < 2 || n2 < 2) return kNaN;
-  std::vector<std::pair<double, int>> all;  // value, side (0: a)
-  for (double x : a) all.push_back({x, 0});
-  for (double x : b) all.push_back({x, 1});
-  std::sort(all.begin(), all.end());
-  double rank_sum_a = 0, ties = 0;
-  for (std::size_t i = 0; i < n;) {
-    std::size_t j = i;
-    while (j < n && all[j].first == all[i].first) ++j;
-    const double avg_rank = 0.5 * static_cast<double>(i + 1 + j);  // ranks i+1 … j
-    const double t = static_cast<double>(j - i);
-    ties += t * t * t - t;
-    for (std::size_t k = i; k < j; ++k)
-      if (all[k].second == 0) rank_sum_a += avg_rank;
-    i = j;
-  }
-  const double dn1 = static_cast<double>(n1), dn2 = static_cast<double>(n2);
-  const double dn = static_cast<double>(n);
-  const double u = rank_sum_a - dn1 * (dn1 + 1) / 2;
-  const double mu = dn1 * dn2 / 2;
-  const double sigma = std::sqrt(dn1 * dn2 / 12 * ((dn + 1) - ties / (dn * (dn - 1))));
-  if (sigma == 0) return 1.0;  // every value equal
-  const double z = std::max(0.0, std::fabs(u - mu) - 0.5) / sigma;
-  return std::min(1.0, std::erfc(z / std::sqrt(2.0)));
-}
-
-bool RunComparison::regressed() const {
-  return std::any_of(cases.begin(), cases.end(),
-                     [](const CaseDelta& c) { return c.verdict == "SLOWER"; }) ||
-         std::any_of(check_changes.begin(), check_changes.end(),
-                     [](const CheckChange& c) { return c.next == "FAIL"; });
-}
-
-namespace {
-
 // Refuses runs from different machines (one line naming what differs) unless cross-device; notes a
 // file that predates fingerprints.
 void check_identity(const json& base, const json& next, const CompareOptions& opts,
@@ -298,7 +210,117 @@ double judge_case(const CaseRuns& b, const CaseRuns& n, const CompareOptions& op
   return std::min(1.0, 2 * std::min(ri.p_slower, ri.p_faster));
 }
 
+std::string change_text(const CaseDelta& d) {
+  return d.has_values() ? fmt::format("{:+.1f}%", 100 * d.change) : "-";
+}
+
+std::string interval_text(const CaseDelta& d) {
+  if (!d.from_samples()) return "-";
+  return fmt::format("[{:+.1f}%, {:+.1f}%]", 100 * d.change_low, 100 * d.change_high);
+}
+
+// A case's time (or % of bound); "-" for a case without values.
+std::string values_text(const CaseDelta& d, double v, const CompareOptions& o) {
+  if (!d.has_values()) return "-";
+  if (o.cross_device) return fmt::format("{:.1f}%", v);
+  if (v >= 1) return fmt::format("{:.4g} s", v);
+  if (v >= 1e-3) return fmt::format("{:.4g} ms", v * 1e3);
+  return fmt::format("{:.4g} us", v * 1e6);
+}
+
+std::string header_lines(const RunComparison& c, const CompareOptions& o) {
+  std::string s;
+  if (o.cross_device)
+    s += "cross-device: each case as % of its own device's bound (" + c.base_label + " vs " +
+         c.next_label + ")\n";
+  for (const auto& m : c.machine_differences) s += "machine differs: " + m + "\n";
+  for (const auto& n : c.notes) s += "note: " + n + "\n";
+  return s;
+}
+
 }  // namespace
+
+json load_results(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw std::invalid_argument(path + ": cannot be read");
+  json doc;
+  try {
+    doc = json::parse(in);
+  } catch (const json::parse_error& e) {
+    throw std::invalid_argument(path + ": not valid JSON (" + std::string(e.what()) + ")");
+  }
+  if (!doc.is_object() || !doc.contains("context") || !doc["context"].is_object() ||
+      !doc["context"].contains("boundbench") || !doc["context"]["boundbench"].is_object() ||
+      !doc.contains("benchmarks") || !doc["benchmarks"].is_array())
+    throw std::invalid_argument(path + ": not a boundbench results file (no context.boundbench)");
+  const int version = doc["context"]["boundbench"].value("schema_version", 0);
+  if (version < kOldestReadableSchemaVersion || version > kResultsSchemaVersion)
+    throw std::invalid_argument(path + ": schema version " + std::to_string(version) +
+                                ", this boundbench reads " +
+                                std::to_string(kOldestReadableSchemaVersion) + " to " +
+                                std::to_string(kResultsSchemaVersion));
+  std::set<std::pair<std::string, long long>> seen;
+  std::size_t measured = 0;
+  try {
+    for (const auto& b : doc["benchmarks"]) {
+      if (b.value("run_type", "") != "iteration") continue;
+      if (!seen.insert({b.at("name").get<std::string>(), b.value("repetition_index", 0LL)}).second)
+        throw std::invalid_argument(path + ": case '" + b.at("name").get<std::string>() +
+                                    "' appears twice");
+      if (!b.value("error_occurred", false)) {
+        b.at("median_s").get<double>();
+        if (b.contains("samples_s")) b["samples_s"].get<std::vector<double>>();
+        ++measured;
+      }
+    }
+  } catch (const json::exception& e) {
+    throw std::invalid_argument(path + ": malformed benchmark entry (" + std::string(e.what()) +
+                                ")");
+  }
+  if (measured == 0) throw std::invalid_argument(path + ": holds no measured case");
+  const json& bb = doc["context"]["boundbench"];
+  if ((bb.contains("fingerprint") && !bb["fingerprint"].is_object()) ||
+      (bb.contains("host") && !bb["host"].is_object()) ||
+      (bb.contains("gpus") && !bb["gpus"].is_object()))
+    throw std::invalid_argument(path +
+                                ": malformed context (fingerprint, host or gpus not an object)");
+  return doc;
+}
+
+double mann_whitney_p(std::span<const double> a, std::span<const double> b) {
+  const std::size_t n1 = a.size(), n2 = b.size(), n = n1 + n2;
+  if (n1 < 2 || n2 < 2) return kNaN;
+  std::vector<std::pair<double, int>> all;  // value, side (0: a)
+  for (double x : a) all.push_back({x, 0});
+  for (double x : b) all.push_back({x, 1});
+  std::sort(all.begin(), all.end());
+  double rank_sum_a = 0, ties = 0;
+  for (std::size_t i = 0; i < n;) {
+    std::size_t j = i;
+    while (j < n && all[j].first == all[i].first) ++j;
+    const double avg_rank = 0.5 * static_cast<double>(i + 1 + j);  // ranks i+1 … j
+    const double t = static_cast<double>(j - i);
+    ties += t * t * t - t;
+    for (std::size_t k = i; k < j; ++k)
+      if (all[k].second == 0) rank_sum_a += avg_rank;
+    i = j;
+  }
+  const double dn1 = static_cast<double>(n1), dn2 = static_cast<double>(n2);
+  const double dn = static_cast<double>(n);
+  const double u = rank_sum_a - dn1 * (dn1 + 1) / 2;
+  const double mu = dn1 * dn2 / 2;
+  const double sigma = std::sqrt(dn1 * dn2 / 12 * ((dn + 1) - ties / (dn * (dn - 1))));
+  if (sigma == 0) return 1.0;  // every value equal
+  const double z = std::max(0.0, std::fabs(u - mu) - 0.5) / sigma;
+  return std::min(1.0, std::erfc(z / std::sqrt(2.0)));
+}
+
+bool RunComparison::regressed() const {
+  return std::any_of(cases.begin(), cases.end(),
+                     [](const CaseDelta& c) { return c.verdict == "SLOWER"; }) ||
+         std::any_of(check_changes.begin(), check_changes.end(),
+                     [](const CheckChange& c) { return c.next == "FAIL"; });
+}
 
 RunComparison compare_runs(const json& base, const json& next, const CompareOptions& opts) {
   RunComparison r;
@@ -372,38 +394,6 @@ RunComparison compare_runs(const json& base, const json& next, const CompareOpti
     if (!bc.count(name)) r.only_in_next.push_back(name);
   return r;
 }
-
-namespace {
-
-std::string change_text(const CaseDelta& d) {
-  return d.has_values() ? fmt::format("{:+.1f}%", 100 * d.change) : "-";
-}
-
-std::string interval_text(const CaseDelta& d) {
-  if (!d.from_samples()) return "-";
-  return fmt::format("[{:+.1f}%, {:+.1f}%]", 100 * d.change_low, 100 * d.change_high);
-}
-
-// A case's time (or % of bound); "-" for a case without values.
-std::string values_text(const CaseDelta& d, double v, const CompareOptions& o) {
-  if (!d.has_values()) return "-";
-  if (o.cross_device) return fmt::format("{:.1f}%", v);
-  if (v >= 1) return fmt::format("{:.4g} s", v);
-  if (v >= 1e-3) return fmt::format("{:.4g} ms", v * 1e3);
-  return fmt::format("{:.4g} us", v * 1e6);
-}
-
-std::string header_lines(const RunComparison& c, const CompareOptions& o) {
-  std::string s;
-  if (o.cross_device)
-    s += "cross-device: each case as % of its own device's bound (" + c.base_label + " vs " +
-         c.next_label + ")\n";
-  for (const auto& m : c.machine_differences) s += "machine differs: " + m + "\n";
-  for (const auto& n : c.notes) s += "note: " + n + "\n";
-  return s;
-}
-
-}  // namespace
 
 std::string comparison_table(const RunComparison& c, const CompareOptions& o) {
   std::string s = header_lines(c, o);

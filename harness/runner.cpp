@@ -9,7 +9,6 @@
 #include <deque>
 #include <map>
 #include <memory>
-#include <optional>
 #include <regex>
 #include <stdexcept>
 
@@ -20,7 +19,6 @@
 #include "harness/measure.h"
 #include "harness/nvml.h"
 #include "harness/results.h"
-#include "harness/summary.h"
 
 namespace bb {
 namespace {

@@ -7,6 +7,7 @@
 #include <array>
 #include <atomic>
 #include <cmath>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
@@ -28,12 +29,14 @@ struct Io<__nv_bfloat16> {
   static constexpr cudaDataType_t kCuda = CUDA_R_16BF;
   __device__ static float to_float(__nv_bfloat16 x) { return __bfloat162float(x); }
   __device__ static __nv_bfloat16 from_float(float x) { return __float2bfloat16_rn(x); }
+  __device__ static __nv_bfloat16 from_bits(unsigned short b) { return __ushort_as_bfloat16(b); }
 };
 template <>
 struct Io<__half> {
   static constexpr cudaDataType_t kCuda = CUDA_R_16F;
   __device__ static float to_float(__half x) { return __half2float(x); }
   __device__ static __half from_float(float x) { return __float2half_rn(x); }
+  __device__ static __half from_bits(unsigned short b) { return __ushort_as_half(b); }
 };
 
 // max that keeps a NaN (fmaxf drops it).
@@ -306,23 +309,13 @@ struct DecodeArgs {
   float scale;
 };
 
-template <class T>
-__device__ inline float from_bits(unsigned int bits);
-template <>
-__device__ inline float from_bits<__nv_bfloat16>(unsigned int bits) {
-  return __bfloat162float(__ushort_as_bfloat16(static_cast<unsigned short>(bits)));
-}
-template <>
-__device__ inline float from_bits<__half>(unsigned int bits) {
-  return __half2float(__ushort_as_half(static_cast<unsigned short>(bits)));
-}
 // 16 bytes = 8 elements, the lowest address first (little-endian words).
 template <class T>
 __device__ inline void unpack8(const uint4& w, float* f) {
   const unsigned int words[4] = {w.x, w.y, w.z, w.w};
   for (int i = 0; i < 4; ++i) {
-    f[2 * i] = from_bits<T>(words[i] & 0xFFFFu);
-    f[2 * i + 1] = from_bits<T>(words[i] >> 16);
+    f[2 * i] = Io<T>::to_float(Io<T>::from_bits(static_cast<unsigned short>(words[i] & 0xFFFFu)));
+    f[2 * i + 1] = Io<T>::to_float(Io<T>::from_bits(static_cast<unsigned short>(words[i] >> 16)));
   }
 }
 
@@ -478,12 +471,10 @@ void launch_decode(const AttentionDims& s, const T* q, const T* k, const T* v, f
   if (decode_workspace_bytes(s, p) > 0 && workspace == nullptr)
     throw std::invalid_argument(
         "decode attention: no workspace (attention_decode_workspace_bytes)");
-  auto* partial = static_cast<float*>(workspace);
-  if (p.heads_per_block == 4)
-    return launch_decode_heads<T, D, 4>(s, p, q, k, v, o, partial, stream);
-  if (p.heads_per_block == 2)
-    return launch_decode_heads<T, D, 2>(s, p, q, k, v, o, partial, stream);
-  launch_decode_heads<T, D, 1>(s, p, q, k, v, o, partial, stream);
+  const auto launch = p.heads_per_block == 4   ? launch_decode_heads<T, D, 4>
+                      : p.heads_per_block == 2 ? launch_decode_heads<T, D, 2>
+                                               : launch_decode_heads<T, D, 1>;
+  launch(s, p, q, k, v, o, static_cast<float*>(workspace), stream);
 }
 
 void check_dims(const AttentionDims& s) {
@@ -517,17 +508,10 @@ void check_decode_dims(const AttentionDims& s) {
   if (s.d != 64 && s.d != 128) throw std::invalid_argument("decode attention: d must be 64 or 128");
 }
 
-// Scratch for a convenience call: cudaMalloc'd and freed (cudaFree synchronises the device).
-struct OwnedScratch {
-  void* ptr = nullptr;
-  explicit OwnedScratch(std::size_t bytes) {
-    if (bytes > 0) check_cuda(cudaMalloc(&ptr, bytes), "cudaMalloc (decode workspace)");
-  }
-  ~OwnedScratch() {
-    if (ptr) (void)cudaFree(ptr);  // destructors do not throw; the kernel's errors were checked
-  }
-  OwnedScratch(const OwnedScratch&) = delete;
-  OwnedScratch& operator=(const OwnedScratch&) = delete;
+// Frees a convenience call's scratch (cudaFree synchronises the device). Destructors do not throw;
+// the kernel's errors were checked.
+struct CudaFree {
+  void operator()(void* p) const { (void)cudaFree(p); }
 };
 
 }  // namespace
@@ -585,8 +569,11 @@ void attention_decode_cuda(AttentionDtype t, const AttentionDims& s, const void*
 
 void attention_decode_cuda(AttentionDtype t, const AttentionDims& s, const void* q, const void* k,
                            const void* v, float* o, CUstream_st* stream) {
-  const OwnedScratch scratch(attention_decode_workspace_bytes(s));
-  attention_decode_cuda(t, s, q, k, v, o, scratch.ptr, stream);
+  void* ptr = nullptr;
+  if (const std::size_t bytes = attention_decode_workspace_bytes(s); bytes > 0)
+    check_cuda(cudaMalloc(&ptr, bytes), "cudaMalloc (decode workspace)");
+  const std::unique_ptr<void, CudaFree> scratch(ptr);
+  attention_decode_cuda(t, s, q, k, v, o, ptr, stream);
   check_cuda(cudaStreamSynchronize(stream), "cudaStreamSynchronize (decode)");
 }
 

@@ -169,13 +169,9 @@ void block_quantize_cuda(const BlockQuantSpec& spec, const float* x, std::size_t
     tensor_amax<<<grid_for(n4), kThreads, 0, stream>>>(x4, n4, state);
     check_launch("tensor_amax");
   }
-  const ElementArgs a = element_args(spec);
-  if (spec.four_bit())
-    block_quantize_kernel<true>
-        <<<grid_for(n4), kThreads, 0, stream>>>(a, x4, n4, state, codes, scale_codes);
-  else
-    block_quantize_kernel<false>
-        <<<grid_for(n4), kThreads, 0, stream>>>(a, x4, n4, state, codes, scale_codes);
+  const auto kernel = spec.four_bit() ? block_quantize_kernel<true> : block_quantize_kernel<false>;
+  kernel<<<grid_for(n4), kThreads, 0, stream>>>(element_args(spec), x4, n4, state, codes,
+                                                scale_codes);
   check_launch("block_quantize");
 }
 
@@ -183,14 +179,10 @@ void block_dequantize_cuda(const BlockQuantSpec& spec, const std::uint8_t* codes
                            const std::uint8_t* scale_codes, const BlockQuantState* state,
                            std::size_t n, float* x, CUstream_st* stream) {
   spec.validate(n);
-  const ElementArgs a = element_args(spec);
-  auto* x4 = reinterpret_cast<float4*>(x);
-  if (spec.four_bit())
-    block_dequantize_kernel<true>
-        <<<grid_for(n / 4), kThreads, 0, stream>>>(a, codes, scale_codes, state, n / 4, x4);
-  else
-    block_dequantize_kernel<false>
-        <<<grid_for(n / 4), kThreads, 0, stream>>>(a, codes, scale_codes, state, n / 4, x4);
+  const auto kernel =
+      spec.four_bit() ? block_dequantize_kernel<true> : block_dequantize_kernel<false>;
+  kernel<<<grid_for(n / 4), kThreads, 0, stream>>>(element_args(spec), codes, scale_codes, state,
+                                                   n / 4, reinterpret_cast<float4*>(x));
   check_launch("block_dequantize");
 }
 

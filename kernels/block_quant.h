@@ -152,12 +152,8 @@ struct SmallTarget {
 };
 inline SmallTarget small_target(const reference::Fp32Target& t) {
   if (t.bits > 8) throw std::invalid_argument("small_target: formats of at most 8 bits");
-  const std::uint32_t top = (1u << t.exponent_bits) - 1, mmask = (1u << t.mantissa_bits) - 1;
-  const std::uint32_t max_code =
-      t.specials == theory::Specials::ieee       ? ((top - 1) << t.mantissa_bits) | mmask
-      : t.specials == theory::Specials::nan_only ? (top << t.mantissa_bits) | (mmask - 1)
-                                                 : (top << t.mantissa_bits) | mmask;
-  return {t.mantissa_bits, 1 - t.bias, t.mantissa_bits + t.bias, max_code, t.bits - 1};
+  return {t.mantissa_bits, 1 - t.bias, t.mantissa_bits + t.bias, reference::max_finite_magnitude(t),
+          t.bits - 1};
 }
 
 // A finite fp32 (its bits) rounded to nearest even into the target, saturating: equal to

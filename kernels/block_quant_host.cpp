@@ -3,6 +3,7 @@
 // at run time. The body is written branch-free (the element rounding is integer arithmetic and
 // selects: encode_small below) so that the compiler vectorizes it for each instruction set.
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstring>
 #include <stdexcept>
@@ -35,9 +36,7 @@ float amax_of(const float* x, std::size_t n) {
     throw std::invalid_argument("block quantization: element " + std::to_string(bad) +
                                 " is not finite");
   }
-  float amax;
-  std::memcpy(&amax, &top, 4);
-  return amax;
+  return std::bit_cast<float>(top);
 }
 
 // What a range of blocks needs; `tensor_scale` is fp8's s or NVFP4's g (1 for MX).

@@ -29,8 +29,7 @@ void mpi_check(int rc, const char* what) {
 
 template <DType T, RedOp O>
 void reduce16(void* in, void* inout, int* len, MPI_Datatype*) {
-  for (int i = 0; i < *len; ++i) {
-    const auto k = static_cast<std::size_t>(i);
+  for (std::size_t k = 0; k < static_cast<std::size_t>(*len); ++k) {
     const double a = reference::decode_element(T, reference::load_element(T, in, k));
     const double b = reference::decode_element(T, reference::load_element(T, inout, k));
     const double r = O == RedOp::sum ? a + b : O == RedOp::max ? std::max(a, b) : std::min(a, b);
@@ -57,6 +56,12 @@ void wait_polled(MPI_Request& request, const char* what,
     if (done) return;
     std::this_thread::sleep_for(pause);
   }
+}
+
+int int_count(std::size_t count, const char* what) {
+  if (count > static_cast<std::size_t>(std::numeric_limits<int>::max()))
+    throw std::runtime_error(std::string(what) + ": more than 2^31-1 elements");
+  return static_cast<int>(count);
 }
 
 double allreduce(double v, MPI_Op op, MPI_Comm comm) {
@@ -150,16 +155,6 @@ double MpiGroup::sum(double v) { return allreduce(v, MPI_SUM, comm_); }
 void MpiGroup::broadcast(void* data, int bytes, int root) {
   mpi_check(MPI_Bcast(data, bytes, MPI_BYTE, root, comm_), "MPI_Bcast");
 }
-
-namespace {
-
-int int_count(std::size_t count, const char* what) {
-  if (count > static_cast<std::size_t>(std::numeric_limits<int>::max()))
-    throw std::runtime_error(std::string(what) + ": more than 2^31-1 elements");
-  return static_cast<int>(count);
-}
-
-}  // namespace
 
 void MpiGroup::send(const void* data, std::size_t bytes, int to, int tag) {
   MPI_Request request = MPI_REQUEST_NULL;

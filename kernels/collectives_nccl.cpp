@@ -43,8 +43,7 @@ void NcclCollectives::init_rank(int ranks, int rank, int device, const ncclUniqu
 }
 
 void NcclCollectives::add_rank(int rank, int device, ncclComm_t comm) {
-  LocalRank r;
-  r.rank = rank, r.device = device, r.comm = comm;
+  LocalRank r{.rank = rank, .device = device, .comm = comm};
   check_cuda(cudaSetDevice(device), "cudaSetDevice");
   check_cuda(cudaStreamCreateWithFlags(&r.stream, cudaStreamNonBlocking), "cudaStreamCreate");
   check_cuda(cudaEventCreate(&r.start), "cudaEventCreate");

@@ -71,8 +71,6 @@ __global__ void sweep_kernel(DeviceConversion c, reference::Fp32Target target, s
   }
 }
 
-}  // namespace
-
 reference::Fp32Target conversion_target(DeviceConversion c) {
   using theory::Format;
   const auto spec = [](Format f) -> const theory::FormatSpec& { return theory::format_spec(f); };
@@ -89,6 +87,8 @@ reference::Fp32Target conversion_target(DeviceConversion c) {
   }
   throw std::invalid_argument("conversion_target: unknown conversion");
 }
+
+}  // namespace
 
 void convert_sweep_cuda(DeviceConversion c, std::uint64_t first, std::uint64_t count,
                         ConvertSweepResult* result, int blocks, int threads, CUstream_st* stream) {

@@ -8,10 +8,6 @@
 
 struct CUstream_st;
 
-namespace bb::reference {
-struct Fp32Target;
-}
-
 namespace bb::kernels {
 
 void fp32_to_fp16_host(const float* x, std::uint16_t* out, std::size_t n);
@@ -39,7 +35,6 @@ struct ConvertSweepResult {
   unsigned int first_input = 0xFFFFFFFFu;  // the lowest disagreeing pattern
   unsigned int reference_code = 0, device_code = 0;
 };
-reference::Fp32Target conversion_target(DeviceConversion c);
 void convert_sweep_cuda(DeviceConversion c, std::uint64_t first, std::uint64_t count,
                         ConvertSweepResult* result, int blocks, int threads, CUstream_st* stream);
 

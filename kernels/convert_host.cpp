@@ -2,6 +2,8 @@
 // reference's bit-level rounding for tails and CPUs without either.
 #include <immintrin.h>
 
+#include <bit>
+
 #include "kernels/convert.h"
 #include "kernels/thread_ranges.h"
 #include "reference/formats_fast.h"
@@ -46,12 +48,9 @@ void fp32_to_fp16_host(const float* x, std::uint16_t* out, std::size_t n) {
     std::size_t i = lo;
     if (use == Isa::avx512) i = convert_avx512(x, out, lo, hi);
     if (use == Isa::f16c) i = convert_f16c(x, out, lo, hi);
-    for (; i < hi; ++i) {
-      std::uint32_t bits;
-      __builtin_memcpy(&bits, x + i, 4);
-      out[i] = static_cast<std::uint16_t>(
-          reference::encode_fp32_nearest(fp16, bits, reference::Overflow::non_saturating));
-    }
+    for (; i < hi; ++i)
+      out[i] = static_cast<std::uint16_t>(reference::encode_fp32_nearest(
+          fp16, std::bit_cast<std::uint32_t>(x[i]), reference::Overflow::non_saturating));
   });
 }
 

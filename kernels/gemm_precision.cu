@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <map>
 #include <memory>
+#include <source_location>
 #include <stdexcept>
 #include <string>
 #include <tuple>
@@ -48,14 +49,33 @@ GemmExTypes gemm_ex_types(GemmMode m) {
 cublasStatus_t gemm_ex(cublasHandle_t h, GemmMode mode, int m, int n, int k, const void* a,
                        const void* b, void* c) {
   const GemmExTypes t = gemm_ex_types(mode);
-  if (t.compute == CUBLAS_COMPUTE_64F) {
-    const double one = 1, zero = 0;
+  // alpha and beta have the compute type's scalar type: double for 64F, float for the 32F kinds.
+  const auto call = [&](auto one) {
+    const decltype(one) zero = 0;
     return cublasGemmEx(h, CUBLAS_OP_T, CUBLAS_OP_N, m, n, k, &one, a, t.input, k, b, t.input, k,
                         &zero, c, t.output, m, t.compute, CUBLAS_GEMM_DEFAULT);
-  }
-  const float one = 1, zero = 0;
-  return cublasGemmEx(h, CUBLAS_OP_T, CUBLAS_OP_N, m, n, k, &one, a, t.input, k, b, t.input, k,
-                      &zero, c, t.output, m, t.compute, CUBLAS_GEMM_DEFAULT);
+  };
+  return t.compute == CUBLAS_COMPUTE_64F ? call(1.0) : call(1.0f);
+}
+
+// Destructors do not throw: a failing release is reported and otherwise ignored.
+void report(cublasStatus_t s, const char* what) {
+  if (s != CUBLAS_STATUS_SUCCESS)
+    std::fprintf(stderr, "boundbench: %s: %s\n", what, cublasGetStatusString(s));
+}
+
+// One matmul descriptor attribute, its failure named "cublasLtMatmulDescSetAttribute(<name>)".
+template <class V>
+void set_attribute(cublasLtMatmulDesc_t desc, cublasLtMatmulDescAttributes_t attribute,
+                   const V& value, const char* name,
+                   std::source_location loc = std::source_location::current()) {
+  check_cublas(cublasLtMatmulDescSetAttribute(desc, attribute, &value, sizeof value),
+               std::string("cublasLtMatmulDescSetAttribute(") + name + ")", loc);
+}
+
+void check_shape(int m, int n, int k, const void* a, const void* b, const void* c) {
+  if (m < 1 || n < 1 || k < 1) throw std::invalid_argument("GemmRunner: m, n, k must be >= 1");
+  if (!a || !b || !c) throw std::invalid_argument("GemmRunner: null matrix");
 }
 
 bool is_unsupported_status(cublasStatus_t s) {
@@ -75,11 +95,6 @@ struct LtPlan {
   LtPlan(const LtPlan&) = delete;
   LtPlan& operator=(const LtPlan&) = delete;
   ~LtPlan() {
-    // Destructors do not throw: a failing release is reported and otherwise ignored.
-    const auto report = [](cublasStatus_t s, const char* what) {
-      if (s != CUBLAS_STATUS_SUCCESS)
-        std::fprintf(stderr, "boundbench: %s: %s\n", what, cublasGetStatusString(s));
-    };
     if (c) report(cublasLtMatrixLayoutDestroy(c), "cublasLtMatrixLayoutDestroy");
     if (b) report(cublasLtMatrixLayoutDestroy(b), "cublasLtMatrixLayoutDestroy");
     if (a) report(cublasLtMatrixLayoutDestroy(a), "cublasLtMatrixLayoutDestroy");
@@ -127,9 +142,7 @@ struct GemmRunner::Impl {
       scales = nullptr;
     }
     if (lt) {
-      const cublasStatus_t s = cublasLtDestroy(lt);
-      if (s != CUBLAS_STATUS_SUCCESS)
-        std::fprintf(stderr, "boundbench: cublasLtDestroy: %s\n", cublasGetStatusString(s));
+      report(cublasLtDestroy(lt), "cublasLtDestroy");
       lt = nullptr;
     }
   }
@@ -148,24 +161,14 @@ struct GemmRunner::Impl {
     check_cublas(cublasLtMatmulDescCreate(&p.desc, CUBLAS_COMPUTE_32F, CUDA_R_32F),
                  "cublasLtMatmulDescCreate");
     const cublasOperation_t ta = CUBLAS_OP_T, tb = CUBLAS_OP_N;
-    check_cublas(
-        cublasLtMatmulDescSetAttribute(p.desc, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof ta),
-        "cublasLtMatmulDescSetAttribute(TRANSA)");
-    check_cublas(
-        cublasLtMatmulDescSetAttribute(p.desc, CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof tb),
-        "cublasLtMatmulDescSetAttribute(TRANSB)");
+    set_attribute(p.desc, CUBLASLT_MATMUL_DESC_TRANSA, ta, "TRANSA");
+    set_attribute(p.desc, CUBLASLT_MATMUL_DESC_TRANSB, tb, "TRANSB");
     const float* a_scale = scales;
     const float* b_scale = scales + 1;
-    check_cublas(cublasLtMatmulDescSetAttribute(p.desc, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER,
-                                                &a_scale, sizeof a_scale),
-                 "cublasLtMatmulDescSetAttribute(A_SCALE_POINTER)");
-    check_cublas(cublasLtMatmulDescSetAttribute(p.desc, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER,
-                                                &b_scale, sizeof b_scale),
-                 "cublasLtMatmulDescSetAttribute(B_SCALE_POINTER)");
+    set_attribute(p.desc, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, a_scale, "A_SCALE_POINTER");
+    set_attribute(p.desc, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, b_scale, "B_SCALE_POINTER");
     const std::int8_t fast = mode == GemmMode::e4m3_fast_accum ? 1 : 0;
-    check_cublas(
-        cublasLtMatmulDescSetAttribute(p.desc, CUBLASLT_MATMUL_DESC_FAST_ACCUM, &fast, sizeof fast),
-        "cublasLtMatmulDescSetAttribute(FAST_ACCUM)");
+    set_attribute(p.desc, CUBLASLT_MATMUL_DESC_FAST_ACCUM, fast, "FAST_ACCUM");
     // A: k×m column-major (op T), B: k×n column-major, C = D: m×n fp32.
     const auto um = static_cast<std::uint64_t>(m), un = static_cast<std::uint64_t>(n),
                uk = static_cast<std::uint64_t>(k);
@@ -231,13 +234,6 @@ struct GemmRunner::Impl {
 
 GemmRunner::GemmRunner() : impl_(std::make_unique<Impl>()) {}
 GemmRunner::~GemmRunner() = default;
-
-namespace {
-void check_shape(int m, int n, int k, const void* a, const void* b, const void* c) {
-  if (m < 1 || n < 1 || k < 1) throw std::invalid_argument("GemmRunner: m, n, k must be >= 1");
-  if (!a || !b || !c) throw std::invalid_argument("GemmRunner: null matrix");
-}
-}  // namespace
 
 std::optional<std::string> gemm_device_unsupported(GemmMode mode, int cc_major, int cc_minor,
                                                    int k) {

@@ -83,18 +83,14 @@ __nv_bfloat162 splat<__nv_bfloat162>(double c) {
   return __halves2bfloat162(h, h);
 }
 
-void check_launch_shape(int k, int blocks, int threads) {
-  if (k < 0) throw std::invalid_argument("fma_chain_cuda: k must be >= 0");
-  if (blocks < 1) throw std::invalid_argument("fma_chain_cuda: blocks must be >= 1");
-  if (threads < 1 || threads > kMaxThreadsPerBlock)
-    throw std::invalid_argument("fma_chain_cuda: threads must be in [1, 1024]");
-}
-
 // n elements of the type; V holds `lanes` of them (2 for the paired types).
 template <class V>
 void launch_chain(void* x, std::size_t n, int lanes, int k, double a, double b, int blocks,
                   int threads, CUstream_st* stream) {
-  check_launch_shape(k, blocks, threads);
+  if (k < 0) throw std::invalid_argument("fma_chain_cuda: k must be >= 0");
+  if (blocks < 1) throw std::invalid_argument("fma_chain_cuda: blocks must be >= 1");
+  if (threads < 1 || threads > kMaxThreadsPerBlock)
+    throw std::invalid_argument("fma_chain_cuda: threads must be in [1, 1024]");
   if (n % lanes != 0)
     throw std::invalid_argument("fma_chain_cuda: n must be even for fp16 and bf16 (pairs)");
   if (n > 0 && x == nullptr) throw std::invalid_argument("fma_chain_cuda: x is null");
@@ -122,15 +118,6 @@ GemmTypes gemm_types(GemmPrecision p) {
     case GemmPrecision::bf16: return {CUDA_R_16BF, CUDA_R_16BF, CUBLAS_COMPUTE_32F};
   }
   throw std::invalid_argument("gemm_cuda: unknown precision");
-}
-
-// alpha and beta have the compute type's scalar type: double for 64F, float for the 32F kinds.
-template <class Scalar>
-void gemm_ex(cublasHandle_t h, const GemmTypes& t, int n, const void* a, const void* b, void* c) {
-  const Scalar one = 1, zero = 0;
-  check_cublas(cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, a, t.input, n, b, t.input,
-                            n, &zero, c, t.output, n, t.compute, CUBLAS_GEMM_DEFAULT),
-               "cublasGemmEx");
 }
 
 }  // namespace
@@ -194,12 +181,15 @@ void gemm_cuda(GemmPrecision p, int n, const void* a, const void* b, void* c, Cu
   if (n < 1) throw std::invalid_argument("gemm_cuda: n must be >= 1");
   if (!a || !b || !c) throw std::invalid_argument("gemm_cuda: null matrix");
   const GemmTypes t = gemm_types(p);
-  cublasHandle_t h = handle.get();
   handle.bind(stream);
-  if (t.compute == CUBLAS_COMPUTE_64F)
-    gemm_ex<double>(h, t, n, a, b, c);
-  else
-    gemm_ex<float>(h, t, n, a, b, c);
+  // alpha and beta have the compute type's scalar type: double for 64F, float for the 32F kinds.
+  const auto call = [&](auto one) {
+    const decltype(one) zero = 0;
+    check_cublas(cublasGemmEx(handle.get(), CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, a, t.input, n,
+                              b, t.input, n, &zero, c, t.output, n, t.compute, CUBLAS_GEMM_DEFAULT),
+                 "cublasGemmEx");
+  };
+  t.compute == CUBLAS_COMPUTE_64F ? call(1.0) : call(1.0f);
 }
 
 }  // namespace bb::kernels

@@ -40,10 +40,6 @@ void NcclSteps::destroy() {
   region_bytes_ = 0;
 }
 
-void NcclSteps::wait(const Channel& c, const char* what) const {
-  check_cuda(cudaStreamSynchronize(c.stream), what);
-}
-
 void NcclSteps::send(const float* data, std::size_t count, int peer, bool up) {
   const Channel& c = up ? up_ : down_;
   check_cuda(cudaSetDevice(device_), "cudaSetDevice");
@@ -54,20 +50,20 @@ void NcclSteps::receive(float* data, std::size_t count, int peer, bool up) {
   const Channel& c = up ? up_ : down_;
   check_cuda(cudaSetDevice(device_), "cudaSetDevice");
   api_.check(api_.Recv(data, count, ncclFloat32, peer, c.comm, c.stream), "ncclRecv");
-  wait(c, "cudaStreamSynchronize (ncclRecv)");
+  check_cuda(cudaStreamSynchronize(c.stream), "cudaStreamSynchronize (ncclRecv)");
 }
 
 void NcclSteps::complete_sends() {
   check_cuda(cudaSetDevice(device_), "cudaSetDevice");
-  wait(up_, "cudaStreamSynchronize (sends up)");
-  wait(down_, "cudaStreamSynchronize (sends down)");
+  check_cuda(cudaStreamSynchronize(up_.stream), "cudaStreamSynchronize (sends up)");
+  check_cuda(cudaStreamSynchronize(down_.stream), "cudaStreamSynchronize (sends down)");
 }
 
 void NcclSteps::all_reduce_sum(float* data, std::size_t count) {
   check_cuda(cudaSetDevice(device_), "cudaSetDevice");
   api_.check(api_.AllReduce(data, data, count, ncclFloat32, ncclSum, up_.comm, up_.stream),
              "ncclAllReduce");
-  wait(up_, "cudaStreamSynchronize (ncclAllReduce)");
+  check_cuda(cudaStreamSynchronize(up_.stream), "cudaStreamSynchronize (ncclAllReduce)");
 }
 
 void NcclSteps::start_all_reduce_sum(float* data, std::size_t count) {
@@ -78,7 +74,7 @@ void NcclSteps::start_all_reduce_sum(float* data, std::size_t count) {
 
 void NcclSteps::complete_all_reduces() {
   check_cuda(cudaSetDevice(device_), "cudaSetDevice");
-  wait(up_, "cudaStreamSynchronize (started all-reduces)");
+  check_cuda(cudaStreamSynchronize(up_.stream), "cudaStreamSynchronize (started all-reduces)");
 }
 
 void NcclSteps::all_to_all(const float* send, const std::vector<std::size_t>& send_offsets,
@@ -103,7 +99,7 @@ void NcclSteps::all_to_all(const float* send, const std::vector<std::size_t>& se
                  "ncclRecv (all-to-all)");
   }
   api_.check(api_.GroupEnd(), "ncclGroupEnd");
-  wait(up_, "cudaStreamSynchronize (all-to-all)");
+  check_cuda(cudaStreamSynchronize(up_.stream), "cudaStreamSynchronize (all-to-all)");
 }
 
 }  // namespace bb::kernels

@@ -60,7 +60,6 @@ class NcclSteps {
     cudaStream_t stream = nullptr;
   };
   void destroy();
-  void wait(const Channel& c, const char* what) const;
 
   NcclApi api_;
   Channel up_, down_;

@@ -128,9 +128,14 @@ __global__ void bank_conflict_kernel(float* out, int stride, int iters) {
   out[static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x] = (a0 + a1) + (a2 + a3);
 }
 
-const void* kernel_of(ResidencyKernel k) {
-  return k == ResidencyKernel::light ? reinterpret_cast<const void*>(&residency_light)
-                                     : reinterpret_cast<const void*>(&residency_heavy);
+// Both residency kernels take (BlockRecord*, uint64_t); the spill kernels (float*, int).
+using ResidencyFn = void (*)(BlockRecord*, std::uint64_t);
+ResidencyFn kernel_of(ResidencyKernel k) {
+  return k == ResidencyKernel::light ? residency_light : residency_heavy;
+}
+using SpillFn = void (*)(float*, int);
+SpillFn kernel_of(SpillVariant v) {
+  return v == SpillVariant::capped ? spill_kernel<8> : spill_kernel<1>;
 }
 
 }  // namespace
@@ -157,17 +162,14 @@ int residency_api_blocks_per_sm(ResidencyKernel k, int threads, std::size_t dyna
 
 void residency_launch(ResidencyKernel k, BlockRecord* out, int blocks, int threads,
                       std::size_t dynamic_shared, std::uint64_t spin_ns, CUstream_st* stream) {
-  if (k == ResidencyKernel::light)
-    residency_light<<<blocks, threads, dynamic_shared, stream>>>(out, spin_ns);
-  else
-    residency_heavy<<<blocks, threads, dynamic_shared, stream>>>(out, spin_ns);
+  kernel_of(k)<<<blocks, threads, dynamic_shared, stream>>>(out, spin_ns);
   check_launch("residency kernel");
 }
 
 std::string residency_cooperative_launch(ResidencyKernel k, BlockRecord* out, int blocks,
                                          int threads, std::size_t dynamic_shared,
                                          std::uint64_t spin_ns) {
-  void* args[] = {&out, &spin_ns};  // both kernels take (BlockRecord*, uint64_t)
+  void* args[] = {&out, &spin_ns};
   const cudaError_t err = cudaLaunchCooperativeKernel(
       kernel_of(k), dim3(static_cast<unsigned>(blocks)), dim3(static_cast<unsigned>(threads)), args,
       dynamic_shared, nullptr);
@@ -181,18 +183,12 @@ std::string residency_cooperative_launch(ResidencyKernel k, BlockRecord* out, in
 
 SpillAttributes spill_attributes(SpillVariant v) {
   cudaFuncAttributes a{};
-  check_cuda(cudaFuncGetAttributes(&a, v == SpillVariant::capped
-                                           ? reinterpret_cast<const void*>(&spill_kernel<8>)
-                                           : reinterpret_cast<const void*>(&spill_kernel<1>)),
-             "cudaFuncGetAttributes(spill_kernel)");
+  check_cuda(cudaFuncGetAttributes(&a, kernel_of(v)), "cudaFuncGetAttributes(spill_kernel)");
   return {a.numRegs, a.localSizeBytes};
 }
 
 void spill_launch(SpillVariant v, float* out, int rounds, int blocks, CUstream_st* stream) {
-  if (v == SpillVariant::capped)
-    spill_kernel<8><<<blocks, kSpillThreads, 0, stream>>>(out, rounds);
-  else
-    spill_kernel<1><<<blocks, kSpillThreads, 0, stream>>>(out, rounds);
+  kernel_of(v)<<<blocks, kSpillThreads, 0, stream>>>(out, rounds);
   check_launch("spill_kernel");
 }
 

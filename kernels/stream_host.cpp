@@ -12,10 +12,13 @@
 namespace bb::kernels {
 namespace {
 
+// Cloned for AVX-512, AVX2 and SSE2 (one set of clones per element type), picked at run time.
 template <class T>
-[[gnu::always_inline]] inline void stream_range(StreamOp op, T* __restrict a, T* __restrict b,
-                                                T* __restrict c, T s, std::size_t lo,
-                                                std::size_t hi) {
+[[gnu::target_clones("avx512f", "avx2", "default")]] void stream_range(StreamOp op, T* __restrict a,
+                                                                       T* __restrict b,
+                                                                       T* __restrict c, T s,
+                                                                       std::size_t lo,
+                                                                       std::size_t hi) {
   switch (op) {
     case StreamOp::copy:
 #pragma omp simd
@@ -43,8 +46,9 @@ template <class T>
 
 // kDotHostLanes independent sums: lane j adds the products of elements j, j + L, j + 2L, …
 template <class T>
-[[gnu::always_inline]] inline T dot_range(const T* __restrict a, const T* __restrict b,
-                                          std::size_t lo, std::size_t hi) {
+[[gnu::target_clones("avx512f", "avx2", "default")]] T dot_range(const T* __restrict a,
+                                                                 const T* __restrict b,
+                                                                 std::size_t lo, std::size_t hi) {
   constexpr std::size_t L = kDotHostLanes;
   T acc[L] = {};
   std::size_t i = lo;
@@ -57,31 +61,6 @@ template <class T>
   for (std::size_t w = L / 2; w > 0; w /= 2)
     for (std::size_t j = 0; j < w; ++j) acc[j] += acc[j + w];
   return acc[0];
-}
-
-[[gnu::target_clones("avx512f", "avx2", "default")]] void stream_f64(StreamOp op, double* a,
-                                                                     double* b, double* c, double s,
-                                                                     std::size_t lo,
-                                                                     std::size_t hi) {
-  stream_range(op, a, b, c, s, lo, hi);
-}
-
-[[gnu::target_clones("avx512f", "avx2", "default")]] void stream_f32(StreamOp op, float* a,
-                                                                     float* b, float* c, float s,
-                                                                     std::size_t lo,
-                                                                     std::size_t hi) {
-  stream_range(op, a, b, c, s, lo, hi);
-}
-
-[[gnu::target_clones("avx512f", "avx2", "default")]] double dot_f64(const double* a,
-                                                                    const double* b, std::size_t lo,
-                                                                    std::size_t hi) {
-  return dot_range(a, b, lo, hi);
-}
-
-[[gnu::target_clones("avx512f", "avx2", "default")]] float dot_f32(const float* a, const float* b,
-                                                                   std::size_t lo, std::size_t hi) {
-  return dot_range(a, b, lo, hi);
 }
 
 template <class T>
@@ -102,22 +81,22 @@ void fill_value(T* x, std::size_t n, T value) {
 
 void stream_host(StreamOp op, double* a, double* b, double* c, double s, std::size_t n) {
   for_each_thread_range(
-      n, [&](std::size_t lo, std::size_t hi) { stream_f64(op, a, b, c, s, lo, hi); });
+      n, [&](std::size_t lo, std::size_t hi) { stream_range(op, a, b, c, s, lo, hi); });
 }
 
 void stream_host(StreamOp op, float* a, float* b, float* c, float s, std::size_t n) {
   for_each_thread_range(
-      n, [&](std::size_t lo, std::size_t hi) { stream_f32(op, a, b, c, s, lo, hi); });
+      n, [&](std::size_t lo, std::size_t hi) { stream_range(op, a, b, c, s, lo, hi); });
 }
 
 double dot_host(const double* a, const double* b, std::size_t n) {
   return sum_over_thread_ranges<double>(
-      n, [&](std::size_t lo, std::size_t hi) { return dot_f64(a, b, lo, hi); });
+      n, [&](std::size_t lo, std::size_t hi) { return dot_range(a, b, lo, hi); });
 }
 
 float dot_host(const float* a, const float* b, std::size_t n) {
   return sum_over_thread_ranges<float>(
-      n, [&](std::size_t lo, std::size_t hi) { return dot_f32(a, b, lo, hi); });
+      n, [&](std::size_t lo, std::size_t hi) { return dot_range(a, b, lo, hi); });
 }
 
 std::size_t dot_host_depth(std::size_t n, int threads) {

@@ -41,17 +41,15 @@ class RandomCycle {
 
   // The i-th line visited (i in [0, n)).
   std::uint64_t at(std::uint64_t i) const {
-    std::uint64_t x = i;
-    do x = forward(x);
-    while (x >= lines_);
-    return x;
+    do i = forward(i);
+    while (i >= lines_);
+    return i;
   }
   // The position of `line` in the order: at(position(line)) == line.
   std::uint64_t position(std::uint64_t line) const {
-    std::uint64_t x = line;
-    do x = backward(x);
-    while (x >= lines_);
-    return x;
+    do line = backward(line);
+    while (line >= lines_);
+    return line;
   }
   // The line visited after `line`.
   std::uint64_t next(std::uint64_t line) const {

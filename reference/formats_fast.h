@@ -39,13 +39,18 @@ BB_HOST_DEVICE inline int bit_width32(std::uint32_t v) {
 #endif
 }
 
+// The largest finite magnitude code of the target (E4M3: 0x7E, below its NaN).
+BB_HOST_DEVICE inline std::uint32_t max_finite_magnitude(const Fp32Target& t) {
+  const std::uint32_t top = (1u << t.exponent_bits) - 1, mmask = (1u << t.mantissa_bits) - 1;
+  return t.specials == theory::Specials::ieee       ? ((top - 1) << t.mantissa_bits) | mmask
+         : t.specials == theory::Specials::nan_only ? (top << t.mantissa_bits) | (mmask - 1)
+                                                    : (top << t.mantissa_bits) | mmask;
+}
+
 BB_HOST_DEVICE inline std::uint32_t encode_fp32_nearest(const Fp32Target& t, std::uint32_t bits) {
   const std::uint32_t sign = t.bits - 1 < 32 ? ((bits >> 31) << (t.bits - 1)) : 0;
   const std::uint32_t top = (1u << t.exponent_bits) - 1, mmask = (1u << t.mantissa_bits) - 1;
-  const std::uint32_t max_finite =
-      t.specials == theory::Specials::ieee       ? ((top - 1) << t.mantissa_bits) | mmask
-      : t.specials == theory::Specials::nan_only ? (top << t.mantissa_bits) | (mmask - 1)
-                                                 : (top << t.mantissa_bits) | mmask;
+  const std::uint32_t max_finite = max_finite_magnitude(t);
   const std::uint32_t nan =
       t.specials == theory::Specials::none
           ? (top << t.mantissa_bits) | mmask  // no NaN: +max, unsigned

@@ -129,12 +129,8 @@ inline GemmExact gemm_exact(std::span<const double> a, std::span<const double> b
              uk = static_cast<std::size_t>(k);
   if (a.size() != um * uk || b.size() != uk * un)
     throw std::invalid_argument("gemm_exact: A must be m*k and B k*n values");
-  GemmExact e{m,
-              n,
-              k,
-              std::vector<double>(um * un),
-              std::vector<double>(um * un),
-              std::vector<double>(um * un)};
+  const std::vector<double> zeros(um * un);
+  GemmExact e{m, n, k, zeros, zeros, zeros};
 #pragma omp parallel for schedule(static)
   for (std::int64_t idx = 0; idx < static_cast<std::int64_t>(um * un); ++idx) {
     const std::size_t i = static_cast<std::size_t>(idx) % um,

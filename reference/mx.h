@@ -64,9 +64,7 @@ inline BlockQuantized mx_quantize(std::span<const float> x, theory::Format eleme
     throw std::invalid_argument("mx_quantize: MX elements are E4M3, E5M2, E2M3, E3M2 or E2M1");
   const FormatSpec& f = theory::format_spec(element);
   const FormatSpec& e8m0 = theory::format_spec(theory::Format::e8m0);
-  BlockQuantized q;
-  q.block = block;
-  q.element = element;
+  BlockQuantized q{.block = block, .element = element};
   for (std::size_t b0 = 0; b0 < x.size(); b0 += block) {
     const double amax = detail::block_amax(x.subspan(b0, block));
     long e = -127;  // an all-zero block: the smallest scale (E8M0 has no zero)
@@ -90,9 +88,7 @@ inline BlockQuantized nvfp4_quantize(std::span<const float> x, std::size_t block
   detail::check_blocks(x, block);
   const FormatSpec& fp4 = theory::format_spec(theory::Format::e2m1);
   const FormatSpec& e4m3 = theory::format_spec(theory::Format::e4m3);
-  BlockQuantized q;
-  q.block = block;
-  q.element = theory::Format::e2m1;
+  BlockQuantized q{.block = block, .element = theory::Format::e2m1};
   const double amax = detail::block_amax(x);
   // The tensor scale is an fp32 value, as stored.
   q.tensor_scale = static_cast<float>(
@@ -128,10 +124,7 @@ inline BlockQuantized fp8_tensor_quantize(std::span<const float> x, theory::Form
   const double amax = detail::block_amax(x);
   const double s =
       amax > 0 ? static_cast<float>(amax * std::pow(2.0, margin) / theory::max_finite(f)) : 1.0;
-  BlockQuantized q;
-  q.block = x.size();
-  q.element = element;
-  q.block_scales = {s};
+  BlockQuantized q{.block_scales = {s}, .block = x.size(), .element = element};
   for (float v : x)
     q.codes.push_back(static_cast<std::uint8_t>(
         encode(f, static_cast<double>(v) / s, Rounding::nearest_even, Overflow::saturate)));

@@ -49,10 +49,8 @@ class AttentionHost final : public Instance {
       for (std::size_t h = 0; h < s_.heads; ++h)
         for (std::size_t i : reference::checked_rows(s_.n)) {
           reference::attention_row_fp64(s_, q_.get(), k_.get(), v_.get(), b, h, i, row.data());
-          for (std::size_t c = 0; c < s_.d; ++c) {
-            out.push_back(o_[s_.q_row(b, h, i) + c]);
-            ref.push_back(row[c]);
-          }
+          out.insert(out.end(), &o_[s_.q_row(b, h, i)], &o_[s_.q_row(b, h, i)] + s_.d);
+          ref.insert(ref.end(), row.begin(), row.end());
         }
     if (unwritten) out.push_back(std::nan("")), ref.push_back(0);  // a row left poisoned fails
     return compare<double, double>(out, ref, kFp32Tolerance);

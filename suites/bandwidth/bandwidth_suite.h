@@ -23,13 +23,21 @@ std::vector<std::uint64_t> sweep_sizes(std::uint64_t max_bytes, int per_octave);
 inline constexpr int kSweepPerOctave = 4;       // full runs
 inline constexpr int kSweepPerOctaveQuick = 2;  // --quick
 
-// Host sweeps reach 4x the last-level cache, GPU sweeps 8x the L2 (both at least 64 MiB).
-std::uint64_t host_sweep_max_bytes(const HostInfo& host);
-std::uint64_t cuda_sweep_max_bytes(std::uint64_t l2_bytes);
+// Host sweeps reach 4x the last-level cache, GPU sweeps 8x the L2, both at least this.
+inline constexpr std::uint64_t kSweepMinMaxBytes = std::uint64_t{64} << 20;
 
 // Passes over a working set of `bytes` so that a sample reads at least `sample_bytes`.
 inline int read_passes(std::uint64_t bytes, double sample_bytes) {
   return static_cast<int>(std::max(1.0, std::ceil(sample_bytes / static_cast<double>(bytes))));
+}
+
+// Elements of an intensity-sweep array at k FMAs per element: n_dram up to k = 64 (DRAM-bound),
+// above it about `sample_flop` per sample (2k flop per element), within [2^20, n_dram]; rounded
+// down to even for the paired types when `even`.
+inline std::size_t intensity_elements(std::size_t n_dram, int k, double sample_flop, bool even) {
+  if (k <= 64) return n_dram;
+  const auto n_compute = static_cast<std::size_t>(sample_flop / (2.0 * k));
+  return std::min(n_dram, std::max(std::size_t{1} << 20, even ? n_compute / 2 * 2 : n_compute));
 }
 
 // One full wave of `threads`-thread blocks: as many as the SMs hold at once by their thread limit.

@@ -9,6 +9,7 @@
 #include <cuda_runtime_api.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <string>
@@ -30,45 +31,30 @@ constexpr std::uint64_t kPatternSeed = 21;
 
 enum class Direction { h2d, d2h };
 
-// Host memory of either kind, released by its own deallocator; the destructor never throws.
-class HostBytes {
- public:
-  HostBytes(std::size_t bytes, bool pinned) : pinned_(pinned) {
-    if (pinned_) {
-      check_cuda(cudaMallocHost(&ptr_, bytes), "cudaMallocHost(" + std::to_string(bytes) + ")");
-    } else {
-      pageable_ = allocate_host<unsigned char>(bytes);
-      ptr_ = pageable_.get();
-    }
-  }
-  ~HostBytes() {
-    if (!pinned_ || !ptr_) return;
-    const cudaError_t status = cudaFreeHost(ptr_);
+// Host memory of either kind, released by its own deallocator; a failed cudaFreeHost is reported,
+// never thrown.
+struct HostBytesFree {
+  bool pinned;
+  void operator()(void* p) const {
+    if (!pinned) return std::free(p);
+    const cudaError_t status = cudaFreeHost(p);
     if (status != cudaSuccess)
       std::fprintf(stderr, "boundbench: cudaFreeHost: %s\n", cudaGetErrorString(status));
   }
-  HostBytes(const HostBytes&) = delete;
-  HostBytes& operator=(const HostBytes&) = delete;
-
-  void* get() const { return ptr_; }
-
- private:
-  bool pinned_;
-  void* ptr_ = nullptr;
-  HostArray<unsigned char> pageable_;
 };
+using HostBytes = std::unique_ptr<void, HostBytesFree>;
 
-std::vector<float> copy_pattern() {
-  std::vector<float> p(kCopyFloats);
-  for (std::size_t i = 0; i < kCopyFloats; ++i)
-    p[i] = static_cast<float>(reference::positive_test_value(kPatternSeed, i));
-  return p;
+HostBytes allocate_host_bytes(std::size_t bytes, bool pinned) {
+  if (!pinned) return HostBytes(allocate_host<unsigned char>(bytes).release(), {false});
+  void* p = nullptr;
+  check_cuda(cudaMallocHost(&p, bytes), "cudaMallocHost(" + std::to_string(bytes) + ")");
+  return HostBytes(p, {true});
 }
 
 class CopyCuda final : public Instance {
  public:
   CopyCuda(Direction d, bool pinned)
-      : direction_(d), host_(kCopyBytes, pinned), device_(kCopyBytes) {
+      : direction_(d), host_(allocate_host_bytes(kCopyBytes, pinned)), device_(kCopyBytes) {
     // Touch every host page now, so that no sample pays for first-touch page faults.
     std::memset(host_.get(), 0, kCopyBytes);
     device_.fill_bytes(0);
@@ -77,8 +63,9 @@ class CopyCuda final : public Instance {
   // The pattern goes one way through copy() into a destination poisoned with 0xFF (NaN as
   // floats), and comes back bit-exact.
   Comparison validate() override {
-    const std::vector<float> pattern = copy_pattern();
-    std::vector<float> out(kCopyFloats);
+    std::vector<float> pattern(kCopyFloats), out(kCopyFloats);
+    for (std::size_t i = 0; i < kCopyFloats; ++i)
+      pattern[i] = static_cast<float>(reference::positive_test_value(kPatternSeed, i));
     if (direction_ == Direction::h2d) {
       std::memcpy(host_.get(), pattern.data(), kCopyBytes);
       device_.fill_bytes(0xFF);

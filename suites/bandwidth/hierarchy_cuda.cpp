@@ -297,8 +297,8 @@ Case strided_case(std::size_t stride) {
 
 std::vector<Case> hierarchy_cuda_cases(const SuiteTarget& target) {
   const std::uint64_t l2 = target.gpu ? target.gpu->l2_bytes : std::uint64_t{50} << 20;
-  const auto sizes =
-      sweep_sizes(cuda_sweep_max_bytes(l2), target.quick ? kSweepPerOctaveQuick : kSweepPerOctave);
+  const auto sizes = sweep_sizes(std::max(kCudaCacheMultiple * l2, kSweepMinMaxBytes),
+                                 target.quick ? kSweepPerOctaveQuick : kSweepPerOctave);
   std::vector<Case> cases;
   for (std::uint64_t b : sizes)
     if (b >= kMinReadSweepBytes) cases.push_back(read_point(b));

@@ -171,8 +171,9 @@ std::vector<Case> hierarchy_host_cases(const SuiteTarget& target) {
   HostInfo nominal;
   nominal.caches.push_back({3, "Unified", std::uint64_t{32} << 20, 1});
   const HostInfo& host = target.host ? *target.host : nominal;
-  const auto sizes = sweep_sizes(host_sweep_max_bytes(host),
-                                 target.quick ? kSweepPerOctaveQuick : kSweepPerOctave);
+  const auto sizes =
+      sweep_sizes(std::max(kHostCacheMultiple * host.last_level_cache_bytes(), kSweepMinMaxBytes),
+                  target.quick ? kSweepPerOctaveQuick : kSweepPerOctave);
   std::vector<Case> cases;
   for (std::uint64_t b : sizes) cases.push_back(read_point(b));
   for (std::uint64_t b : sizes) cases.push_back(latency_point(b));

@@ -32,8 +32,7 @@ using reference::StorageFormat;
 using theory::Precision;
 
 constexpr int kThreads = 256;
-constexpr int kMaxDramK = 64;  // up to here the array spans 8x the L2 (and ≥ 2^25 elements)
-constexpr double kComputeFlop = 1e10;  // above it, each sample does about this many flop
+constexpr double kComputeFlop = 1e10;  // above k = 64, each sample does about this many flop
 constexpr std::size_t kCheckedElements = std::size_t{1} << 14;
 constexpr std::size_t kCheckedEndElements = 256;  // at each end of the array, besides the spread
 constexpr std::uint64_t kChainSeed = 5;
@@ -151,28 +150,16 @@ class FmaChainCuda final : public Instance {
   DeviceBuffer x_;
 };
 
-// One array, read and written in place, spanning at least 8x the L2 (and 2^25 elements), rounded
-// up to 2^20 elements (so even, as the paired types need).
-std::size_t chain_dram_elements(const GpuDevice& gpu, std::size_t element_bytes) {
-  const std::uint64_t need = kCudaCacheMultiple * gpu.l2_bytes / element_bytes;
-  const std::size_t mib = std::size_t{1} << 20;
-  return std::max<std::size_t>(kCudaMinElements, (need + mib - 1) / mib * mib);
-}
-
-// Above kMaxDramK: about kComputeFlop per sample (2k flop per element), at least 2^20, even.
-std::size_t chain_elements(std::size_t n_dram, int k) {
-  if (k <= kMaxDramK) return n_dram;
-  const auto n_compute = static_cast<std::size_t>(kComputeFlop / (2.0 * k)) / 2 * 2;
-  return std::min(n_dram, std::max(std::size_t{1} << 20, n_compute));
-}
-
 Case chain_case(const ChainType& t, int k, bool in_quick) {
   Case c{std::string("intensity/") + t.name + "/cuda/k" + std::to_string(k), Backend::cuda,
          [t, k](const CaseContext& ctx) {
            const GpuDevice& gpu = *ctx.gpu;
            const std::size_t element_bytes = reference::storage_bytes(t.storage);
-           const std::size_t n_dram = chain_dram_elements(gpu, element_bytes);
-           const std::size_t n = chain_elements(n_dram, k);
+           // One array, read and written in place, spanning at least 8x the L2 (3 STREAM arrays
+           // spanning 3 x 8x), rounded up to 2^20 elements (so even, as the paired types need).
+           const std::size_t n_dram = stream_elements(gpu.l2_bytes, 3 * kCudaCacheMultiple,
+                                                      element_bytes, kCudaMinElements);
+           const std::size_t n = intensity_elements(n_dram, k, kComputeFlop, true);
            Declared d;
            // Each element is read once and written once; each FMA is 2 flop (fp16/bf16: per lane).
            // Smaller arrays above the ridge are compute-bound wherever their bytes come from.

@@ -15,8 +15,9 @@
 namespace bb::suites {
 namespace {
 
-constexpr int kMaxDramK = 64;         // up to here the array spans 2x the last-level cache
-constexpr double kComputeFlop = 3e9;  // above it, each sample does about this many flop
+// Up to k = 64 the array spans 2x the last-level cache; above it, each sample does about this many
+// flop.
+constexpr double kComputeFlop = 3e9;
 constexpr std::size_t kCheckedElements = 1 << 14;
 
 // x ← fma(x, a, b): fixed point b / (1 - a) = 0.25.
@@ -70,13 +71,7 @@ Case intensity_case(const char* dtype, int k, bool in_quick) {
          [dtype, k](const CaseContext& ctx) {
            const std::uint64_t llc = ctx.host.last_level_cache_bytes();
            const std::size_t n_dram = std::max<std::size_t>(kHostMinElements, 2 * llc / sizeof(T));
-           const std::size_t n =
-               k <= kMaxDramK
-                   ? n_dram
-                   : std::min<std::size_t>(
-                         n_dram,
-                         std::max<std::size_t>(std::size_t{1} << 20,
-                                               static_cast<std::size_t>(kComputeFlop / (2.0 * k))));
+           const std::size_t n = intensity_elements(n_dram, k, kComputeFlop, false);
            Declared d;
            // Smaller arrays above the ridge are compute-bound wherever their bytes come from.
            d.work = work_of(theory::fma_chain_work(static_cast<double>(n), sizeof(T), k),

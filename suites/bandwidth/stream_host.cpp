@@ -23,7 +23,10 @@ class StreamHost final : public Instance {
       : op_(op), n_(n), a_(allocate_host<T>(n)), b_(allocate_host<T>(n)), c_(allocate_host<T>(n)) {}
 
   Comparison validate() override {
-    reset();
+    // Fresh inputs (seeds 1, 2, 3); also the first touch of every page, by the thread that will
+    // stream it (validate runs before any sample).
+    T* arrays[] = {a_.get(), b_.get(), c_.get()};
+    for (std::size_t k = 0; k < 3; ++k) kernels::fill_random_host(arrays[k], n_, k + 1);
     const std::span<const T> a(a_.get(), n_), b(b_.get(), n_), c(c_.get(), n_);
     if (op_ == StreamOp::dot) {
       // The whole array and its first third: two sums, each within its own bound.
@@ -39,7 +42,7 @@ class StreamHost final : public Instance {
       return compare<double, double>(o, r, {atol, 0.0});
     }
     const std::vector<T> expected = reference::stream_expected<T>(op_, a, b, c, scalar_);
-    T* out = written();
+    T* out = arrays[static_cast<std::size_t>(reference::written_array(op_))];
     if (op_ != StreamOp::nstream)  // nstream reads what it writes: its input is the poison check
       kernels::fill_value_host(out, n_, std::numeric_limits<T>::quiet_NaN());
     kernels::stream_host(op_, a_.get(), b_.get(), c_.get(), scalar_, n_);
@@ -54,17 +57,6 @@ class StreamHost final : public Instance {
   }
 
  private:
-  // Also the first touch of every page, by the thread that will stream it (validate runs first).
-  void reset() {
-    kernels::fill_random_host(a_.get(), n_, 1);
-    kernels::fill_random_host(b_.get(), n_, 2);
-    kernels::fill_random_host(c_.get(), n_, 3);
-  }
-  T* written() {
-    T* arrays[] = {a_.get(), b_.get(), c_.get()};
-    return arrays[static_cast<std::size_t>(reference::written_array(op_))];
-  }
-
   StreamOp op_;
   std::size_t n_;
   HostArray<T> a_, b_, c_;

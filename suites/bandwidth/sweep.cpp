@@ -17,15 +17,6 @@ std::vector<std::uint64_t> sweep_sizes(std::uint64_t max_bytes, int per_octave) 
   return {sizes.begin(), sizes.end()};
 }
 
-std::uint64_t host_sweep_max_bytes(const HostInfo& host) {
-  return std::max<std::uint64_t>(kHostCacheMultiple * host.last_level_cache_bytes(),
-                                 std::uint64_t{64} << 20);
-}
-
-std::uint64_t cuda_sweep_max_bytes(std::uint64_t l2_bytes) {
-  return std::max<std::uint64_t>(kCudaCacheMultiple * l2_bytes, std::uint64_t{64} << 20);
-}
-
 nlohmann::json host_cache_levels(const HostInfo& host, int threads) {
   nlohmann::json levels = nlohmann::json::array();
   for (const CacheInfo& c : host.caches) {

@@ -14,6 +14,14 @@
 namespace bb::suites {
 namespace {
 
+// A law of the occupancy suite on a point measurement (a count, a fitted figure, a ratio): PASS
+// inside `band`, FAIL outside (harness/checks.h point_check).
+Check occupancy_check(const std::string& name, const std::string& law, double predicted,
+                      const Band& band, double measured, double tolerance,
+                      const std::string& reason) {
+  return point_check({"occupancy", name, law}, predicted, band, measured, tolerance, reason);
+}
+
 // A suite check that could not be made because a case it needs was not measured (filtered out, or
 // it failed its own checks): SKIP, saying which.
 Check missing(const std::string& name, const std::string& law, const std::string& what) {
@@ -47,9 +55,8 @@ void waves_checks(const std::vector<CaseResult>& results, std::vector<Check>& ou
     const long long predicted = theory::waves(blocks, per_wave, 1);
     const double ratio = r.summary.median_s / full->summary.median_s;
     const double measured = std::round(ratio);
-    out.push_back(occupancy_check(
-        r.name + "/waves", law, static_cast<double>(predicted),
-        Band{static_cast<double>(predicted), static_cast<double>(predicted)}, measured, 0,
+    out.push_back(observed_check(
+        r.name + "/waves", law, static_cast<double>(predicted), measured,
         fmt::format("{} blocks, {} per wave: t/t(one wave) = {:.3f}", blocks, per_wave, ratio)));
   }
 }
@@ -207,17 +214,16 @@ void spill_checks(const std::vector<CaseResult>& results, std::vector<Check>& ou
                                 "(slowdown reported)",
                                 std::numeric_limits<double>::quiet_NaN(), Band::at_least(1),
                                 local_capped, std::numeric_limits<double>::quiet_NaN(), reason));
-  out.push_back(occupancy_check("spills/uncapped",
-                                "the uncapped kernel does not spill: local bytes/thread == 0", 0,
-                                Band{0, 0}, local_uncapped, 0, reason));
+  out.push_back(observed_check("spills/uncapped",
+                               "the uncapped kernel does not spill: local bytes/thread == 0", 0,
+                               local_uncapped, reason));
 }
 
 }  // namespace
 
-Check occupancy_check(const std::string& name, const std::string& law, double predicted,
-                      const Band& band, double measured, double tolerance,
-                      const std::string& reason) {
-  return point_check({"occupancy", name, law}, predicted, band, measured, tolerance, reason);
+Check observed_check(const std::string& name, const std::string& law, double predicted,
+                     double measured, const std::string& detail) {
+  return occupancy_check(name, law, predicted, Band{predicted, predicted}, measured, 0, detail);
 }
 
 int max_co_resident(const std::vector<kernels::BlockRecord>& records) {

@@ -117,12 +117,6 @@ class Residency final : public Instance {
   DeviceBuffer records_;
 };
 
-// Exact agreement of two counts.
-Check observed_check(const std::string& name, const std::string& law, double predicted,
-                     double measured, const std::string& detail) {
-  return occupancy_check(name, law, predicted, Band{predicted, predicted}, measured, 0, detail);
-}
-
 Case residency_case(const std::string& label, ResidencyKernel kernel, int threads,
                     std::size_t dynamic_shared) {
   const std::string name = "residency/" + label;

@@ -28,12 +28,11 @@ class HostChase final : public Instance {
   Comparison validate() override {
     // Independent of the table: after s steps from line 0 = at(k) the walk is at at(k + s).
     const std::uint64_t k = cycle_.position(0);
-    const std::vector<double> out = {
-        static_cast<double>(kernels::chase_host(next_.data(), kHostChaseSteps / 2)),
-        static_cast<double>(kernels::chase_host(next_.data(), kHostChaseSteps))};
-    const std::vector<double> ref = {
-        static_cast<double>(cycle_.at((k + kHostChaseSteps / 2) % lines_) * 16),
-        static_cast<double>(cycle_.at((k + kHostChaseSteps) % lines_) * 16)};
+    std::vector<double> out, ref;
+    for (std::uint64_t s : {kHostChaseSteps / 2, kHostChaseSteps}) {
+      out.push_back(static_cast<double>(kernels::chase_host(next_.data(), s)));
+      ref.push_back(static_cast<double>(cycle_.at((k + s) % lines_) * 16));
+    }
     return compare<double, double>(out, ref, Tolerance{0, 0});
   }
   void run(gpu_stream) override { sink_ ^= kernels::chase_host(next_.data(), kHostChaseSteps); }

@@ -20,11 +20,10 @@ inline constexpr int kLatencyThreads = 128;                       // 4 warps per
 inline constexpr std::size_t kChaseWords = std::size_t{1} << 27;  // 512 MiB chased
 inline constexpr std::uint64_t kChaseSteps = 1 << 16;
 
-// A law of the occupancy suite on a point measurement (a count, a fitted figure, a ratio): PASS
-// inside `band`, FAIL outside (harness/checks.h point_check).
-Check occupancy_check(const std::string& name, const std::string& law, double predicted,
-                      const Band& band, double measured, double tolerance,
-                      const std::string& reason);
+// A law of the occupancy suite on two counts: PASS when they agree exactly, FAIL otherwise
+// (harness/checks.h point_check).
+Check observed_check(const std::string& name, const std::string& law, double predicted,
+                     double measured, const std::string& detail);
 
 // Most blocks that ran on one SM at the same time, from the blocks' own %smid and start/end
 // %globaltimer records (a block ending at the instant another starts does not overlap it).
