@@ -155,8 +155,9 @@ Case chain_case(const ChainType& t, int k, bool in_quick) {
          [t, k](const CaseContext& ctx) {
            const GpuDevice& gpu = *ctx.gpu;
            const std::size_t element_bytes = reference::storage_bytes(t.storage);
-           // One array, read and written in place, spanning at least 8x the L2 (3 STREAM arrays
-           // spanning 3 x 8x), rounded up to 2^20 elements (so even, as the paired types need).
+           // One array, read and written in place, spanning at least 8x the L2 alone:
+           // stream_elements sizes each of 3 arrays to span `multiple` x the cache together, so 3 x
+           // 8 here. Rounded up to 2^20 elements (so even, as the paired types need).
            const std::size_t n_dram = stream_elements(gpu.l2_bytes, 3 * kCudaCacheMultiple,
                                                       element_bytes, kCudaMinElements);
            const std::size_t n = intensity_elements(n_dram, k, kComputeFlop, true);
