@@ -71,6 +71,12 @@ double bus_bandwidth_factor(Collective c, int ranks) {
   return 1;
 }
 
+double shared_capacity_link_factor(Collective c, int ranks) {
+  if (ranks < 2) throw std::invalid_argument("ranks must be >= 2");
+  const bool rooted = c == Collective::broadcast || c == Collective::reduce;
+  return rooted ? static_cast<double>(ranks) / (ranks - 1) : 1;
+}
+
 AlphaBetaTerms alpha_beta_terms(Collective c, Algorithm a, int ranks) {
   if (ranks < 1) throw std::invalid_argument("ranks must be >= 1");
   const double p = ranks, lg = ceil_log2(ranks), frac = (p - 1) / p;

@@ -34,6 +34,14 @@ bool collective_reduces(Collective c);  // takes a reduction operator (sum, max,
 // algbw = n / t;  busbw = algbw × factor.  Source: nccl-tests doc/PERFORMANCE.md.
 double bus_bandwidth_factor(Collective c, int ranks);
 
+// How far a collective's busbw may exceed send_recv's 1/β when every copy goes through one capacity
+// C shared by all ranks (processes on one node copying through its memory), not a full-duplex link
+// per rank (a network, NVLink: factor 1). Counting the bytes all ranks copy for size n (bus factors
+// as above): send_recv copies p·n at once, so its 1/β = C/p; all_reduce 2(p−1)n, all_gather,
+// reduce_scatter and all_to_all (p−1)n, each with busbw ≤ C/p (factor 1); broadcast and reduce
+// copy (p−1)n with bus factor 1, so busbw ≤ C/(p−1): factor p/(p−1) (2 at p = 2).
+double shared_capacity_link_factor(Collective c, int ranks);
+
 // The algorithms the α–β models describe.
 enum class Algorithm {
   ring,

@@ -216,25 +216,34 @@ std::vector<Check> collectives_checks(const std::vector<Point>& points, const Ch
     checks.push_back(a);
 
     // No collective beats the point-to-point link: the asymptotic busbw (1/β) of each is at most
-    // send_recv's 1/β (the byte terms are the bandwidth lower bounds, Patarasuk & Yuan 2009). A
-    // law; judged on the ratio's interval, the series whose interval reaches highest.
+    // send_recv's 1/β (the byte terms are the bandwidth lower bounds, Patarasuk & Yuan 2009). MPI
+    // ranks all on one node copy through one shared capacity, where broadcast and reduce may reach
+    // p/(p−1) × send_recv's 1/β (theory::shared_capacity_link_factor): their ratio is taken over
+    // that. A law; judged on the ratio's interval, the series whose interval reaches highest.
     const CheckHead bound = head(group + "/link-bound",
                                  "asymptotic busbw 1/beta of every collective <= the link 1/beta "
-                                 "fitted to send_recv (the bandwidth lower bound), within " +
+                                 "fitted to send_recv (the bandwidth lower bound; x p/(p-1) for "
+                                 "broadcast and reduce with MPI ranks on one node), within " +
                                      fmt::format("{:.0f}%", 100 * limits.link_tolerance),
                                  CheckKind::law, "busbw / link");
     Check b;
     if (const Series* link = find_op(series, Collective::send_recv)) {
       const Interval l = link_of(link->beta);
+      const Point& lp = *link->first;
+      const bool shared = lp.transport == "mpi" && lp.cores > 0 && lp.ranks_on_node >= lp.ranks;
       Interval worst = Interval::point(0);
       std::string where;
       for (const auto& [other, s] : series) {
         if (!s.fit || !(s.fit->beta_s_per_byte > 0) || &s == link) continue;
         const Interval c = link_of(s.beta);
-        const Interval ratio = l.is_point() && c.is_point()
-                                   ? Interval::point(c.value / l.value)
-                                   : Interval{c.value / l.value, low_end(c) / high_end(l),
-                                              high_end(c) / low_end(l), c.coverage * l.coverage};
+        const double factor =
+            shared ? theory::shared_capacity_link_factor(s.first->op, s.first->ranks) : 1;
+        const Interval ratio =
+            divided(l.is_point() && c.is_point()
+                        ? Interval::point(c.value / l.value)
+                        : Interval{c.value / l.value, low_end(c) / high_end(l),
+                                   high_end(c) / low_end(l), c.coverage * l.coverage},
+                    factor);
         // The series that says most: the highest low end (a point's is its value).
         if (where.empty() || low_end(ratio) > low_end(worst)) worst = ratio, where = other;
       }
@@ -243,6 +252,7 @@ std::vector<Check> collectives_checks(const std::vector<Point>& points, const Ch
       } else {
         b = at_most(bound, 1 + limits.link_tolerance, worst);
         b.reason += "; highest: " + where + ", link (send_recv) " + gbps(l);
+        if (shared) b.reason += "; ranks on one node: broadcast and reduce over p/(p-1) x the link";
       }
     } else {
       b = skipped(bound, "send_recv not fitted here");
