@@ -6,6 +6,7 @@ set -euo pipefail
 
 packages=(
   cmake g++ make pkg-config git
+  ccache                           # compiler cache (CMakeLists.txt uses it where installed)
   libgtest-dev googletest          # GoogleTest
   libbenchmark-dev                 # Google Benchmark (runs every case)
   libbenchmark-tools               # its compare.py

@@ -7,6 +7,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash ci/setup.sh
+# ccache keys on paths relative to the clone, so a fresh clone in another folder reuses the cache.
+export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$PWD} CCACHE_NOHASHDIR=${CCACHE_NOHASHDIR:-1}
 preset=host
 if [[ -x /usr/local/cuda/bin/nvcc ]] || command -v nvcc >/dev/null; then
   preset=ci
