@@ -36,12 +36,19 @@ foreach(t IN LISTS _cli_tests)
                    $<TARGET_FILE:boundbench> ${t})
   set_tests_properties(cli.${t} PROPERTIES LABELS "cpu;cli" TIMEOUT 300)
 endforeach()
+# Every test that may use a GPU (boundbench info, the CUDA backend, NCCL) holds the resource lock
+# "gpu", as the GPU tests do: `ctest -j` never runs two of them at once on one GPU (some time it).
+set_tests_properties(cli.NoGpuPath.test_info_says_why cli.NoGpuPath.test_cuda_backend_skips_with_reason
+  cli.NoGpuPath.test_info_shows_a_runs_measured_hierarchy cli.Navigation.test_info_versions_and_sizes
+  cli.GoogleBenchmarkPassthrough.test_benchmark_out_writes_its_own_json
+  PROPERTIES RESOURCE_LOCK gpu)
 
 # The quick run of every suite, validated; serial so that its measurements see a quiet machine.
 add_test(NAME smoke.run_quick
          COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/smoke_run.sh $<TARGET_FILE:boundbench>
                  ${PROJECT_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR}/smoke)
-set_tests_properties(smoke.run_quick PROPERTIES LABELS "cpu;smoke" TIMEOUT 600 RUN_SERIAL TRUE)
+set_tests_properties(smoke.run_quick PROPERTIES LABELS "cpu;smoke" TIMEOUT 600 RUN_SERIAL TRUE
+                     RESOURCE_LOCK gpu)
 
 # ci/report.py on the committed results (no binary needed): figures, labels, headline, rooflines,
 # the before/after intervals, bad input. One ctest test per class (a class draws its report once).
@@ -90,6 +97,8 @@ boundbench_mpi_cli_tests(collectives collectives_cli_test.py
   Reliability.test_ranks_with_different_arguments Reliability.test_error_on_one_rank_ends_every_rank
   Reliability.test_bad_input
   Reliability.test_nccl_without_gpu_says_why NcclTestsComparison.test_within_and_beyond_tolerance)
+set_tests_properties(collectives.Reliability.test_nccl_without_gpu_says_why PROPERTIES
+                     RESOURCE_LOCK gpu)
 
 # The Slurm launch path: a one-node Slurm cluster (munged, slurmctld, slurmd as root) runs
 # `srun -n 4 --mpi=pmix` of strategies and collectives --quick; skipped (77) with the reason where
@@ -106,6 +115,8 @@ boundbench_mpi_cli_tests(strategies strategies_cli_test.py
   Reliability.test_watchdog_aborts_a_hung_rank
   Reliability.test_ranks_with_different_arguments Reliability.test_bad_input_on_every_rank
   Reliability.test_bad_input)
+set_tests_properties(strategies.Reliability.test_bad_input_on_every_rank PROPERTIES  # --engine nccl
+                     RESOURCE_LOCK gpu)
 
 # The false-alarm test (label "falsealarm"): `run --quick` of every suite and the collectives at
 # 2 MPI ranks beside a CPU-bound process pinned to core 0 must report no FAIL. Alone on the
@@ -114,4 +125,4 @@ add_test(NAME falsealarm.loaded
          COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/false_alarm.sh $<TARGET_FILE:boundbench>
                  ${PROJECT_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR}/falsealarm)
 set_tests_properties(falsealarm.loaded PROPERTIES LABELS "cpu;falsealarm" TIMEOUT 900
-                     RUN_SERIAL TRUE)
+                     RUN_SERIAL TRUE RESOURCE_LOCK gpu)
