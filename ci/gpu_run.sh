@@ -107,7 +107,8 @@ preflight() {  # prints the facts; the last line "PROBLEM: ..." (and status 1) w
   if python3 -c 'import ctypes; ctypes.CDLL("libnccl.so.2")' 2>/dev/null; then
     echo "libnccl.so.2 (dlopen): resolves"
   else
-    problems+=("libnccl.so.2 does not resolve (boundbench dlopens it for the NCCL steps)")
+    # Only the NCCL steps need it: they fail with the reason; the rest of the job is worth its time.
+    echo "libnccl.so.2 (dlopen): does not resolve: the NCCL steps (collectives, strategies) will fail"
   fi
   # A pattern that matches nothing is stale: the test it meant would run under the sanitizers.
   local pattern reason n
