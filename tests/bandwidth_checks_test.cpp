@@ -33,9 +33,9 @@ const Check* find(const std::vector<Check>& checks, const std::string& name) {
 // capacities and latencies (ns), reporting `reported` as the cache sizes.
 std::vector<CaseResult> latency_sweep(Backend b, const std::vector<double>& caps,
                                       const std::vector<double>& ns, const json& reported,
-                                      bool virtualized = false) {
+                                      bool virtualized = false, int per_octave = 4) {
   std::vector<CaseResult> rs;
-  for (std::uint64_t bytes : sweep_sizes(std::uint64_t{1} << 30, 4)) {
+  for (std::uint64_t bytes : sweep_sizes(std::uint64_t{1} << 30, per_octave)) {
     std::size_t l = 0;
     while (l < caps.size() && static_cast<double>(bytes) > caps[l]) ++l;
     rs.push_back(result("latency-sweep/" + std::to_string(bytes), b,
@@ -88,6 +88,71 @@ TEST(BandwidthChecks, NoClearStepIsASkipWithTheEvidence) {
   EXPECT_EQ(c->verdict, Verdict::skip);
   EXPECT_NE(c->reason.find("no clear step"), std::string::npos) << c->reason;
   EXPECT_NE(c->reason.find("plateaus"), std::string::npos) << c->reason;
+}
+
+// The CUDA L2 as gpu_levels declares it: the last level before DRAM, in `partitions` parts.
+json cuda_l2(double bytes, int partitions) {
+  return json::array(
+      {{{"name", "L2"}, {"bytes", bytes}, {"last_level", true}, {"partitions", partitions}}});
+}
+
+// A one-thread chase on an H100 PCIe at 1755 MHz (te42kyfo/gpu-benches, ../shared/FACTS.md): L1
+// 34 cycles to 216 kB, the near L2 partition 265, the far one 475, DRAM 650 cycles. The 50 MiB L2
+// is two 25 MiB partitions. Far to DRAM is 1.37x, no clear step: the only step near the L2 is the
+// near partition's, at 25 MiB, half the reported size (the rule before this one: ratio 0.5, FAIL).
+constexpr double kL2 = 50.0 * (1 << 20);
+const std::vector<double> kH100Ns = {34 / 1.755, 265 / 1.755, 475 / 1.755, 650 / 1.755};
+const std::vector<double> kH100Caps = {216e3, kL2 / 2, kL2};
+
+// The CUDA L2 check of a sweep (named so: an empty name says it is missing).
+Check l2_check(const std::vector<CaseResult>& rs) {
+  const std::vector<Check> checks = bandwidth_suite_checks(rs);
+  const Check* c = find(checks, "cuda/latency/L2-capacity");
+  return c ? *c : Check{};
+}
+
+TEST(BandwidthChecks, PartitionedL2PassesAtFullAndQuickDensity) {
+  for (int per_octave : {4, 2}) {
+    const Check c = l2_check(
+        latency_sweep(Backend::cuda, kH100Caps, kH100Ns, cuda_l2(kL2, 2), false, per_octave));
+    ASSERT_EQ(c.name, "cuda/latency/L2-capacity");
+    EXPECT_EQ(c.verdict, Verdict::pass) << per_octave << ": " << c.reason;
+    // Steps at L2/2 and at L2 (a far partition clearly between the near one and DRAM).
+    const Check two = l2_check(latency_sweep(Backend::cuda, kH100Caps,
+                                             {34 / 1.755, 265 / 1.755, 400 / 1.755, 650 / 1.755},
+                                             cuda_l2(kL2, 2), false, per_octave));
+    EXPECT_EQ(two.verdict, Verdict::pass) << per_octave << ": " << two.reason;
+  }
+  const Check c = l2_check(latency_sweep(Backend::cuda, kH100Caps, kH100Ns, cuda_l2(kL2, 2)));
+  EXPECT_NE(c.reason.find("2 partitions"), std::string::npos) << c.reason;
+  EXPECT_NEAR(c.predicted, kL2, 1);
+}
+
+TEST(BandwidthChecks, L2StaircaseFailsAWrongReportedSize) {
+  for (int per_octave : {4, 2}) {
+    // The hardware's only step at a quarter of the reported L2: the latency has reached DRAM's
+    // before the near partition (L2/2) is full.
+    const Check quarter = l2_check(latency_sweep(Backend::cuda, {216e3, kL2 / 4}, {19.4, 151, 370},
+                                                 cuda_l2(kL2, 2), false, per_octave));
+    EXPECT_EQ(quarter.verdict, Verdict::fail) << per_octave << ": " << quarter.reason;
+    // The H100's staircase against a report 4x too small and 4x too large.
+    for (double reported : {kL2 / 4, kL2 * 4}) {
+      const Check wrong = l2_check(latency_sweep(Backend::cuda, kH100Caps, kH100Ns,
+                                                 cuda_l2(reported, 2), false, per_octave));
+      EXPECT_EQ(wrong.verdict, Verdict::fail) << reported << ": " << wrong.reason;
+    }
+  }
+  // An unpartitioned L2 keeps the band [R/1.5, 1.5 R]: its only step at R/2 fails.
+  const Check half =
+      l2_check(latency_sweep(Backend::cuda, {216e3, kL2 / 2}, {19.4, 151, 370}, cuda_l2(kL2, 1)));
+  EXPECT_EQ(half.verdict, Verdict::fail) << half.reason;
+}
+
+TEST(BandwidthChecks, L2StaircaseWithoutADramRiseIsASkip) {
+  const Check c = l2_check(latency_sweep(Backend::cuda, {216e3}, {30, 36}, cuda_l2(kL2, 2)));
+  ASSERT_EQ(c.name, "cuda/latency/L2-capacity");
+  EXPECT_EQ(c.verdict, Verdict::skip) << c.reason;
+  EXPECT_NE(c.reason.find("no clear rise"), std::string::npos) << c.reason;
 }
 
 std::vector<CaseResult> strided(Backend b, double sector, const std::vector<double>& times) {

@@ -86,6 +86,56 @@ struct Analysis {
   json figures = json::object();
 };
 
+// The last cache before DRAM, judged by where the latency staircase leaves it (theory::
+// last_level_exit): the rise to DRAM latency lies between two sweep points, and some size between
+// them must lie within [R / max(partitions, 1.5), 1.5 R]. A GPU L2 split in two partitions (sm_80,
+// sm_90) shows one SM its near half as a tier of its own, at a lower latency; whether the far half
+// makes a clear step of its own depends on its latency and on the sweep's density, so the lower
+// bound is the near partition's R/2: a size 4x off either way still fails.
+Check last_level_capacity(const Curve& c, const theory::CacheCurve& cc, const std::string& be,
+                          const json& level, const std::string& evidence, json& fig_levels) {
+  const std::string name = level.value("name", "?");
+  const double reported = level.value("bytes", 0.0);
+  const double partitions = level.value("partitions", 1.0);
+  const double lower_share = std::min(1 / kCapacityFactor, 1 / partitions);
+  const Band band{reported * lower_share, reported * kCapacityFactor};
+  const CheckHead h =
+      head(be + "/latency/" + name + "-capacity",
+           fmt::format(
+               "the latency staircase leaves the {} for DRAM between two sweep points, some size "
+               "between them within [reported / {:.3g}, {:.3g} x reported]",
+               name, 1 / lower_share, kCapacityFactor),
+           CheckKind::law, "size where the latency reaches DRAM");
+  const std::string split =
+      partitions > 1 ? fmt::format(
+                           "; the {} is split in {:.0f} partitions: one SM sees its near "
+                           "one as a tier of its own",
+                           name, partitions)
+                     : std::string();
+  const std::optional<theory::LastLevelExit> e = theory::last_level_exit(c.sizes, c.cost, cc);
+  fig_levels.push_back({{"name", name},
+                        {"reported_bytes", reported},
+                        {"partitions", partitions},
+                        {"detected_bytes", e ? json(e->crossing_bytes) : json()}});
+  if (!e)
+    return not_judged(h, reported, NAN, kCapacityFactor,
+                      "no clear rise from a cache plateau to the last (DRAM) plateau in the "
+                      "latency staircase; " +
+                          evidence);
+  // The size of [below, above] nearest the band: in it when they meet, else the end facing it.
+  const double nearest = std::clamp(std::clamp(e->crossing_bytes, band.low, band.high),
+                                    e->below_bytes, e->above_bytes);
+  return point_check(
+      h, reported, band, nearest, kCapacityFactor,
+      fmt::format("latency rises from {:.3g} ns to DRAM's {:.3g} ns (midpoint {:.3g} ns) between ",
+                  e->cache_level * 1e9, e->memory_level * 1e9, e->threshold * 1e9) +
+          theory::format_bytes(e->below_bytes) + " and " + theory::format_bytes(e->above_bytes) +
+          " (crossing at " + theory::format_bytes(e->crossing_bytes) + "), reported " +
+          theory::format_bytes(reported) +
+          fmt::format(" (crossing / reported {:.2f})", e->crossing_bytes / reported) + split +
+          "; " + evidence);
+}
+
 void analyse_sweep(const std::vector<CaseResult>& rs, Backend b, const std::string& sweep,
                    Analysis& out) {
   const Curve c = sweep_curve(rs, b, sweep);
@@ -109,6 +159,10 @@ void analyse_sweep(const std::vector<CaseResult>& rs, Backend b, const std::stri
     const std::string name = level.value("name", "?");
     const double reported = level.value("bytes", 0.0);
     if (reported <= 0) continue;
+    if (latency && level.value("last_level", false)) {
+      out.checks.push_back(last_level_capacity(c, cc, be, level, evidence, fig["levels"]));
+      continue;
+    }
     const theory::CapacityMatch m = theory::match_capacity(cc, reported, kCapacityFactor);
     const std::string what = latency ? "latency staircase" : "read-bandwidth plateaus";
     // A VM's sysfs sizes are the host CPU's; what its vCPUs get is not promised.
