@@ -1,6 +1,6 @@
 // CUDA memory-hierarchy kernels. Versions: 1 = read with float4 ld.global.cg loads (L2, not L1)
-// per block chunk, strided
-// scalar loads, a one-thread pointer chase; block totals by a shared-memory tree in double.
+// per block chunk, strided scalar loads (8 independent loads in flight per thread), a one-thread
+// pointer chase; block totals by a shared-memory tree in double.
 #include <bit>
 
 #include "base/cuda_check.h"
@@ -35,13 +35,28 @@ __global__ void read_kernel(const float4* __restrict__ x, std::size_t n16, int p
   block_total(sum, out);
 }
 
+// Thread t reads accesses t, t + step, t + 2·step, … (step = threads in the grid): every warp load
+// is one coalesced access pattern. kStridedLoads of them are issued before any is added, into
+// independent partial sums, so that each thread keeps kStridedLoads loads in flight (one at a time
+// leaves a stride-1 read latency-bound far below DRAM bandwidth: kernels/hierarchy.h).
+constexpr int kStridedLoads = 8;
+
 __global__ void strided_kernel(const float* __restrict__ x, std::size_t accesses,
                                std::size_t stride, double* __restrict__ out) {
   const std::size_t step = static_cast<std::size_t>(gridDim.x) * blockDim.x;
+  std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  float part[kStridedLoads] = {};  // exact: small integers, each thread's total below 2^24
+  for (; i + (kStridedLoads - 1) * step < accesses; i += kStridedLoads * step) {
+    float v[kStridedLoads];
+#pragma unroll
+    for (int u = 0; u < kStridedLoads; ++u) v[u] = x[(i + u * step) * stride];  // all issued,
+#pragma unroll
+    for (int u = 0; u < kStridedLoads; ++u) part[u] += v[u];  // then waited for
+  }
+  for (; i < accesses; i += step) part[0] += x[i * stride];
   float sum = 0;
-  for (std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-       i < accesses; i += step)
-    sum += x[i * stride];
+#pragma unroll
+  for (int u = 0; u < kStridedLoads; ++u) sum += part[u];
   block_total(sum, out);
 }
 

@@ -46,18 +46,24 @@ TEST_F(GpuHierarchyTest, ReadSumsEachBlocksChunkPassesTimes) {
   }
 }
 
+// The kernel issues 8 loads per thread per iteration (8 x 320 accesses here) and finishes with
+// single loads: sizes with both parts, with whole unrolled iterations only (7680 = 3 x 2560) and
+// with a tail only (200 < 320), every access still read by thread i mod 320.
 TEST_F(GpuHierarchyTest, StridedReadSumsEveryStrideth) {
-  const std::vector<float> x = small_ints(100003);
-  DeviceBuffer dx(x.size() * 4), dout(5 * 8);
-  dx.upload(x.data(), x.size() * 4);
-  for (std::size_t stride : {1, 3, 8, 32}) {
-    const std::size_t accesses = x.size() / stride;
-    dout.fill_bytes(0xFF);
-    kernels::strided_read_cuda(dx.as<float>(), accesses, stride, dout.as<double>(), 5, 64, nullptr);
-    std::vector<double> got(5), want(5, 0.0);
-    dout.download(got.data(), 5 * 8);
-    for (std::size_t i = 0; i < accesses; ++i) want[i % (5 * 64) / 64] += x[i * stride];
-    EXPECT_EQ(got, want) << "stride " << stride;
+  for (std::size_t n : {std::size_t{100003}, std::size_t{7680}, std::size_t{200}}) {
+    const std::vector<float> x = small_ints(n);
+    DeviceBuffer dx(x.size() * 4), dout(5 * 8);
+    dx.upload(x.data(), x.size() * 4);
+    for (std::size_t stride : {1, 3, 8, 32}) {
+      const std::size_t accesses = x.size() / stride;
+      dout.fill_bytes(0xFF);
+      kernels::strided_read_cuda(dx.as<float>(), accesses, stride, dout.as<double>(), 5, 64,
+                                 nullptr);
+      std::vector<double> got(5), want(5, 0.0);
+      dout.download(got.data(), 5 * 8);
+      for (std::size_t i = 0; i < accesses; ++i) want[i % (5 * 64) / 64] += x[i * stride];
+      EXPECT_EQ(got, want) << "n " << n << " stride " << stride;
+    }
   }
 }
 

@@ -120,6 +120,60 @@ TEST(CapacityMatch, FarStepIsAFailNotASkip) {
   EXPECT_FALSE(m.within);
 }
 
+std::vector<double> octaves_mib(std::size_t n) {
+  std::vector<double> s;
+  for (std::size_t i = 0; i < n; ++i) s.push_back(std::exp2(static_cast<double>(i)) * (1 << 20));
+  return s;
+}
+
+TEST(LastLevelExit, WhereTheCostCrossesTheMidpointToMemoryForGood) {
+  // Sizes 1, 2, 4, … MiB. Cache at 1, memory at 9: midpoint 3, reached exactly at 8 MiB.
+  const std::vector<double> sizes = octaves_mib(7), cost = {1, 1, 1, 3, 9, 9, 9};
+  const auto e = last_level_exit(sizes, cost, detect_cache_steps(sizes, cost));
+  ASSERT_TRUE(e);
+  EXPECT_DOUBLE_EQ(e->cache_level, 1);
+  EXPECT_DOUBLE_EQ(e->memory_level, 9);
+  EXPECT_DOUBLE_EQ(e->threshold, 3);
+  EXPECT_DOUBLE_EQ(e->below_bytes, 4 << 20);
+  EXPECT_DOUBLE_EQ(e->above_bytes, 8 << 20);
+  EXPECT_NEAR(e->crossing_bytes, 8 << 20, 1e-6);
+  // A dip back under the midpoint after a first rise: the exit is after the dip.
+  const std::vector<double> sizes9 = octaves_mib(9), dip = {1, 1, 1, 9, 9, 2, 9, 9, 9};
+  const auto d = last_level_exit(sizes9, dip, detect_cache_steps(sizes9, dip));
+  ASSERT_TRUE(d);
+  EXPECT_DOUBLE_EQ(d->below_bytes, 32 << 20);
+  EXPECT_DOUBLE_EQ(d->above_bytes, 64 << 20);
+}
+
+TEST(LastLevelExit, PassesOverALevelTooCloseToMemory) {
+  // Levels 1 (to 4 MiB), 6 (8–16 MiB: the far half of a split cache), 8 (memory): 8/6 < 1.5, so
+  // the cache level is 1, the midpoint √8, crossed between 4 and 8 MiB at 4 MiB · 2^(ln √8 / ln 6).
+  const std::vector<double> sizes = octaves_mib(8), cost = {1, 1, 1, 6, 6, 8, 8, 8};
+  const CacheCurve curve = detect_cache_steps(sizes, cost);
+  ASSERT_EQ(curve.plateaus.size(), 3u);
+  const auto e = last_level_exit(sizes, cost, curve);
+  ASSERT_TRUE(e);
+  EXPECT_DOUBLE_EQ(e->cache_level, 1);
+  EXPECT_DOUBLE_EQ(e->threshold, std::sqrt(8.0));
+  EXPECT_DOUBLE_EQ(e->below_bytes, 4 << 20);
+  EXPECT_DOUBLE_EQ(e->above_bytes, 8 << 20);
+  EXPECT_NEAR(e->crossing_bytes / (4 << 20), std::exp2(std::log(std::sqrt(8.0)) / std::log(6.0)),
+              1e-12);
+  // With the middle level a clear step below memory (8/4 = 2), it is the cache level.
+  const std::vector<double> clear = {1, 1, 1, 4, 4, 8, 8, 8};
+  const auto c = last_level_exit(sizes, clear, detect_cache_steps(sizes, clear));
+  ASSERT_TRUE(c);
+  EXPECT_DOUBLE_EQ(c->cache_level, 4);
+  EXPECT_DOUBLE_EQ(c->below_bytes, 16 << 20);
+}
+
+TEST(LastLevelExit, NoneWithoutACacheAndAMemoryPlateau) {
+  const std::vector<double> sizes = octaves_mib(6);
+  const std::vector<double> flat(6, 2.0), close = {1, 1, 1, 1.4, 1.4, 1.4};
+  EXPECT_FALSE(last_level_exit(sizes, flat, detect_cache_steps(sizes, flat)));
+  EXPECT_FALSE(last_level_exit(sizes, close, detect_cache_steps(sizes, close)));
+}
+
 TEST(SectorModel, MatchesCountingTheSectorsTouched) {
   for (std::uint64_t elem : {4u, 8u, 16u})
     for (std::uint64_t sector : {32u, 64u})

@@ -85,6 +85,30 @@ CapacityMatch match_capacity(const CacheCurve& curve, double reported_bytes, dou
   return m;
 }
 
+std::optional<LastLevelExit> last_level_exit(const std::vector<double>& sizes_bytes,
+                                             const std::vector<double>& cost,
+                                             const CacheCurve& curve, const StepRule& rule) {
+  if (curve.plateaus.size() < 2 || sizes_bytes.size() != cost.size()) return std::nullopt;
+  LastLevelExit e;
+  e.memory_level = curve.plateaus.back().level;
+  for (std::size_t p = curve.plateaus.size() - 1; p-- > 0;)
+    if (e.memory_level / curve.plateaus[p].level >= rule.min_step_ratio) {
+      e.cache_level = curve.plateaus[p].level;
+      break;
+    }
+  if (e.cache_level <= 0) return std::nullopt;
+  e.threshold = std::sqrt(e.cache_level * e.memory_level);
+  std::size_t k = cost.size();  // the first index from which every cost is at or over it
+  while (k > 0 && cost[k - 1] >= e.threshold) --k;
+  if (k == 0 || k == cost.size()) return std::nullopt;
+  e.below_bytes = sizes_bytes[k - 1];
+  e.above_bytes = sizes_bytes[k];
+  const double t = std::log(e.threshold / cost[k - 1]) / std::log(cost[k] / cost[k - 1]);
+  e.crossing_bytes =
+      std::exp(std::log(e.below_bytes) + t * std::log(e.above_bytes / e.below_bytes));
+  return e;
+}
+
 double strided_bytes_moved(std::uint64_t accesses, std::uint64_t stride_elements,
                            std::uint64_t element_bytes, std::uint64_t sector_bytes) {
   if (accesses == 0) return 0;

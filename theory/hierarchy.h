@@ -54,6 +54,22 @@ struct CapacityMatch {
 CapacityMatch match_capacity(const CacheCurve& curve, double reported_bytes, double factor = 1.5,
                              double search_factor = 4.0);
 
+// Where a staircase leaves its last cache for memory. `memory_level`: the last plateau's level
+// (the sweep ends well past the last cache); `cache_level`: the last plateau before it at least
+// rule.min_step_ratio below it (a level in between, too close to memory to be a clear step of its
+// own, e.g. the far partition of a split GPU L2, is passed over). The exit is where the cost
+// crosses their geometric midpoint for good: every point from `above_bytes` on is at or over it,
+// `below_bytes` (the point before) under it. Under LRU-like replacement the capacity lies in
+// [below_bytes, above_bytes): the sweep's density is the interval. None without two such plateaus.
+struct LastLevelExit {
+  double cache_level = 0, memory_level = 0, threshold = 0;
+  double below_bytes = 0, above_bytes = 0;
+  double crossing_bytes = 0;  // the midpoint's crossing, interpolated in log-log
+};
+std::optional<LastLevelExit> last_level_exit(const std::vector<double>& sizes_bytes,
+                                             const std::vector<double>& cost,
+                                             const CacheCurve& curve, const StepRule& rule = {});
+
 // Sector model of strided reads (CUDA C++ Best Practices Guide, "Coalesced Access to Global
 // Memory"): `accesses` reads of `element_bytes` each, `stride_elements` apart, touch
 // min(accesses, ceil(span / sector)) … exactly: every sector that holds at least one element read.

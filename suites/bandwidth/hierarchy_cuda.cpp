@@ -196,8 +196,16 @@ class StridedCuda final : public Instance {
   std::vector<float> host_;
 };
 
+// The L2, the last level before DRAM: the latency check judges where the staircase leaves it
+// (bandwidth_checks.cpp). GA100 (sm_80) and GH100 (sm_90) split it in two partitions joined by a
+// crossbar; one SM's chase sees its near partition, half the size, as a tier of its own
+// (NVIDIA A100 Tensor Core GPU Architecture whitepaper, "L2 cache"; H100 whitepaper).
 nlohmann::json gpu_levels(const GpuDevice& gpu) {
-  return nlohmann::json::array({{{"name", "L2"}, {"bytes", gpu.l2_bytes}}});
+  const int cc = gpu.cc_major * 10 + gpu.cc_minor;
+  return nlohmann::json::array({{{"name", "L2"},
+                                 {"bytes", gpu.l2_bytes},
+                                 {"last_level", true},
+                                 {"partitions", cc == 80 || cc == 90 ? 2 : 1}}});
 }
 
 Case read_point(std::uint64_t bytes) {
