@@ -36,9 +36,10 @@ AttentionShape shape_of(const FormulaArgs& a) {
 std::vector<Formula> attention_formulas() {
   return {
       {"attention",
-       "flop = 4 B H n^2 d (causal: half); naive bytes = B H (4n^2 + 4nd) x bytes; tiled bytes = "
-       "B H (2nd + 2nd ceil(n/Br)) x bytes; naive extra memory B H n^2 x 4; decode: 4 B H n d flop "
-       "over 2 B H_kv n d x bytes",
+       "flop = 4 B H n^2 d (causal: half); naive bytes = B H (4n^2 + 4nd) x bytes; compulsory "
+       "bytes (the fused kernel's roofline) = (2 B H + 2 B H_kv) n d x bytes; tiled bytes (K, V "
+       "re-read per query block, reported) = B H (2nd + 2nd ceil(n/Br)) x bytes; naive extra "
+       "memory B H n^2 x 4; decode: 4 B H n d flop over 2 B H_kv n d x bytes",
        "Dao et al., FlashAttention, 2022 (section 3.2, Theorem 2); Milakov & Gimelshein 2018",
        {count("n", "sequence length"), count("d", "head dimension", "128"),
         count("heads", "query heads H", "32"), number("kv_heads", "K/V heads (0: = heads)", "0"),
@@ -51,6 +52,7 @@ std::vector<Formula> attention_formulas() {
          const AttentionShape s = shape_of(a);
          const double flop = attention_flop(s), naive = naive_attention_bytes(s);
          const double tiled = tiled_attention_bytes(s, a.number("block_rows"));
+         const double compulsory = compulsory_attention_bytes(s);
          const double dflop = decode_flop(s);
          // S in fp32 with the softmax in place (attention-bytes takes the layout).
          const double extra = naive_extra_bytes(s, {4, s.bytes_per_element, 4, true});
@@ -58,10 +60,12 @@ std::vector<Formula> attention_formulas() {
              kv_cache_bytes(1, s.n, s.kv_heads, s.d, s.bytes_per_element, s.batch);
          std::vector<FormulaOutput> out = {{"flop", flop},
                                            {"naive_bytes", naive},
+                                           {"compulsory_bytes", compulsory},
                                            {"tiled_bytes", tiled},
                                            {"naive_extra_bytes", extra},
                                            {"fused_extra_bytes", 0},
                                            {"naive_intensity_flop_per_byte", flop / naive},
+                                           {"fused_intensity_flop_per_byte", flop / compulsory},
                                            {"tiled_intensity_flop_per_byte", flop / tiled},
                                            {"decode_flop", dflop},
                                            {"decode_kv_bytes", dbytes},
@@ -69,7 +73,7 @@ std::vector<Formula> attention_formulas() {
          const double bw = a.number("bandwidth_bytes_per_s"), peak = a.number("peak_flop_per_s");
          if (bw > 0 && peak > 0) {
            out.push_back({"naive_bound_s", std::max(flop / peak, naive / bw)});
-           out.push_back({"tiled_bound_s", std::max(flop / peak, tiled / bw)});
+           out.push_back({"fused_bound_s", std::max(flop / peak, compulsory / bw)});
            out.push_back({"decode_bound_s", std::max(dflop / peak, dbytes / bw)});
          }
          return out;
@@ -77,10 +81,11 @@ std::vector<Formula> attention_formulas() {
       {"attention-bytes",
        "the work one forward pass declares, read and written apart: naive B H (Q, K: 2nd x in; "
        "S, P: n^2 each, read and written; V: nd x in; O: nd x out), extra memory B H n^2 (S "
-       "[+ P]); tiled: tiled bytes with O written in out; decode: the KV cache and q read, o "
-       "written; flop as attention",
+       "[+ P]); fused: the compulsory bytes, Q, K, V read and O written once (the law's count); "
+       "tiled: tiled bytes with O written in out (K, V re-read per query block, reported); "
+       "decode: the KV cache and q read, o written; flop as attention",
        "Dao et al., FlashAttention, 2022 (section 3.2, Theorem 2); Pope et al. 2022",
-       {{"kind", "kernel", {"naive", "tiled", "decode"}},
+       {{"kind", "kernel", {"naive", "fused", "tiled", "decode"}},
         count("n", "sequence length (decode: cached positions)"),
         count("d", "head dimension", "128"),
         count("heads", "query heads H", "32"),
@@ -101,6 +106,7 @@ std::vector<Formula> attention_formulas() {
                                            a.choice("prob_in_place") == "yes"};
          // The functions the attention cases declare their work and memory with.
          const WorkCount w = kind == "naive"   ? naive_attention_work(s, layout)
+                             : kind == "fused" ? compulsory_attention_work(s, layout.output_bytes)
                              : kind == "tiled" ? tiled_attention_work(s, a.number("block_rows"),
                                                                       layout.output_bytes)
                                                : decode_work(s, layout.output_bytes);

@@ -2,7 +2,9 @@
 # The GPU tests, run functionally under GPGPU-Sim on the CPU (no GPU needed): builds the simulator
 # (../shared/gpusim/build.sh with the patches ci/gpusim/*.patch; cached outside the clone),
 # builds gpu_test for sm_80 with the shared CUDA runtime (build/gpusim), runs every GPU test (one
-# process per test suite, 2 at a time) and prints test -> PASS / FAIL / cannot run (why). Exit 1
+# process per test suite, 2 at a time) and prints test -> PASS / FAIL / cannot run (why); then the
+# conversion tests again from compute_90 PTX (build/gpusim90, gpu_convert_test), where the fp8
+# conversions take the sm_89+ hardware path (cvt.rn.satfinite, ci/gpusim/fp8cvt.patch). Exit 1
 # if any test FAILs, 2 when the simulator or the build cannot be made, 77 (SKIP) without a CUDA
 # toolkit or the simulator's sources.
 #
@@ -54,12 +56,40 @@ cmake --build "$build" -j"$(nproc)" --target gpu_test >"$build.build.log" 2>&1 |
   { grep -E 'error|Error' "$build.build.log" | head -30 >&2; exit 2; }
 echo "gpusim: built $build/tests/gpu_test ($((SECONDS - t0)) s)"
 
+# 2b. The conversion tests from compute_90 PTX only (the simulator runs PTX: sm_89+ code paths).
+t0=$SECONDS
+build90=build/gpusim90
+cmake -S . -B "$build90" -DBOUNDBENCH_CUDA=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DCMAKE_CUDA_ARCHITECTURES=90-virtual -DCMAKE_CUDA_RUNTIME_LIBRARY=Shared \
+  -DCMAKE_COMPILE_WARNING_AS_ERROR=ON >"$build90.configure.log" 2>&1 ||
+  { tail -30 "$build90.configure.log" >&2; exit 2; }
+cmake --build "$build90" -j"$(nproc)" --target gpu_convert_test >"$build90.build.log" 2>&1 ||
+  { grep -E 'error|Error' "$build90.build.log" | head -30 >&2; exit 2; }
+echo "gpusim: built $build90/tests/gpu_convert_test, compute_90 PTX ($((SECONDS - t0)) s)"
+
 # 3. The tests, listed with the real runtime (no device needed), run with the simulator's.
-binary=$root/$build/tests/gpu_test
-tests=$("$binary" --gtest_list_tests --gtest_filter="$filter" |
-  awk '/^[^ ]/ {suite = $1} /^  / {print suite $1}')
+list_tests() {
+  "$1" --gtest_list_tests --gtest_filter="$filter" | awk '/^[^ ]/ {suite = $1} /^  / {print suite $1}'
+}
+binary=$root/$build/tests/gpu_test binary90=$root/$build90/tests/gpu_convert_test
+tests=$(list_tests "$binary")
+tests90=$(list_tests "$binary90")
 # shellcheck disable=SC1090
 source "$env_file"
-exec python3 "$root/ci/gpusim_run.py" --binary "$binary" --config "$GPUSIM_CONFIG_DIR" \
-  --work "$root/$build/run" --jobs "${GPUSIM_JOBS:-2}" --timeout "${GPUSIM_TIMEOUT_S:-600}" \
-  $tests
+run_tests() {
+  python3 "$root/ci/gpusim_run.py" --binary "$1" --config "$GPUSIM_CONFIG_DIR" --work "$2" \
+    --jobs "${GPUSIM_JOBS:-2}" --timeout "${GPUSIM_TIMEOUT_S:-600}" "${@:3}"
+}
+rc=0
+if [[ -n $tests ]]; then
+  # shellcheck disable=SC2086
+  run_tests "$binary" "$root/$build/run" $tests || rc=$?
+fi
+if [[ -n $tests90 ]]; then
+  echo "gpusim: from compute_90 PTX ($build90/tests/gpu_convert_test): the sm_89+ fp8 path"
+  r=0
+  # shellcheck disable=SC2086
+  run_tests "$binary90" "$root/$build90/run" $tests90 || r=$?
+  ((r > rc)) && rc=$r
+fi
+exit "$rc"

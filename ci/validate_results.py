@@ -106,15 +106,19 @@ def validate_benchmark(i, b, t):
     if all(is_num(v) for v in (peak, pct, bps)) and peak > 0:
         t.check(close(pct, 100 * bps / peak, 1e-6), where,
                 f"pct_of_peak_bandwidth {pct!r} != 100*bytes_per_s/peak_bytes_per_s = {100 * bps / peak!r}")
-    # harness/measure.h clock_throttled: min(start, end) < 0.75 x the sustained clock, or an NVML
-    # slowdown reason; no reference clock: never throttled.
+    # harness/measure.h clock_throttled: min(start, end) < 0.75 x the sustained clock, confirmed
+    # by the re-probe when one was taken, or an NVML slowdown reason; no reference clock: never
+    # throttled.
     c0, c1, thr = b.get("clock_start_hz"), b.get("clock_end_hz"), b.get("throttled")
     ref, slow = b.get("clock_reference_hz", 0), b.get("clock_slowdown", False)
-    if is_num(c0) and is_num(c1) and is_num(ref) and isinstance(thr, bool):
-        want = (ref > 0 and min(c0, c1) < 0.75 * ref) or slow is True
+    c2 = b.get("clock_reprobe_hz", 0)
+    if is_num(c0) and is_num(c1) and is_num(ref) and is_num(c2) and isinstance(thr, bool):
+        low = ref > 0 and min(c0, c1) < 0.75 * ref and (c2 <= 0 or c2 < 0.75 * ref)
+        want = low or slow is True
         t.check(thr == want, where,
                 f"throttled {thr} disagrees with min(clock_start_hz {c0!r}, clock_end_hz {c1!r}) "
-                f"< 0.75 * clock_reference_hz {ref!r} or clock_slowdown {slow!r}")
+                f"< 0.75 * clock_reference_hz {ref!r} (confirmed by clock_reprobe_hz {c2!r}) "
+                f"or clock_slowdown {slow!r}")
     samples, iters = b.get("samples"), b.get("iterations")
     if isinstance(samples, int) and isinstance(iters, int):
         t.check(samples == iters, where, f"iterations {iters} != samples {samples}")

@@ -141,6 +141,10 @@ struct Measurement {
   std::string clock_reference_source;
   std::uint64_t clock_event_reasons = 0;
   bool clock_reasons_known = false;
+  std::string clock_reasons_missing;  // why NVML's reasons are unknown (empty: known, or host)
+  // A third SM-clock probe, taken after clock_end_hz only when the first two would fail the clock
+  // check (clock_needs_reprobe); 0: none taken.
+  double clock_reprobe_hz = 0;
   std::vector<double> samples_s;  // every sample, in the order taken
   // Sampled in a pairing group (Case::pairing_group) of `paired_members` ≥ 2: samples_s then holds
   // one sample per round, aligned across the members of the same `paired_run` (a number unique

@@ -23,7 +23,7 @@ struct GpuDevice {
   int index = 0;
   std::string name;
   std::string uuid;        // "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx", as nvidia-smi prints it
-  std::string pci_bus_id;  // "domain:bus:device.0" in hex, e.g. "0:1b:0.0" (NVML finds it by that)
+  std::string pci_bus_id;  // NVML's form, "00000000:1B:00.0" (nvml_pci_bus_id; NVML's lookup key)
   int cc_major = 0, cc_minor = 0;
   int sm_count = 0;
   double sm_clock_hz = 0;      // maximum SM clock (cudaDevAttrClockRate)
@@ -79,6 +79,10 @@ class GpuSession {
   // One sample: flush L2 (unless hot), record start, enqueue, check the launch, record stop, wait.
   // Returns the event-measured seconds between start and stop.
   double time_sample_s(const std::function<void(gpu_stream)>& enqueue);
+  // Enqueues without flush, events or waiting (warm-up launches, not timed), checking the launch.
+  void launch(const std::function<void(gpu_stream)>& enqueue);
+  // Waits for the session's stream.
+  void wait();
   // SM clock from a one-thread kernel that spins ~1 ms reading %globaltimer and clock64().
   double measure_sm_clock_hz();
 

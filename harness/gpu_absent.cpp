@@ -23,6 +23,8 @@ struct GpuSession::Impl {};
 GpuSession::GpuSession(const GpuDevice&, bool) { no_session(); }
 GpuSession::~GpuSession() = default;
 double GpuSession::time_sample_s(const std::function<void(gpu_stream)>&) { no_session(); }
+void GpuSession::launch(const std::function<void(gpu_stream)>&) { no_session(); }
+void GpuSession::wait() { no_session(); }
 double GpuSession::measure_sm_clock_hz() { no_session(); }
 
 }  // namespace bb

@@ -9,6 +9,7 @@
 #include "base/cuda_check.h"
 #include "base/device_timers.cuh"
 #include "harness/gpu.h"
+#include "harness/nvml.h"
 
 namespace bb {
 namespace {
@@ -43,11 +44,11 @@ GpuDevice describe_device(int index) {
   d.index = index;
   d.name = p.name;
   d.uuid = uuid_text(p.uuid);
-  // domain:bus:device.function, hexadecimal (a form NVML's lookup by PCI bus id accepts), from the
-  // properties already read (no cudaDeviceGetPCIBusId: one call fewer, and simulators lack it).
+  // NVML's padded form, "00000000:1B:00.0" (nvml_pci_bus_id), from the properties already read
+  // (no cudaDeviceGetPCIBusId: one call fewer, and simulators lack it).
   std::ostringstream bus;
   bus << std::hex << p.pciDomainID << ':' << p.pciBusID << ':' << p.pciDeviceID << ".0";
-  d.pci_bus_id = bus.str();
+  d.pci_bus_id = nvml_pci_bus_id(bus.str()).value_or(bus.str());
   d.cc_major = p.major;
   d.cc_minor = p.minor;
   d.sm_count = p.multiProcessorCount;
@@ -195,6 +196,15 @@ double GpuSession::time_sample_s(const std::function<void(gpu_stream)>& enqueue)
   float ms = 0;
   check_cuda(cudaEventElapsedTime(&ms, s.start, s.stop), "cudaEventElapsedTime");
   return ms * 1e-3;
+}
+
+void GpuSession::launch(const std::function<void(gpu_stream)>& enqueue) {
+  enqueue(impl_->stream);
+  check_launch("the case's kernels (warm-up)");
+}
+
+void GpuSession::wait() {
+  check_cuda(cudaStreamSynchronize(impl_->stream), "cudaStreamSynchronize");
 }
 
 double GpuSession::measure_sm_clock_hz() {

@@ -31,15 +31,27 @@ std::vector<Measurement> sample_group(std::span<const StoppingRule> rules, std::
 // CPU time per sample is measured (the calling thread's).
 std::vector<Measurement> measure_host_group(std::span<Instance* const> instances,
                                             std::span<const StoppingRule> rules);
+// Wall time of back-to-back launches of a GPU case before its first timed sample, so that the SM
+// clock has left its idle level before it is probed (a case follows up to seconds of host-side
+// preparation): 100 ms, 50 ms under --quick — nvbench lets a throttled GPU recover for 50 ms
+// (--throttle-recovery-delay, default 0.05 s, nvbench docs/cli_help.md) and its cold warm-up runs
+// are whole launches of the benchmark's own kernel.
+inline constexpr double kGpuWarmupS = 0.1;
+inline constexpr double kGpuWarmupQuickS = 0.05;
+
 // On a GPU: events around the launch only, one session (L2 flushed before every sample unless
 // `hot`), the SM clock read before the group's first sample and after its last; at least one
 // warm-up round (the first launch on the session's stream binds library handles to it: host calls
-// that stay out of the timed samples). With `nvml` (may be null or unavailable), the applications
-// clock and the clock-event reasons after the case are recorded.
+// that stay out of the timed samples), then the members' own launches back to back (no flush, no
+// wait between them) until `warmup_s` of wall time has passed since the warm-up began; warm-up
+// samples are discarded. When the two clock probes would fail the clock check, the clock is probed
+// once more (clock_reprobe_hz). With `nvml` (may be null or unavailable), the applications clock
+// and the clock-event reasons after the case are recorded, or why they are unknown.
 std::vector<Measurement> measure_cuda_group(std::span<Instance* const> instances,
                                             std::span<const StoppingRule> rules,
                                             const GpuDevice& gpu, bool hot,
-                                            const Nvml* nvml = nullptr);
+                                            const Nvml* nvml = nullptr,
+                                            double warmup_s = kGpuWarmupS);
 
 // The bounds a case is held against on its backend.
 struct Bounds {
@@ -62,6 +74,13 @@ Check roofline_check(const std::string& suite, const std::string& name, const Wo
 // threshold), and NVML reports no thermal, hardware or power-brake slowdown after the case (a power
 // cap alone is power management). SKIP when no reference clock is known.
 bool clock_throttled(const Measurement& m);
+// The probes' part of that law, a pure function of the probes: min(start, end) < 0.75 × reference,
+// confirmed by the re-probe when one was taken (reprobe_hz > 0): a re-probe at or above the
+// threshold clears it (a clock still ramping from idle at the start, a moment's dip). False when
+// no reference clock is known.
+bool clock_probes_slow(double start_hz, double end_hz, double reprobe_hz, double reference_hz);
+// Whether to re-probe before judging: the two probes alone are slow.
+bool clock_needs_reprobe(double start_hz, double end_hz, double reference_hz);
 Check clock_check(const std::string& suite, const std::string& name, const Measurement& m);
 
 }  // namespace bb

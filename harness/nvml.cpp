@@ -2,6 +2,8 @@
 
 #include <dlfcn.h>
 
+#include <cctype>
+
 #include <fmt/format.h>
 
 namespace bb {
@@ -74,16 +76,66 @@ Nvml::Nvml() {
 
 Nvml::~Nvml() = default;
 
-std::optional<NvmlClocks> Nvml::clocks(const std::string& pci_bus_id) const {
-  if (!impl_ || pci_bus_id.empty()) return std::nullopt;
-  NvmlDevice dev = nullptr;
-  if (impl_->by_pci(pci_bus_id.c_str(), &dev) != 0) return std::nullopt;
+std::optional<std::string> nvml_pci_bus_id(std::string_view text) {
+  // Split at ':' and '.', each field 1..8 hex digits.
+  std::vector<unsigned long long> fields;
+  std::vector<char> seps;
+  std::size_t i = 0;
+  while (true) {
+    std::size_t j = i;
+    unsigned long long v = 0;
+    while (j < text.size() && std::isxdigit(static_cast<unsigned char>(text[j])) && j - i < 9) {
+      const char ch = static_cast<char>(std::tolower(static_cast<unsigned char>(text[j])));
+      v = v * 16 + static_cast<unsigned long long>(ch <= '9' ? ch - '0' : ch - 'a' + 10);
+      ++j;
+    }
+    if (j == i || j - i > 8) return std::nullopt;
+    fields.push_back(v);
+    if (j == text.size()) break;
+    if (text[j] != ':' && text[j] != '.') return std::nullopt;
+    seps.push_back(text[j]);
+    i = j + 1;
+  }
+  unsigned long long domain = 0, bus = 0, device = 0, function = 0;
+  const std::string shape(seps.begin(), seps.end());
+  if (shape == "::.")
+    domain = fields[0], bus = fields[1], device = fields[2], function = fields[3];
+  else if (shape == "::")
+    domain = fields[0], bus = fields[1], device = fields[2];
+  else if (shape == ":.")
+    bus = fields[0], device = fields[1], function = fields[2];
+  else
+    return std::nullopt;
+  if (domain > 0xffffffffULL || bus > 0xff || device > 0x1f || function > 7) return std::nullopt;
+  return fmt::format("{:08X}:{:02X}:{:02X}.{:X}", domain, bus, device, function);
+}
+
+NvmlClocks Nvml::clocks(const std::string& pci_bus_id) const {
   NvmlClocks c;
+  if (!impl_) {
+    c.reasons_missing = reason_;
+    return c;
+  }
+  const std::optional<std::string> id = nvml_pci_bus_id(pci_bus_id);
+  if (!id) {
+    c.reasons_missing = "no PCI bus id NVML could look up ('" + pci_bus_id + "')";
+    return c;
+  }
+  NvmlDevice dev = nullptr;
+  if (const int status = impl_->by_pci(id->c_str(), &dev); status != 0) {
+    c.reasons_missing =
+        fmt::format("nvmlDeviceGetHandleByPciBusId_v2(\"{}\") returned {}", *id, status);
+    return c;
+  }
   unsigned int mhz = 0;
   if (impl_->applications_clock && impl_->applications_clock(dev, kClockSm, &mhz) == 0)
     c.applications_sm_hz = mhz * 1e6;
   unsigned long long mask = 0;
-  if (impl_->reasons && impl_->reasons(dev, &mask) == 0) {
+  if (!impl_->reasons) {
+    c.reasons_missing = "libnvidia-ml.so.1 lacks nvmlDeviceGetCurrentClocksEventReasons";
+  } else if (const int status = impl_->reasons(dev, &mask); status != 0) {
+    c.reasons_missing = fmt::format("nvmlDeviceGetCurrentClocksEventReasons returned {}", status);
+  } else {
     c.event_reasons = mask;
     c.reasons_known = true;
   }

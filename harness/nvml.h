@@ -9,6 +9,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace bb {
@@ -17,7 +18,19 @@ struct NvmlClocks {
   double applications_sm_hz = 0;    // nvmlDeviceGetApplicationsClock(NVML_CLOCK_SM); 0 unknown
   std::uint64_t event_reasons = 0;  // nvmlDeviceGetCurrentClocksEventReasons, nvml.h's bit mask
   bool reasons_known = false;
+  // Why the event reasons are unknown (no library, the device not found by its bus id, the call
+  // refused), so that missing throttle evidence is said, never silently dropped; empty: known.
+  std::string reasons_missing;
 };
+
+// A PCI bus id in the form NVML reports it, nvmlPciInfo_t.busId: "DDDDDDDD:BB:DD.F", domain 8 hex
+// digits, bus and device 2, function 1, upper case (nvidia-smi's "00000000:1B:00.0"), from the
+// forms the CUDA runtime and NVML's lookup accept: "domain:bus:device.function" (cudaDeviceGet-
+// PCIBusId's "0000:1b:00.0", or unpadded "0:1b:0.0"), "domain:bus:device" and "bus:device.function"
+// (domain 0), hexadecimal (NVML API reference, nvmlDeviceGetHandleByPciBusId_v2). nullopt when the
+// text is none of them or a field is out of range (domain > 0xffffffff, bus > 0xff, device > 0x1f,
+// function > 7).
+std::optional<std::string> nvml_pci_bus_id(std::string_view text);
 
 class Nvml {
  public:
@@ -26,9 +39,10 @@ class Nvml {
 
   bool available() const { return impl_ != nullptr; }
   const std::string& reason() const { return reason_; }  // why not available
-  // The device with this PCI bus id ("domain:bus:device.function" in hex); nullopt when
-  // the library or the device is not there.
-  std::optional<NvmlClocks> clocks(const std::string& pci_bus_id) const;
+  // The device with this PCI bus id (any form nvml_pci_bus_id accepts; looked up in NVML's own
+  // padded form). When the library, the device or a call is not there, what is unknown stays 0 /
+  // false and reasons_missing says why.
+  NvmlClocks clocks(const std::string& pci_bus_id) const;
 
  private:
   struct Impl;

@@ -167,7 +167,7 @@ void measure_members(RunState& rs, const std::vector<const SelectedCase*>& sels,
       if (gpu && !rs.nvml) rs.nvml = std::make_unique<Nvml>();  // once per run, if a GPU case
       std::vector<Measurement> measured =
           gpu ? measure_cuda_group(live, rules, *gpu, rs.opts.hot || first.warm_caches,
-                                   rs.nvml.get())
+                                   rs.nvml.get(), rs.opts.quick ? kGpuWarmupQuickS : kGpuWarmupS)
               : measure_host_group(live, rules);
       const std::size_t run = live.size() >= 2 ? ++rs.paired_runs : 0;
       for (std::size_t k = 0; k < live.size(); ++k) {
@@ -322,6 +322,7 @@ json benchmark_entry(const benchmark::BenchmarkReporter::Run& run, const Selecte
   if (rec->m.clock_start_hz > 0) {
     e["clock_start_hz"] = rec->m.clock_start_hz;
     e["clock_end_hz"] = rec->m.clock_end_hz;
+    if (rec->m.clock_reprobe_hz > 0) e["clock_reprobe_hz"] = rec->m.clock_reprobe_hz;
     if (rec->m.clock_reference_hz > 0) {
       e["clock_reference_hz"] = rec->m.clock_reference_hz;
       e["clock_reference_source"] = rec->m.clock_reference_source;

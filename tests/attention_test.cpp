@@ -6,6 +6,8 @@
 #include <vector>
 
 #include "app/theory_catalogue.h"
+#include "harness/case.h"
+#include "harness/measure.h"
 #include "kernels/attention.h"
 #include "reference/attention.h"
 #include "suites/attention/attention_suite.h"
@@ -28,6 +30,18 @@ TEST(AttentionTheory, Formulas) {
   EXPECT_DOUBLE_EQ(theory::tiled_attention_bytes(s, 128), 2 * 32 * (2 + 2 * 32) * 4096.0 * 128 * 2);
   s.causal = true;  // (32 + 1) / 2 passes on average
   EXPECT_DOUBLE_EQ(theory::tiled_attention_bytes(s, 128), 2 * 32 * (2 + 33) * 4096.0 * 128 * 2);
+  // Compulsory bytes (the roofline law's): Q, K, V read once and O written once, whatever the
+  // mask. By hand: B = H = 1, n = 1024, d = 64, bf16: 4 x 1024 x 64 x 2 = 524,288 B; causal the
+  // same bytes at half the flop. GQA (32 query heads on 8 K/V heads, n = 4096, d = 128): Q, O
+  // 2 x 32 x 4096 x 128 x 2 = 67,108,864 B and K, V 2 x 8 x 4096 x 128 x 2 = 16,777,216 B.
+  theory::AttentionShape one{1, 1, 1, 1024, 64, false, 2};
+  EXPECT_DOUBLE_EQ(theory::compulsory_attention_bytes(one), 524288);
+  one.causal = true;
+  EXPECT_DOUBLE_EQ(theory::compulsory_attention_bytes(one), 524288);
+  EXPECT_DOUBLE_EQ(theory::compulsory_attention_work(one, 2).bytes(), 524288);
+  EXPECT_DOUBLE_EQ(theory::compulsory_attention_work(one, 2).flop, 2.0 * 1024 * 1024 * 64);
+  EXPECT_DOUBLE_EQ(theory::compulsory_attention_bytes({1, 32, 8, 4096, 128, true, 2}),
+                   67108864.0 + 16777216.0);
   // The host holds S in fp32 and writes P over it; the GPU keeps P (2 bytes) beside S.
   EXPECT_DOUBLE_EQ(theory::naive_extra_bytes(s, kernels::kHostNaiveLayout),
                    2 * 32 * 4096.0 * 4096 * 4);
@@ -67,12 +81,47 @@ TEST(AttentionTheory, WorkSplitsTheBytesIntoReadAndWritten) {
   const theory::WorkCount tiled = theory::tiled_attention_work(s, 100, 4);
   EXPECT_DOUBLE_EQ(tiled.bytes_read, heads * (n * d + 2 * n * d * 10) * 2);
   EXPECT_DOUBLE_EQ(tiled.bytes_written, heads * n * d * 4);
+  // Compulsory: Q (8 heads) and K, V (2 K/V heads) read once in the input type, O in fp32.
+  const theory::WorkCount fused = theory::compulsory_attention_work(s, 4);
+  EXPECT_DOUBLE_EQ(fused.bytes_read, (heads * n * d + 2 * 2 * 2 * n * d) * 2);
+  EXPECT_DOUBLE_EQ(fused.bytes_written, heads * n * d * 4);
+  EXPECT_DOUBLE_EQ(fused.flop, theory::attention_flop(s));
+  EXPECT_DOUBLE_EQ(fused.elements, heads * n * d);
   // Decode: K and V of 2 KV heads over n positions, q of 8 heads read; o written in fp32.
   const theory::WorkCount decode = theory::decode_work(s, 4);
   EXPECT_DOUBLE_EQ(decode.bytes_read, 2 * 2 * 2 * n * d * 2 + heads * d * 2);
   EXPECT_DOUBLE_EQ(decode.bytes_written, heads * d * 4);
   EXPECT_DOUBLE_EQ(decode.flop, 4 * heads * n * d);
   EXPECT_DOUBLE_EQ(decode.elements, heads * d);
+}
+
+// The fused kernel's roofline with H200 numbers (4.8 TB/s, 989 TFLOP/s bf16 dense): B = 4, H = 32,
+// n = 4096, d = 128 bf16 is 1.0995e12 flop. Over the compulsory bytes (0.67 GB, 0.14 ms) the bound
+// is compute, 1.11 ms: a FlashAttention-class kernel at 400 TFLOP/s (2.75 ms) passes, one 10% above
+// the compute peak fails. The tiled count (K, V re-read once per 64-row query block: 17.5 GB,
+// 3.6 ms) would have failed the 400 TFLOP/s kernel: why it is reported, not judged.
+TEST(AttentionTheory, FusedRooflineAdmitsFlashAttentionSpeeds) {
+  const theory::AttentionShape s{4, 32, 32, 4096, 128, false, 2};
+  const Work fused = work_of(theory::compulsory_attention_work(s, 4), theory::Precision::bf16);
+  const Work tiled = work_of(theory::tiled_attention_work(s, 64, 4), theory::Precision::bf16);
+  Bounds h200;
+  h200.bandwidth_bytes_per_s = 4.8e12;
+  h200.peak_flop_per_s = 989e12;
+  h200.bandwidth_source = "H200 datasheet";
+  const auto at = [&](double flop_per_s) {
+    Summary sum;
+    sum.samples = 10;
+    sum.min_s = sum.median_s = sum.mean_s = sum.max_s = fused.flop / flop_per_s;
+    return sum;
+  };
+  EXPECT_DOUBLE_EQ(fused.flop, 4.0 * 4 * 32 * 4096 * 4096 * 128);
+  const Check fa = roofline_check("attention", "fused", fused, h200, at(400e12), 0.05);
+  EXPECT_EQ(fa.verdict, Verdict::pass) << fa.reason;
+  EXPECT_NEAR(fa.predicted, fused.flop / 989e12, 1e-12) << "compute-bound";
+  const Check beyond = roofline_check("attention", "fused", fused, h200, at(1.1 * 989e12), 0.05);
+  EXPECT_EQ(beyond.verdict, Verdict::fail) << beyond.reason;
+  const Check old_count = roofline_check("attention", "fused", tiled, h200, at(400e12), 0.05);
+  EXPECT_EQ(old_count.verdict, Verdict::fail) << old_count.reason;
 }
 
 // `boundbench theory attention-bytes`: the GPU naive kernel's defaults (bf16 in, S fp32, P bf16
@@ -108,6 +157,12 @@ TEST(AttentionTheory, AttentionBytesFormula) {
                                                 {"batch", "2"}});
   EXPECT_DOUBLE_EQ(value(decode, "bytes_read"), theory::decode_work(s, 4).bytes_read);
   EXPECT_DOUBLE_EQ(value(decode, "extra_bytes"), 0);
+  // Fused: the compulsory bytes, 8 heads x 1000 x 64 of Q (bf16) read and O (fp32) written, K and
+  // V (8 heads) read.
+  const auto fused =
+      app::evaluate_formula(f, {{"kind", "fused"}, {"n", "1000"}, {"d", "64"}, {"heads", "8"}});
+  EXPECT_DOUBLE_EQ(value(fused, "bytes_read"), 8 * 3 * 64000 * 2.0);
+  EXPECT_DOUBLE_EQ(value(fused, "bytes_written"), 8 * 64000 * 4.0);
 }
 
 struct Inputs {

@@ -2,12 +2,15 @@
 // skips, with the reason, when no GPU is usable (no driver, driver too old, no device).
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cmath>
 #include <limits>
+#include <span>
 #include <vector>
 
 #include "harness/compare.h"
 #include "harness/gpu.h"
+#include "harness/measure.h"
 #include "kernels/stream.h"
 #include "reference/random.h"
 #include "reference/stream.h"
@@ -141,6 +144,57 @@ TEST_F(GpuTest, SessionTimesAndReadsClock) {
   // The event-timed triad cannot beat the DRAM bound (3 arrays) and takes well under a second.
   EXPECT_GE(t, 0.95 * 3.0 * static_cast<double>(n * sizeof(double)) / gpu().peak_dram_bytes_per_s);
   EXPECT_LT(t, 1.0);
+}
+
+// A one-kernel case for the harness's GPU loop that counts its launches.
+class CountedCopy : public Instance {
+ public:
+  CountedCopy() : a_(kN * sizeof(float)), b_(kN * sizeof(float)) {
+    a_.fill_bytes(0);
+    b_.fill_bytes(0);
+  }
+  Comparison validate() override { return {}; }
+  void run(gpu_stream s) override {
+    ++runs;
+    kernels::stream_cuda(StreamOp::copy, 4, a_.as<float>(), b_.as<float>(), b_.as<float>(), 1.0f,
+                         kN, 1, 64, s);
+  }
+  std::size_t runs = 0;
+
+ private:
+  static constexpr std::size_t kN = 256;
+  DeviceBuffer a_, b_;
+};
+
+// measure_cuda_group: the warm-up runs by wall time (the case's own launches, back to back) before
+// the clock is probed, and none of it is kept as a sample; without NVML the measurement says so.
+TEST_F(GpuTest, MeasureWarmsUpByWallTimeThenProbes) {
+  CountedCopy copy;
+  Instance* const live[] = {&copy};
+  StoppingRule rule;
+  rule.warmup_samples = 1;
+  rule.min_samples = 3;
+  rule.min_time_s = 0;
+  rule.timeout_s = 1e-3;  // stop at the minimum count
+  const auto t0 = std::chrono::steady_clock::now();
+  const std::vector<Measurement> ms =
+      measure_cuda_group(live, std::span<const StoppingRule>(&rule, 1), gpu(), true, nullptr, 0.05);
+  const double wall_s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  ASSERT_EQ(ms.size(), 1u);
+  const Measurement& m = ms[0];
+  EXPECT_GE(wall_s, 0.05);
+  EXPECT_GE(m.summary.samples, 3u);
+  EXPECT_EQ(m.samples_s.size(), m.summary.samples);  // warm-up launches are not samples
+  // One warm-up sample, then back-to-back launches: thousands in 50 ms of a ~3 µs kernel on a GPU
+  // (under a simulator the first sample alone may take the 50 ms).
+  EXPECT_GE(copy.runs, 1 + m.summary.samples + (gpu().simulated ? 0 : 100));
+  EXPECT_FALSE(m.clock_reasons_known);
+  EXPECT_EQ(m.clock_reasons_missing, "NVML not consulted");
+  if (!gpu().simulated) {
+    EXPECT_GT(m.clock_start_hz, 1e8);
+    EXPECT_GT(m.clock_end_hz, 1e8);
+  }
 }
 
 TEST(GpuAbsent, QueryNeverThrowsAndExplains) {

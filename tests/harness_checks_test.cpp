@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -241,7 +242,80 @@ TEST(Nvml, ReasonNamesAndAbsence) {
   if (!nvml.available()) {
     EXPECT_FALSE(nvml.reason().empty());
   }
-  EXPECT_FALSE(nvml.clocks("not-a-bus-id").has_value());
+  // Whatever is unknown says why: the throttle evidence never disappears silently.
+  const NvmlClocks c = nvml.clocks("not-a-bus-id");
+  EXPECT_FALSE(c.reasons_known);
+  EXPECT_FALSE(c.reasons_missing.empty());
+  if (nvml.available())
+    EXPECT_TRUE(contains(c.reasons_missing, "not-a-bus-id")) << c.reasons_missing;
+  else
+    EXPECT_EQ(c.reasons_missing, nvml.reason());
+}
+
+// NVML's own form, nvmlPciInfo_t.busId, from what the CUDA runtime gives (cudaDeviceGetPCIBusId's
+// "0000:19:00.0", the unpadded "0:1b:0.0" of cudaDeviceProp's numbers) and NVML's other accepted
+// forms; anything else refused.
+TEST(Nvml, PciBusIdInNvmlsForm) {
+  EXPECT_EQ(nvml_pci_bus_id("0000:19:00.0"), "00000000:19:00.0");
+  EXPECT_EQ(nvml_pci_bus_id("0:1b:0.0"), "00000000:1B:00.0");
+  EXPECT_EQ(nvml_pci_bus_id("00000000:1B:00.0"), "00000000:1B:00.0");
+  EXPECT_EQ(nvml_pci_bus_id("1:c1:1f.7"), "00000001:C1:1F.7");
+  EXPECT_EQ(nvml_pci_bus_id("ffffffff:ff:1f.0"), "FFFFFFFF:FF:1F.0");
+  EXPECT_EQ(nvml_pci_bus_id("0:9a:0"), "00000000:9A:00.0");  // domain:bus:device
+  EXPECT_EQ(nvml_pci_bus_id("9a:3.1"), "00000000:9A:03.1");  // bus:device.function
+  for (const char* bad :
+       {"", "gpu0", "0:1g:0.0", "0:100:0.0", "0:1b:20.0", "0:1b:0.8", "100000000:1b:0.0",
+        "0:1b:0.0.0", "0::0.0", ":1b:0.0", "0:1b:0.", "0:1b.0:0", "19", " 0:19:00.0"})
+    EXPECT_EQ(nvml_pci_bus_id(bad), std::nullopt) << "'" << bad << "'";
+}
+
+// The probes' decision alone (no GPU): the start probe caught a clock still ramping from idle
+// (345 MHz of a 1980 MHz H200), the end one is loaded. The two probes alone would fail, so the
+// harness re-probes; a re-probe at the loaded clock clears it, one still below 75% confirms it.
+TEST(ClockCheck, ReprobeDecidesAShortfall) {
+  const double ref = 1.98e9;
+  EXPECT_FALSE(clock_needs_reprobe(1.98e9, 1.6e9, ref));
+  EXPECT_TRUE(clock_needs_reprobe(345e6, 1.98e9, ref));
+  EXPECT_TRUE(clock_needs_reprobe(1.98e9, 1.4e9, ref));
+  EXPECT_FALSE(clock_needs_reprobe(345e6, 345e6, 0));     // no reference: nothing to judge
+  EXPECT_TRUE(clock_probes_slow(345e6, 1.98e9, 0, ref));  // no re-probe taken
+  EXPECT_FALSE(clock_probes_slow(345e6, 1.98e9, 1.95e9, ref));
+  EXPECT_FALSE(clock_probes_slow(345e6, 1.98e9, 0.75 * ref, ref));  // at the threshold
+  EXPECT_TRUE(clock_probes_slow(1.98e9, 1.2e9, 1.1e9, ref));
+  EXPECT_FALSE(clock_probes_slow(1.98e9, 1.6e9, 1.1e9, ref));  // not slow: a re-probe is moot
+
+  Measurement m;
+  m.clock_start_hz = 345e6;
+  m.clock_end_hz = 1.98e9;
+  m.clock_reference_hz = ref;
+  m.clock_reference_source = "rated clock";
+  EXPECT_EQ(clock_check("s", "c", m).verdict, Verdict::fail);
+  m.clock_reprobe_hz = 1.95e9;
+  const Check cleared = clock_check("s", "c", m);
+  EXPECT_EQ(cleared.verdict, Verdict::pass) << cleared.reason;
+  EXPECT_FALSE(clock_throttled(m));
+  EXPECT_EQ(cleared.measured, 1.95e9);
+  EXPECT_TRUE(contains(cleared.reason, "345 MHz before, 1980 MHz after, re-probed 1950 MHz"))
+      << cleared.reason;
+  m.clock_reprobe_hz = 1.2e9;
+  const Check confirmed = clock_check("s", "c", m);
+  EXPECT_EQ(confirmed.verdict, Verdict::fail) << confirmed.reason;
+  EXPECT_TRUE(clock_throttled(m));
+  // NVML's slowdown is evidence of its own: a re-probe does not clear it.
+  m.clock_reprobe_hz = 1.95e9;
+  m.clock_reasons_known = true;
+  m.clock_event_reasons = 0x40;
+  EXPECT_EQ(clock_check("s", "c", m).verdict, Verdict::fail);
+  // NVML unknown: the reason says so and why.
+  m.clock_reasons_known = false;
+  m.clock_reasons_missing = "nvmlDeviceGetHandleByPciBusId_v2(\"00000000:19:00.0\") returned 6";
+  const Check unknown = clock_check("s", "c", m);
+  EXPECT_EQ(unknown.verdict, Verdict::pass) << unknown.reason;
+  EXPECT_TRUE(contains(unknown.reason,
+                       "NVML clock events unknown (no throttle evidence): "
+                       "nvmlDeviceGetHandleByPciBusId_v2(\"00000000:19:00.0\") "
+                       "returned 6"))
+      << unknown.reason;
 }
 
 }  // namespace

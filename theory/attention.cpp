@@ -46,6 +46,15 @@ WorkCount tiled_attention_work(const AttentionShape& s, double block_rows, doubl
           o_elements * output_bytes, attention_flop(s), o_elements};
 }
 
+double compulsory_attention_bytes(const AttentionShape& s) {
+  return attention_io_bytes(s, s.n, s.bytes_per_element);
+}
+
+WorkCount compulsory_attention_work(const AttentionShape& s, double output_bytes) {
+  const double o_elements = s.batch * s.heads * s.n * s.d;
+  return {attention_io_bytes(s, s.n, 0), o_elements * output_bytes, attention_flop(s), o_elements};
+}
+
 double naive_extra_bytes(const AttentionShape& s, const NaiveAttentionLayout& l) {
   return s.batch * s.heads * s.n * s.n * (l.score_bytes + (l.prob_in_place ? 0 : l.prob_bytes));
 }

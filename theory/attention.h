@@ -52,8 +52,21 @@ struct NaiveAttentionLayout {
 WorkCount naive_attention_work(const AttentionShape& s, const NaiveAttentionLayout& l);
 
 // Tiled (fused) attention's traffic: tiled_attention_bytes, of which Q and K, V are read in the
-// input type and O (B·H·n·d elements) is written in `output_bytes`; flop attention_flop.
+// input type and O (B·H·n·d elements) is written in `output_bytes`; flop attention_flop. What a
+// tiled kernel may move, not what it must: its K/V re-reads are largely served by L2, so this is a
+// reported figure, never the roofline law's bytes (compulsory_attention_work is).
 WorkCount tiled_attention_work(const AttentionShape& s, double block_rows, double output_bytes);
+
+// Compulsory HBM bytes of an exact forward pass, every element in bytes_per_element: Q and O once
+// (2·B·H·n·d), K and V once (2·B·H_kv·n·d); causal masking skips none of them (the last query row
+// reads every key) — B=H=1, n=1024, d=64, bf16: 4·n·d·2 = 524,288 B (Williams et al., Roofline,
+// CACM 2009: compulsory traffic; Dao et al. 2022, §3.2: Q, K, V, O are the IO lower bound's Ω(nd)).
+double compulsory_attention_bytes(const AttentionShape& s);
+
+// The fused (IO-aware) kernel's declared work, the roofline law's count: compulsory_attention_bytes
+// with Q, K, V read in the input type and O (B·H·n·d elements) written in `output_bytes`; flop
+// attention_flop (causal: half).
+WorkCount compulsory_attention_work(const AttentionShape& s, double output_bytes);
 
 // Extra device memory beyond Q, K, V and O: a naive kernel holds S for every head, and P beside it
 // unless P overwrites S: B·H·n²·(score bytes [+ prob bytes]) — 4·B·H·n² on the host (fp32, P in
