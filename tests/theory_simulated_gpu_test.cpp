@@ -11,21 +11,44 @@ namespace {
 // SM7_QV100: 80 clusters × 1 core, 1132:1132:1132:850 MHz, 4 SP units at initiation 2 (fp MAD),
 // 4 DP units at 4, 4 tensor units at 64, 32 channels × 1 chip × 16 B, BL 2, ratio 2, tCCD 1.
 SimulatedGpuConfig qv100() {
-  return {.clusters = 80, .cores_per_cluster = 1, .warp_size = 32, .core_clock_hz = 1132e6,
-          .dram_clock_hz = 850e6, .sp_units = 4, .fp32_fma_initiation_cycles = 2, .dp_units = 4,
-          .fp64_fma_initiation_cycles = 4, .tensor_units = 4, .tensor_initiation_cycles = 64,
-          .memory_channels = 32, .chips_per_channel = 1, .dram_bus_width_bytes = 16,
-          .dram_burst_length = 2, .dram_data_command_ratio = 2, .dram_tccd_cycles = 1};
+  return {.clusters = 80,
+          .cores_per_cluster = 1,
+          .warp_size = 32,
+          .core_clock_hz = 1132e6,
+          .dram_clock_hz = 850e6,
+          .sp_units = 4,
+          .fp32_fma_initiation_cycles = 2,
+          .dp_units = 4,
+          .fp64_fma_initiation_cycles = 4,
+          .tensor_units = 4,
+          .tensor_initiation_cycles = 64,
+          .memory_channels = 32,
+          .chips_per_channel = 1,
+          .dram_bus_width_bytes = 16,
+          .dram_burst_length = 2,
+          .dram_data_command_ratio = 2,
+          .dram_tccd_cycles = 1};
 }
 
 // SM86_RTX3070: 46 × 1, 1132:1132:1132:3500.5 MHz, SP at initiation 1, DP at 64, tensor 4 at 64,
 // 16 channels × 1 chip × 2 B, BL 16, ratio 4 (GDDR6), tCCD 4.
 SimulatedGpuConfig rtx3070() {
-  return {.clusters = 46, .cores_per_cluster = 1, .warp_size = 32, .core_clock_hz = 1132e6,
-          .dram_clock_hz = 3500.5e6, .sp_units = 4, .fp32_fma_initiation_cycles = 1,
-          .dp_units = 4, .fp64_fma_initiation_cycles = 64, .tensor_units = 4,
-          .tensor_initiation_cycles = 64, .memory_channels = 16, .chips_per_channel = 1,
-          .dram_bus_width_bytes = 2, .dram_burst_length = 16, .dram_data_command_ratio = 4,
+  return {.clusters = 46,
+          .cores_per_cluster = 1,
+          .warp_size = 32,
+          .core_clock_hz = 1132e6,
+          .dram_clock_hz = 3500.5e6,
+          .sp_units = 4,
+          .fp32_fma_initiation_cycles = 1,
+          .dp_units = 4,
+          .fp64_fma_initiation_cycles = 64,
+          .tensor_units = 4,
+          .tensor_initiation_cycles = 64,
+          .memory_channels = 16,
+          .chips_per_channel = 1,
+          .dram_bus_width_bytes = 2,
+          .dram_burst_length = 16,
+          .dram_data_command_ratio = 4,
           .dram_tccd_cycles = 4};
 }
 

@@ -27,9 +27,9 @@ double simulated_tensor_fp16_flop_per_clock_per_sm(const SimulatedGpuConfig& c) 
 // channels × (BL × bus width × chips) bytes per max(BL / ratio, tCCD) DRAM clocks (dram.cc).
 double simulated_dram_bytes_per_s(const SimulatedGpuConfig& c) {
   if (c.dram_data_command_ratio <= 0) return 0;
-  const double bus_clocks = std::max(
-      static_cast<double>(c.dram_burst_length) / c.dram_data_command_ratio,
-      static_cast<double>(c.dram_tccd_cycles));
+  const double bus_clocks =
+      std::max(static_cast<double>(c.dram_burst_length) / c.dram_data_command_ratio,
+               static_cast<double>(c.dram_tccd_cycles));
   if (bus_clocks <= 0) return 0;
   const double bytes_per_command =
       static_cast<double>(c.dram_burst_length) * c.dram_bus_width_bytes * c.chips_per_channel;
