@@ -5,10 +5,10 @@
 // 2. A __shfl_down_sync reduction segfaulted on SM86_RTX3070 and SM75_RTX2060, whose configs list
 //    five integer latencies where the simulator reads six (SHFL's was uninitialised).
 // Prints what it saw; exit 0 when the event time is simulated (the kernel's clocks fit inside it)
-// and the reduction is exact, 1 otherwise. Under PTX_SIM_MODE_FUNC=1 events stay at 0 ms.
-#include <cstdint>
-#include <cstdio>
+// and the reduction is exact, 1 otherwise. Under PTX_SIM_MODE_FUNC=1 events keep whole host
+// seconds (usually 0): no cycles are simulated there.
 #include <cuda_runtime.h>
+#include <cstdio>
 
 // Every thread adds `rounds` dependent steps; thread 0 notes both clocks at its start and end.
 __global__ void spin(int rounds, float* out, unsigned long long* clocks) {
@@ -59,8 +59,9 @@ int main() {
       cudaMemcpy(got, clocks, sizeof got, cudaMemcpyDeviceToHost))
     return 2;
   const double event_ns = ms * 1e6, clock_ns = got[0] * 1e6 / clock_khz;
-  std::printf("event %.6f ms = %.0f ns; thread 0: %llu cycles (%.0f ns at %d kHz), globaltimer %llu ns\n",
-              ms, event_ns, got[0], clock_ns, clock_khz, got[1]);
+  std::printf(
+      "event %.6f ms = %.0f ns; thread 0: %llu cycles (%.0f ns at %d kHz), globaltimer %llu ns\n",
+      ms, event_ns, got[0], clock_ns, clock_khz, got[1]);
   // Simulated time: the kernel's own span fits inside the events' and is most of it (the rest is
   // the other warps and the drain), and %clock64 and %globaltimer agree within the few
   // instructions between their reads (100 cycles).
