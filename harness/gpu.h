@@ -37,7 +37,7 @@ struct GpuDevice {
   int max_blocks_per_sm = 0;
   // A simulator (GPGPU-Sim names its device "GPGPU-Sim_v…"): kernels compute real results,
   // thousands of times slower. Functional: its event times and clocks are no measurements. In its
-  // timing model (`simulated_timing`, "GPGPU-Sim_v… timing …", ci/gpusim/timing.patch) events and
+  // timing model (`simulated_timing`, "GPGPU-Sim timing …", ci/gpusim/timing.patch) events and
   // clocks give simulated time, and the peaks are those of its gpgpusim.config
   // (`simulated_config`, the path it was read from).
   bool simulated = false;

@@ -18,8 +18,8 @@ theory::SimulatedGpuConfig parse_gpusim_config(std::string_view text);
 // The config in the file at `path`; throws when it cannot be read or parsed.
 theory::SimulatedGpuConfig read_gpusim_config(const std::string& path);
 
-// GPGPU-Sim's timing model names its device "GPGPU-Sim_v<version> timing …" (ci/gpusim/
-// timing.patch); the functional simulator "GPGPU-Sim_v<version>".
+// GPGPU-Sim's timing model names its device "GPGPU-Sim timing [CONFIG] sm_XY N SMs F MHz"
+// (ci/gpusim/timing.patch); the functional simulator "GPGPU-Sim_vGPGPU-Sim Simulator Version …".
 bool is_timed_simulator(std::string_view device_name);
 
 // Replaces `d`'s peaks with those of the simulated config: SMs and core clock as the simulator

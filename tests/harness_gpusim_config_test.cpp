@@ -75,7 +75,7 @@ TEST(GpusimConfig, Qv100Options) {
 
 TEST(GpusimConfig, Rtx3070PeaksOnADevice) {
   GpuDevice d;
-  d.name = "GPGPU-Sim_v4.2.0 timing SM86_RTX3070 sm_86 46 SMs 1132 MHz";
+  d.name = "GPGPU-Sim timing SM86_RTX3070 sm_86 46 SMs 1132 MHz";
   d.bus_width_bits = 352;  // the simulator's placeholder attributes (a GTX 1080 Ti's)
   fill_simulated_peaks(d, parse_gpusim_config(kRtx3070));
   EXPECT_DOUBLE_EQ(d.peak_dram_bytes_per_s, 16 * 8 * 3500.5e6);  // 448.06 GB/s
@@ -109,8 +109,9 @@ TEST(GpusimConfig, MissingOrMalformedOptionsAreNamed) {
 }
 
 TEST(GpusimConfig, TimedSimulatorByName) {
-  EXPECT_TRUE(is_timed_simulator("GPGPU-Sim_v4.2.0 timing SM7_QV100 sm_70 80 SMs 1132 MHz"));
-  EXPECT_FALSE(is_timed_simulator("GPGPU-Sim_v4.2.0"));  // functional: no time
+  EXPECT_TRUE(is_timed_simulator("GPGPU-Sim timing SM7_QV100 sm_70 80 SMs 1132 MHz"));
+  EXPECT_TRUE(is_timed_simulator("GPGPU-Sim timing sm_70 80 SMs 1132 MHz"));  // no config name
+  EXPECT_FALSE(is_timed_simulator("GPGPU-Sim_vGPGPU-Sim Simulator Version 4.2.0 "));  // functional
   EXPECT_FALSE(is_timed_simulator("NVIDIA H200 timing"));
 }
 
