@@ -35,9 +35,14 @@ struct GpuDevice {
   int registers_per_sm = 0;
   int max_threads_per_sm = 0;
   int max_blocks_per_sm = 0;
-  // A functional simulator (GPGPU-Sim names its device "GPGPU-Sim_v…"): kernels compute real
-  // results, thousands of times slower, and its event times and clocks are no measurements.
+  // A simulator (GPGPU-Sim names its device "GPGPU-Sim_v…"): kernels compute real results,
+  // thousands of times slower. Functional: its event times and clocks are no measurements. In its
+  // timing model (`simulated_timing`, "GPGPU-Sim timing …", ci/gpusim/timing.patch) events and
+  // clocks give simulated time, and the peaks are those of its gpgpusim.config
+  // (`simulated_config`, the path it was read from).
   bool simulated = false;
+  bool simulated_timing = false;
+  std::string simulated_config;
 
   // Theoretical peaks (theory/peaks.h); the FLOP/s arrays are indexed by theory::Precision and stay
   // zero when the architecture is not in the table.

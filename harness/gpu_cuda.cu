@@ -9,6 +9,7 @@
 #include "base/cuda_check.h"
 #include "base/device_timers.cuh"
 #include "harness/gpu.h"
+#include "harness/gpusim_config.h"
 #include "harness/nvml.h"
 
 namespace bb {
@@ -64,6 +65,18 @@ GpuDevice describe_device(int index) {
   d.max_blocks_per_sm = p.maxBlocksPerMultiProcessor;
   d.simulated = d.name.starts_with("GPGPU-Sim");  // a simulator, not a GPU: "GPGPU-Sim_v4.2.0"
   fill_gpu_peaks(d);
+  if (d.simulated && is_timed_simulator(d.name)) {
+    // The simulator reads gpgpusim.config from its working directory: the same file gives the
+    // peaks of what it simulates (the table's are those of real parts).
+    d.simulated_timing = true;
+    d.simulated_config = "gpgpusim.config";
+    try {
+      fill_simulated_peaks(d, read_gpusim_config(d.simulated_config));
+    } catch (const std::exception& e) {
+      throw std::runtime_error(d.name + ": the simulator's " + d.simulated_config + ": " +
+                               e.what());
+    }
+  }
   return d;
 }
 
@@ -158,6 +171,9 @@ struct GpuSession::Impl {
   DeviceBuffer flush;  // one L2-sized buffer, zeroed once, read before every sample
   DeviceBuffer clock_out;
   int flush_blocks = 0;
+  // The clock probe's spin: ~1 ms of %globaltimer; 20 us of simulated time in a timing simulator
+  // (22,640 cycles at 1132 MHz: a 1 ms spin would cost many seconds of simulation).
+  std::uint64_t clock_spin_ns = 1'000'000;
 };
 
 GpuSession::GpuSession(const GpuDevice& device, bool flush_l2) : impl_(std::make_unique<Impl>()) {
@@ -165,6 +181,7 @@ GpuSession::GpuSession(const GpuDevice& device, bool flush_l2) : impl_(std::make
   check_cuda(cudaStreamCreateWithFlags(&impl_->stream, cudaStreamNonBlocking), "cudaStreamCreate");
   check_cuda(cudaEventCreate(&impl_->start), "cudaEventCreate");
   check_cuda(cudaEventCreate(&impl_->stop), "cudaEventCreate");
+  if (device.simulated_timing) impl_->clock_spin_ns = 20'000;
   if (flush_l2 && device.l2_bytes > 0) {
     impl_->flush = DeviceBuffer(device.l2_bytes / sizeof(int4) * sizeof(int4));
     impl_->flush.fill_bytes(0);
@@ -210,7 +227,7 @@ void GpuSession::wait() {
 double GpuSession::measure_sm_clock_hz() {
   Impl& s = *impl_;
   auto* out = s.clock_out.as<std::uint64_t>();
-  sm_clock_kernel<<<1, 1, 0, s.stream>>>(1'000'000, out);  // ~1 ms of globaltimer
+  sm_clock_kernel<<<1, 1, 0, s.stream>>>(s.clock_spin_ns, out);
   check_launch("sm_clock_kernel");
   std::uint64_t host[2] = {0, 0};
   check_cuda(cudaMemcpyAsync(host, out, sizeof host, cudaMemcpyDeviceToHost, s.stream),

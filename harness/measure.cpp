@@ -172,7 +172,11 @@ Bounds bounds_for(Backend backend, const Work& work, const GpuDevice* gpu, const
   const bool dram = work.memory_level == "dram";
   if (backend == Backend::cuda && gpu) {
     if (dram) b.bandwidth_bytes_per_s = gpu->peak_dram_bytes_per_s;
-    b.bandwidth_source = "2 x memory clock x bus width / 8 of " + gpu->name;
+    b.bandwidth_source =
+        gpu->simulated_timing
+            ? "channels x burst x bus width / max(burst / ratio, tCCD) x DRAM clock of " +
+                  gpu->simulated_config + " (" + gpu->name + ")"
+            : "2 x memory clock x bus width / 8 of " + gpu->name;
     b.peak_flop_per_s =
         work.cuda_cores_only
             ? gpu->peak_cuda_core_flop_per_s[static_cast<std::size_t>(work.precision)]

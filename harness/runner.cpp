@@ -100,9 +100,10 @@ void prepare_member(Member& mb, const CaseContext& ctx) {
     mb.rec.checks.push_back(validation_check(mb.suite(), mb.name(), cmp));
     if (!cmp.ok()) {
       mb.rec.error = "validation failed: " + cmp.describe();
-    } else if (ctx.gpu && ctx.gpu->simulated) {
-      // A simulator (GPGPU-Sim) computes real results, so the case is validated; its times are
-      // no measurements (events give 0), so none is taken or reported.
+    } else if (ctx.gpu && ctx.gpu->simulated && !ctx.gpu->simulated_timing) {
+      // A functional simulator (GPGPU-Sim) computes real results, so the case is validated; its
+      // times are no measurements (events give 0), so none is taken or reported. Its timing model
+      // gives simulated time: measured like a GPU, the device's name saying what it is.
       const std::string why = "simulated device (" + ctx.gpu->name +
                               "): validated against the reference; timings are not measurements";
       mb.rec.skipped = true;
@@ -159,7 +160,11 @@ void measure_members(RunState& rs, const std::vector<const SelectedCase*>& sels,
     prepare_member(ms[i], ctx);
     if (!ms[i].ready) continue;
     live.push_back(ms[i].p.instance.get());
-    rules.push_back(sels[i]->item->sweep_point ? rs.opts.rule.for_sweep_point() : rs.opts.rule);
+    // A timing simulator is deterministic up to the placement of blocks: few samples suffice,
+    // and each costs seconds of host time.
+    rules.push_back(gpu && gpu->simulated_timing ? StoppingRule::simulated()
+                    : sels[i]->item->sweep_point ? rs.opts.rule.for_sweep_point()
+                                                 : rs.opts.rule);
     index.push_back(i);
   }
   if (!live.empty()) {

@@ -113,6 +113,15 @@ StoppingRule StoppingRule::quick() {
   return {.min_samples = 5, .min_time_s = 0.05, .max_rel_noise = 0.02, .timeout_s = 1.0};
 }
 
+StoppingRule StoppingRule::simulated() {
+  return {.warmup_samples = 1,
+          .min_samples = 3,
+          .min_time_s = 0,
+          .max_rel_noise = 0.01,
+          .timeout_s = 1e-3,                   // any simulated sample takes longer: stop at 3
+          .hard_timeout_factor = 600 / 1e-3};  // never more than 10 minutes
+}
+
 StoppingRule StoppingRule::for_sweep_point() const {
   StoppingRule r = *this;
   r.min_samples = std::min<std::size_t>(min_samples, 5);

@@ -79,6 +79,9 @@ struct StoppingRule {
   double hard_timeout_s() const { return hard_timeout_factor * timeout_s; }
 
   static StoppingRule quick();
+  // For a timing simulator (deterministic, seconds of host time per sample): 1 warm-up, then 3
+  // samples, stopping there whatever their spread (the spread is reported).
+  static StoppingRule simulated();
   // For one point of a sweep (dozens of sizes, each judged by its median): at most 5 samples,
   // 1/50 of the time, 1/30 of the timeout (≥ 0.1 s), noise target at least 5%; the same hard cap.
   StoppingRule for_sweep_point() const;

@@ -197,6 +197,28 @@ TEST_F(GpuTest, MeasureWarmsUpByWallTimeThenProbes) {
   }
 }
 
+// GPGPU-Sim's timing model (ci/gpusim/timing.patch; run without PTX_SIM_MODE_FUNC): the clock
+// probe reads the config's core clock, and an event-timed triad gives simulated time that the
+// config's DRAM peak bounds. Skipped on GPUs and in the functional simulator.
+TEST_F(GpuTest, TimingSimulatorGivesSimulatedTime) {
+  if (!gpu().simulated_timing) GTEST_SKIP() << "not GPGPU-Sim's timing model";
+  GpuSession session(gpu(), false);
+  EXPECT_NEAR(session.measure_sm_clock_hz(), gpu().sm_clock_hz, 0.01 * gpu().sm_clock_hz);
+  const std::size_t n = std::size_t{1} << 15;  // 3 x 256 KiB
+  DeviceBuffer a(n * sizeof(double)), b(n * sizeof(double)), c(n * sizeof(double));
+  b.fill_bytes(0x3F);
+  c.fill_bytes(0x3F);
+  const double t = session.time_sample_s([&](gpu_stream s) {
+    kernels::stream_cuda(StreamOp::triad, 16, a.as<double>(), b.as<double>(), c.as<double>(), 0.5,
+                         n, gpu().sm_count * 8, 256, s);
+  });
+  // Simulated microseconds (host seconds before the patch), never faster than the DRAM peak moves
+  // the two arrays read (cold: the simulator's memset bypasses its L2; the written one may stay in
+  // the L2).
+  EXPECT_GE(t, 2.0 * static_cast<double>(n * sizeof(double)) / gpu().peak_dram_bytes_per_s);
+  EXPECT_LT(t, 1e-3);
+}
+
 TEST(GpuAbsent, QueryNeverThrowsAndExplains) {
   const GpuStatus s = query_gpus();
   if (!s.usable) {

@@ -218,6 +218,23 @@ TEST(Sampler, ConstantStreamStopsAtMinSamples) {
   EXPECT_EQ(sampler.summary().stddev_s, 0.0);
 }
 
+TEST(Sampler, SimulatedRuleStopsAtThreeSamples) {
+  // A timing simulator: microseconds of simulated time per sample, seconds of host time each.
+  // Identical samples converge at 3; a spread one stops there too (reported, not re-sampled).
+  Sampler same(StoppingRule::simulated());
+  StopReason reason = StopReason::none;
+  EXPECT_EQ(samples_until_stop(
+                same, [](std::size_t) { return 8.487e-6; }, 30.0, 100, &reason),
+            3u);
+  EXPECT_EQ(reason, StopReason::converged);
+  Sampler spread(StoppingRule::simulated());
+  EXPECT_EQ(samples_until_stop(
+                spread, [](std::size_t i) { return 8e-6 * (1 + 0.1 * static_cast<double>(i)); },
+                30.0, 100, &reason),
+            3u);
+  EXPECT_EQ(reason, StopReason::timeout);
+}
+
 TEST(Sampler, ConstantStreamStopsWhenMinTimeReached) {
   // 2^-5 s each: min_time 0.5 s needs 16 samples (> min_samples 10) → stops at 16, not 15.
   Sampler sampler(StoppingRule{});
