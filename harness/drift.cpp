@@ -43,6 +43,30 @@ MannKendall mann_kendall(std::span<const double> x) {
   return mk;
 }
 
+SenSlope sen_slope(std::span<const double> x, double var_s, double confidence) {
+  const std::size_t n = x.size();
+  if (n < 2) return {};
+  std::vector<double> q;
+  q.reserve(n * (n - 1) / 2);
+  for (std::size_t i = 0; i + 1 < n; ++i)
+    for (std::size_t j = i + 1; j < n; ++j) q.push_back((x[j] - x[i]) / static_cast<double>(j - i));
+  const std::size_t m = q.size();
+  const double c = normal_quantile(0.5 + confidence / 2) * std::sqrt(std::max(var_s, 0.0));
+  const auto k = static_cast<std::size_t>(
+      std::clamp(std::floor((static_cast<double>(m) - c) / 2), 1.0, static_cast<double>(m)));
+  // The k-th and (N+1−k)-th smallest, then the median within [k, N − k] (1-based).
+  const auto at = [&q](std::size_t i) {  // 0-based i-th smallest, q partitioned around it
+    std::nth_element(q.begin(), q.begin() + static_cast<std::ptrdiff_t>(i), q.end());
+    return q[i];
+  };
+  SenSlope s;
+  s.low = at(k - 1);
+  s.high = at(m - k);
+  s.slope = m % 2 ? at(m / 2) : 0.5 * (at(m / 2 - 1) + at(m / 2));
+  s.intercept = median_of({x.begin(), x.end()}) - s.slope * static_cast<double>(n - 1) / 2;
+  return s;
+}
+
 Warmup warmup_test(std::span<const double> x) {
   Warmup best;
   const std::size_t n = x.size();
@@ -72,15 +96,13 @@ std::optional<Drift> sample_drift(std::span<const double> samples_s, double conf
   Drift d;
   d.samples = samples_s.size();
   d.trend = mann_kendall(samples_s);
-  std::vector<double> index(d.samples);
-  for (std::size_t i = 0; i < d.samples; ++i) index[i] = static_cast<double>(i);
-  const RobustFit sen = theil_sen_fit(index, samples_s, confidence);
+  const SenSlope sen = sen_slope(samples_s, d.trend.var_s, confidence);
   if (!(sen.intercept > 0)) return std::nullopt;
   const double span = static_cast<double>(d.samples - 1) / sen.intercept;
   d.relative_change = sen.slope * span;
-  d.low = sen.slope_low * span;
-  d.high = sen.slope_high * span;
-  d.coverage = sen.coverage;
+  d.low = sen.low * span;
+  d.high = sen.high * span;
+  d.coverage = confidence;
   d.warmup = warmup_test(samples_s);
   d.p = std::min(1.0, 2 * std::min(d.trend.p, d.warmup.p));
   return d;

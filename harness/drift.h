@@ -20,6 +20,15 @@ struct MannKendall {
 };
 MannKendall mann_kendall(std::span<const double> x);
 
+// Sen's slope over the sample index: the median of the N = n(n−1)/2 pairwise slopes
+// (x_j − x_i)/(j − i), with the interval [Q_(k), Q_(N+1−k)], k = max(1, ⌊(N − z·√Var S)/2⌋)
+// (Sen, JASA 63, 1968; Gilbert 1987, 16.5.1), and the intercept median(x) − slope·(n − 1)/2 (as
+// scipy.stats.theilslopes). Selection, not sorting: O(N) for the 499,500 slopes of 1000 samples.
+struct SenSlope {
+  double slope = 0, low = 0, high = 0, intercept = 0;
+};
+SenSlope sen_slope(std::span<const double> x, double var_s, double confidence = 0.95);
+
 // A warm-up: are the first r samples slower than the rest? One-sided Mann–Whitney of the first r
 // against the other n − r, normal approximation without tie correction (conservative: U with one
 // small side has lighter tails than the normal, and ties only shrink Var U), for r = 2, 4, 8, …
@@ -31,16 +40,16 @@ struct Warmup {
 };
 Warmup warmup_test(std::span<const double> x);
 
-// The drift of one case's samples: Mann–Kendall for a trend; its size from the Theil–Sen line over
-// the sample index (fit.h theil_sen_fit: Sen's slope and rank interval), as the relative change
-// from the first sample to the last along it, slope · (n − 1) / intercept (the same intercept for
-// the interval's ends); and the warm-up test. p = min(1, 2·min(p_trend, p_warmup)) (Bonferroni over
-// the two): what a run's false discovery rate control (kDriftFdr) is applied to.
+// The drift of one case's samples: Mann–Kendall for a trend; its size from Sen's slope, as the
+// relative change from the first sample to the last along Sen's line, slope · (n − 1) / intercept
+// (the same intercept for the interval's ends); and the warm-up test. p = min(1, 2·min(p_trend,
+// p_warmup)) (Bonferroni over the two): what a run's false discovery rate control (kDriftFdr) is
+// applied to.
 struct Drift {
   std::size_t samples = 0;
   MannKendall trend;
   double relative_change = 0, low = 0, high = 0;
-  double coverage = 0;  // of [low, high] (theil_sen_fit)
+  double coverage = 0;  // of [low, high]: nominal (normal approximation of S)
   Warmup warmup;
   double p = 1;
 };

@@ -41,6 +41,25 @@ TEST(MannKendall, TiesShrinkTheVariance) {
   EXPECT_DOUBLE_EQ(mann_kendall(flat).p, 1);  // all tied: no variance, no trend
 }
 
+// The 10 slopes of 1 3 2 5 4, sorted: −1 −1 1/3 1/2 3/4 1 1 4/3 2 3: median (3/4 + 1)/2 = 0.875.
+// c = 1.96·√(50/3) = 8.0017, k = ⌊(10 − c)/2⌋ = 0 → 1: the interval is [Q_(1), Q_(10)] = [−1, 3];
+// intercept 3 − 0.875·2 = 1.25.
+TEST(SenSlope, HandWorkedSeries) {
+  const std::vector<double> x = {1, 3, 2, 5, 4};
+  const SenSlope s = sen_slope(x, 50.0 / 3);
+  EXPECT_DOUBLE_EQ(s.slope, 0.875);
+  EXPECT_DOUBLE_EQ(s.low, -1);
+  EXPECT_DOUBLE_EQ(s.high, 3);
+  EXPECT_DOUBLE_EQ(s.intercept, 1.25);
+  // With no variance to allow for, k = 5: [Q_(5), Q_(6)] = [3/4, 1].
+  const SenSlope tight = sen_slope(x, 0);
+  EXPECT_DOUBLE_EQ(tight.low, 0.75);
+  EXPECT_DOUBLE_EQ(tight.high, 1);
+  // 1 2 3 4 5 6: every slope 1, odd N = 15.
+  const std::vector<double> line = {1, 2, 3, 4, 5, 6};
+  EXPECT_DOUBLE_EQ(sen_slope(line, 0).slope, 1);
+}
+
 // n = 8 tests r = 2 only (≤ n/4): both first samples exceed all 6 others, U = 12, mean 6,
 // Var U = 2·6·9/12 = 9: z = (12 − 6 − 0.5)/3 = 1.8333, p = erfc(z/√2)/2 = 0.0333765; the medians
 // 5.5 and (2 + 2.5)/2 = 2.25: ratio 2.4444.
