@@ -127,15 +127,19 @@ def validate_benchmark(i, b, t):
         t.check(mn <= lo <= med <= hi <= mx, where,
                 f"min_s {mn!r} <= median_ci_low_s {lo!r} <= median_s {med!r} <= median_ci_high_s "
                 f"{hi!r} <= max_s {mx!r} does not hold")
-    kept = b.get("samples_s")
+    kept = b.get("samples_s")  # in the order taken (older files: sorted)
     if isinstance(kept, list) and kept and all(is_num(v) for v in kept):
-        t.check(all(a <= b2 for a, b2 in zip(kept, kept[1:])), where, "samples_s is not sorted")
         if isinstance(samples, int):
             t.check(len(kept) == min(samples, KEPT_SAMPLES), where,
                     f"samples_s holds {len(kept)} samples, not min(samples {samples}, {KEPT_SAMPLES})")
         if is_num(mn) and is_num(mx):
-            t.check(kept[0] == mn and kept[-1] == mx, where,
-                    f"samples_s runs from {kept[0]!r} to {kept[-1]!r}, not min_s {mn!r} to max_s {mx!r}")
+            t.check(mn <= min(kept) and max(kept) <= mx, where,
+                    f"samples_s runs outside min_s {mn!r} to max_s {mx!r}")
+            if isinstance(samples, int) and samples <= KEPT_SAMPLES:
+                t.check(min(kept) == mn and max(kept) == mx, where,
+                        f"samples_s (all {samples}) span {min(kept)!r} to {max(kept)!r}, not min_s "
+                        f"{mn!r} to max_s {mx!r}")
+        validate_drift(where, b.get("drift"), kept, t)
     pairing, rounds = b.get("pairing"), b.get("round_samples_s")
     if isinstance(pairing, dict) and isinstance(rounds, list) and all(is_num(v) for v in rounds):
         if isinstance(samples, int):
@@ -145,7 +149,43 @@ def validate_benchmark(i, b, t):
                     f"round_samples_s holds {len(rounds)} rounds, not min(samples {samples}, "
                     f"{KEPT_SAMPLES})")
         if isinstance(kept, list) and isinstance(samples, int) and samples <= KEPT_SAMPLES:
-            t.check(sorted(rounds) == kept, where, "round_samples_s sorted is not samples_s")
+            t.check(sorted(rounds) == sorted(kept), where,
+                    "round_samples_s and samples_s are not the same samples")
+
+
+def mann_kendall_s(x):
+    """Mann-Kendall S = sum over i < j of sgn(x_j - x_i) and its variance with ties (harness/drift.h)."""
+    n = len(x)
+    s = sum((x[j] > x[i]) - (x[j] < x[i]) for i in range(n) for j in range(i + 1, n))
+    counts = {}
+    for v in x:
+        counts[v] = counts.get(v, 0) + 1
+    var = (n * (n - 1) * (2 * n + 5) - sum(c * (c - 1) * (2 * c + 5) for c in counts.values())) / 18
+    return s, var
+
+
+def validate_drift(where, d, kept, t):
+    """A drift object agrees with the samples it was computed from: samples_s in the order kept
+    (recomputed for up to 300 samples: pure Python is O(n^2)), and with itself."""
+    if not isinstance(d, dict):
+        return
+    n, z, p, pt, rel = (d.get(k) for k in ("samples", "z", "p", "p_trend", "relative_change"))
+    iv, w = d.get("interval"), d.get("warmup")
+    t.check(n == len(kept), where, f"drift.samples {n!r} != {len(kept)} samples_s")
+    if isinstance(iv, list) and len(iv) == 2 and all(is_num(v) for v in iv) and is_num(rel):
+        t.check(iv[0] <= rel <= iv[1], where,
+                f"drift.relative_change {rel!r} outside its interval {iv!r}")
+    if is_num(z) and is_num(rel):  # S > 0: more rising pairs than falling, Sen's slope >= 0
+        t.check(not (z > 0 and rel < 0) and not (z < 0 and rel > 0), where,
+                f"drift.z {z!r} and relative_change {rel!r} disagree in sign")
+    if isinstance(w, dict) and all(is_num(v) for v in (p, pt, w.get("p"))):
+        t.check(close(p, min(1.0, 2 * min(pt, w["p"]))), where,
+                f"drift.p {p!r} != min(1, 2 min(p_trend {pt!r}, warmup.p {w['p']!r}))")
+    if is_num(z) and 2 <= len(kept) <= 300:
+        s, var = mann_kendall_s(kept)
+        want = (s - (s > 0) + (s < 0)) / math.sqrt(var) if var > 0 else 0.0
+        t.check(abs(z - want) <= 1e-9 * max(1.0, abs(want)), where,
+                f"drift.z {z!r} != {want!r} from samples_s in the order kept (S = {s})")
 
 
 def validate_pairing(benchmarks, t):

@@ -193,7 +193,7 @@ struct CaseResult {
   nlohmann::json observations;
   Work work;
   Summary summary;
-  std::vector<double> samples_s;  // as the results file keeps them: kept_samples (sorted, ≤ 1000)
+  std::vector<double> samples_s;  // as the results file keeps them: kept_samples (time order)
   // Sampled in a pairing group: its name and measurement number (Measurement::paired_run), and the
   // samples one per round in round order, as the results file keeps them (kept_rounds): aligned
   // with every member of the same group and run. Empty: sampled alone.

@@ -11,11 +11,20 @@
 namespace bb {
 namespace {
 
+// Sorted, at most `cap` evenly spaced order statistics (ranks round(i·(n − 1)/(cap − 1)): min and
+// max kept, quantiles within 1/cap), from samples in any order (results files keep them in the
+// order taken; older ones sorted).
+std::vector<double> thinned_order_statistics(std::span<const double> samples_s, std::size_t cap) {
+  std::vector<double> sorted(samples_s.begin(), samples_s.end());
+  std::sort(sorted.begin(), sorted.end());
+  return kept_samples(sorted, cap);
+}
+
 std::vector<double> log_thinned(std::span<const double> samples_s) {
   std::vector<double> positive;
   for (double x : samples_s)
     if (x > 0 && std::isfinite(x)) positive.push_back(x);
-  std::vector<double> v = kept_samples(positive, kMaxRankSamples);
+  std::vector<double> v = thinned_order_statistics(positive, kMaxRankSamples);
   for (double& x : v) x = std::log(x);
   return v;
 }

@@ -20,7 +20,7 @@ struct RatioInterval {
 };
 
 // Samples per side that the interval uses: more are thinned to this many evenly spaced order
-// statistics (stats.h kept_samples), so that n1·n2 pairwise differences stay ≤ 40,000.
+// statistics (sorted: in any order), so that n1·n2 pairwise differences stay ≤ 40,000.
 inline constexpr std::size_t kMaxRankSamples = 200;
 
 // Hodges–Lehmann estimate of the shift between log(next) and log(base) — the median of all

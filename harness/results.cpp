@@ -9,6 +9,8 @@
 #include <filesystem>
 #include <stdexcept>
 
+#include "harness/drift.h"
+
 namespace bb {
 
 using json = nlohmann::json;
@@ -109,6 +111,9 @@ void add_summary(json& entry, const Summary& s, std::span<const double> samples_
   entry["median_ci_high_s"] = s.median_ci_high_s;
   entry["median_ci_coverage"] = s.median_ci_coverage;
   entry["samples_s"] = kept_samples(samples_s);
+  // Drift from the file's own samples, so that anyone can recompute it.
+  const auto kept = entry["samples_s"].get<std::vector<double>>();
+  if (const auto d = sample_drift(kept)) entry["drift"] = drift_json(*d);
 }
 
 json to_json(const Check& c) {

@@ -15,6 +15,7 @@
 #include <fmt/format.h>
 
 #include "harness/checks.h"
+#include "harness/drift.h"
 #include "harness/host_threads.h"
 #include "harness/measure.h"
 #include "harness/nvml.h"
@@ -517,6 +518,13 @@ RunOutcome run_cases(const Selection& selection, const RunOptions& opts, const E
 
   rs.outcome.checks = count_verdicts(rs.checks);
   file.finish();
+  const std::vector<std::string> drifting = drifting_cases(file.document()["benchmarks"]);
+  if (!drifting.empty()) {
+    std::printf(
+        "\nDRIFTING (samples that trend or warm up in the order taken; findings, not "
+        "failures):\n");
+    for (const auto& l : drifting) std::printf("  %s\n", l.c_str());
+  }
   print_summary(rs.rows, rs.checks, elapsed_s(rs));
   if (!opts.summary_path.empty())
     write_file_atomically(opts.summary_path, markdown_summary(rs.rows, rs.checks, file.document()));

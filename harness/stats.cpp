@@ -65,19 +65,17 @@ Interval median_interval_of(std::vector<double> values, double confidence) {
 }
 
 std::vector<double> kept_samples(std::span<const double> samples_s, std::size_t cap) {
-  std::vector<double> sorted(samples_s.begin(), samples_s.end());
-  std::sort(sorted.begin(), sorted.end());
-  return kept_rounds(sorted, cap);  // evenly spaced ranks of the sorted samples
+  cap = std::max<std::size_t>(cap, 2);
+  const std::size_t n = samples_s.size();
+  if (n <= cap) return {samples_s.begin(), samples_s.end()};
+  std::vector<double> kept(cap);
+  for (std::size_t i = 0; i < cap; ++i)
+    kept[i] = samples_s[(i * (n - 1) + (cap - 1) / 2) / (cap - 1)];
+  return kept;
 }
 
 std::vector<double> kept_rounds(std::span<const double> round_samples_s, std::size_t cap) {
-  cap = std::max<std::size_t>(cap, 2);
-  const std::size_t n = round_samples_s.size();
-  if (n <= cap) return {round_samples_s.begin(), round_samples_s.end()};
-  std::vector<double> kept(cap);
-  for (std::size_t i = 0; i < cap; ++i)
-    kept[i] = round_samples_s[(i * (n - 1) + (cap - 1) / 2) / (cap - 1)];
-  return kept;
+  return kept_samples(round_samples_s, cap);
 }
 
 Summary summarize(std::span<const double> samples_s) {

@@ -51,14 +51,14 @@ double median_of(std::vector<double> v);
 // when empty.
 Interval median_interval_of(std::vector<double> values, double confidence = 0.95);
 
-// The samples a results file keeps, sorted: all of them up to `cap`, else `cap` evenly spaced
-// order statistics (ranks round(i·(n − 1)/(cap − 1)), so the min and max are kept and the
-// quantiles are preserved to within 1/cap).
+// The samples a results file keeps, in the order taken: all of them up to `cap`, else `cap` evenly
+// spaced in time (indices round(i·(n − 1)/(cap − 1)), first and last kept): a systematic subsample
+// keeps a warm-up or a trend visible (drift.h) and counts every stretch of the case alike.
 inline constexpr std::size_t kKeptSamples = 1000;
 std::vector<double> kept_samples(std::span<const double> samples_s, std::size_t cap = kKeptSamples);
-// The rounds a results file keeps of a pairing group's member, in round order: all up to `cap`,
-// else `cap` evenly spaced rounds (indices round(i·(n − 1)/(cap − 1)), the same for every member
-// of the group, so that the kept rounds stay aligned).
+// The rounds a results file keeps of a pairing group's member, in round order: kept_samples (the
+// indices round(i·(n − 1)/(cap − 1)) are the same for every member of the group, so that the kept
+// rounds stay aligned).
 std::vector<double> kept_rounds(std::span<const double> round_samples_s,
                                 std::size_t cap = kKeptSamples);
 

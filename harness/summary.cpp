@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "harness/build_info.h"
+#include "harness/drift.h"
 #include "harness/fingerprint.h"
 #include "harness/results.h"
 #include "harness/runner.h"
@@ -187,6 +188,14 @@ std::string markdown_summary(const std::vector<SummaryRow>& rows, const std::vec
       if (c.verdict == Verdict::below_expectation)
         md += "| " + markdown_cell(c.suite + "/" + c.name) + " | `" + markdown_cell(c.law) +
               "` | " + markdown_cell(c.reason) + " |\n";
+    md += "\n";
+  }
+  const std::vector<std::string> drifting = drifting_cases(results["benchmarks"]);
+  if (!drifting.empty()) {
+    md +=
+        "### Drifting\n\nCases whose samples trend or warm up in the order taken (Mann-Kendall "
+        "and a warm-up test, false discovery rate 1%); findings, not failures.\n\n";
+    for (const auto& l : drifting) md += "- " + markdown_cell(l) + "\n";
     md += "\n";
   }
   md +=

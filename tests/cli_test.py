@@ -353,7 +353,9 @@ class Verdicts(unittest.TestCase):
             b = doc["benchmarks"][0]
             self.assertGreaterEqual(b["samples"], 5)
             self.assertEqual(len(b["samples_s"]), min(b["samples"], 1000))
-            self.assertEqual(b["samples_s"], sorted(b["samples_s"]))
+            self.assertEqual(min(b["samples_s"]), b["min_s"])  # in the order taken: not sorted
+            if b["samples"] >= 10:
+                self.assertEqual(b["drift"]["samples"], len(b["samples_s"]))
             self.assertLessEqual(b["median_ci_low_s"], b["median_s"])
             self.assertGreaterEqual(b["median_ci_high_s"], b["median_s"])
             self.assertIn("rel_mad", b)
@@ -507,6 +509,28 @@ class CompareSamples(unittest.TestCase):
         verdict = {c["name"]: c["verdict"] for c in j["cases"]}
         self.assertEqual(verdict.pop("s/c5"), "SLOWER")
         self.assertNotIn("SLOWER", verdict.values())
+
+    def test_sample_order_does_not_change_verdicts(self):
+        """samples_s in the order taken (this version) or sorted (older files): compare sees only
+        their distribution, also when it thins them (300 > 200 a side)."""
+        base, again = fx.fixture_pair(n_cases=30, samples=300, noise=0.04, seed=8)
+        new = fx.scaled(again, 1.3, only="s/c3")
+
+        def sorted_doc(doc):
+            return fx.run_doc([(b["name"], sorted(b["samples_s"])) for b in doc["benchmarks"]])
+
+        self.assertNotEqual(base["benchmarks"][0]["samples_s"],
+                            sorted(base["benchmarks"][0]["samples_s"]))
+        r1, j1 = self.compare(base, new)
+        r2, j2 = self.compare(sorted_doc(base), sorted_doc(new))
+        self.assertEqual(r1.returncode, r2.returncode, r1.stdout + r2.stdout)
+        self.assertEqual([(c["name"], c["verdict"]) for c in j1["cases"]],
+                         [(c["name"], c["verdict"]) for c in j2["cases"]])
+        for c1, c2 in zip(j1["cases"], j2["cases"]):  # the same up to summation order's rounding
+            for k, v in c1.items():
+                if isinstance(v, float):
+                    self.assertAlmostEqual(v, c2[k], delta=1e-12 * max(1.0, abs(v)), msg=k)
+        self.assertIn("SLOWER", self.verdicts(j1))
 
     def test_honest_rerun_no_alarm(self):
         base, again = fx.fixture_pair(n_cases=300, samples=10, noise=0.04, seed=4)

@@ -46,7 +46,8 @@ def time_points(cases, scale):
 
 def thinned(samples):
     """At most MAX_PAIR_SAMPLES evenly spaced order statistics of the samples: ranks
-    (i(n-1) + (cap-1)/2) / (cap-1) in integers, as compare's kept_samples (harness/stats.cpp)."""
+    (i(n-1) + (cap-1)/2) / (cap-1) in integers, as compare's thinned_order_statistics
+    (harness/change_interval.cpp); sorted first, so samples_s may be in time order or sorted."""
     s = sorted(samples)
     n, cap = len(s), MAX_PAIR_SAMPLES
     if n <= cap:
