@@ -94,6 +94,27 @@ TEST(CollectivesTheory, FitRecoversAlphaAndBetaOfExactTimes) {
   EXPECT_GE(f.bandwidth_bound_points, 3u);
 }
 
+TEST(CollectivesTheory, FitWeighsEachTimeByItsRelativeError) {
+  // Noisy data, where the weighting shows: t = (12 µs + 75 ps/B·n)·(1 ± 5%), the sign alternating,
+  // n = 8·8^k (k = 0..7): a 4-rank ring all_reduce (6 latency terms, 1.5 byte terms) with α = 2 µs
+  // and a 20 GB/s link. Expected values by exact rational arithmetic in Python (fractions.Fraction,
+  // the two steps of fit_alpha_beta written out): step 1 with weights 1/t² gives α = 2.00389 µs and
+  // n½ = 163,236 B; unweighted (w = 1) it would give α = 2.35660 µs, n½ = 198,616 B. Step 2 (the 3
+  // sizes ≥ n½, unweighted) gives β = 4.72051e-11 s/B, R² = 0.999807; weighted by 1/t² it would give
+  // β = 4.96879e-11.
+  const auto terms = theory::alpha_beta_terms(Collective::all_reduce, Algorithm::ring, 4);
+  std::vector<double> n;
+  for (double b = 8; b <= 0x1p24; b *= 8) n.push_back(b);
+  const std::vector<double> t = {1.260063e-05, 1.140456e-05, 1.264032e-05, 1.169184e-05,
+                                 1.518048e-05, 3.007776e-05, 1.7775072e-04, 1.20677664e-03};
+  const auto f = theory::fit_alpha_beta(terms, n, t);
+  EXPECT_NEAR(f.alpha_s, 2.0038921956572024e-06, 2e-15);
+  EXPECT_NEAR(f.half_bytes, 163236.08520909713, 1e-4);
+  EXPECT_EQ(f.bandwidth_bound_points, 3u);
+  EXPECT_NEAR(f.beta_s_per_byte, 4.7205124946489726e-11, 1e-19);
+  EXPECT_NEAR(f.r2_bandwidth_bound, 0.99980652541538706, 1e-12);
+}
+
 TEST(CollectivesTheory, FitSeesACurvedBandwidthRegime) {
   // Times that grow as n^1.5 beyond 1 MiB are not a line: R² must fall well below 0.95.
   const auto terms = theory::alpha_beta_terms(Collective::all_gather, Algorithm::ring, 2);
