@@ -28,6 +28,16 @@ TEST(CollectivesTheory, BusBandwidthFactorsAreNcclTests) {
   EXPECT_DOUBLE_EQ(theory::bus_bandwidth_factor(Collective::all_to_all, 4), 0.75);
   for (auto c : {Collective::broadcast, Collective::reduce, Collective::send_recv})
     EXPECT_DOUBLE_EQ(theory::bus_bandwidth_factor(c, 16), 1);
+  // Other rank counts, odd ones included (nccl-tests, FACTS.md: all_reduce 2(n−1)/n; all_gather,
+  // reduce_scatter, all_to_all (n−1)/n; broadcast, reduce, sendrecv 1).
+  EXPECT_DOUBLE_EQ(theory::bus_bandwidth_factor(Collective::all_reduce, 2), 1.0);
+  EXPECT_DOUBLE_EQ(theory::bus_bandwidth_factor(Collective::all_reduce, 3), 4.0 / 3);
+  EXPECT_DOUBLE_EQ(theory::bus_bandwidth_factor(Collective::all_gather, 3), 2.0 / 3);
+  EXPECT_DOUBLE_EQ(theory::bus_bandwidth_factor(Collective::all_gather, 8), 0.875);
+  EXPECT_DOUBLE_EQ(theory::bus_bandwidth_factor(Collective::reduce_scatter, 5), 0.8);
+  EXPECT_DOUBLE_EQ(theory::bus_bandwidth_factor(Collective::all_to_all, 8), 0.875);
+  for (auto c : {Collective::broadcast, Collective::reduce, Collective::send_recv})
+    EXPECT_DOUBLE_EQ(theory::bus_bandwidth_factor(c, 3), 1);
 }
 
 // Bytes all ranks copy for size n over busbw's bytes: send_recv p·n (1/β = C/p); broadcast and
