@@ -252,5 +252,19 @@ TEST(AttentionChecks, ExponentAndCrossover) {
   EXPECT_EQ(suites::attention_suite_checks(linear).at(0).verdict, Verdict::fail);
 }
 
+// The exponent's band is 2 ± 0.2: exact power laws (every pairwise slope the same, a point
+// interval) just outside it FAIL, just inside PASS, on both sides.
+TEST(AttentionChecks, ExponentJustOutsideAndJustInsideTheBand) {
+  for (const double e : {2.21, 2.19, 1.81, 1.79}) {
+    std::vector<CaseResult> rs;
+    for (double n = 256; n <= 4096; n *= 2) rs.push_back(result("tiled", n, 1e-9 * std::pow(n, e)));
+    const auto checks = suites::attention_suite_checks(rs);
+    ASSERT_EQ(checks.size(), 1u);
+    EXPECT_NEAR(checks[0].measured, e, 1e-9);
+    EXPECT_EQ(checks[0].verdict, std::fabs(e - 2) > 0.2 ? Verdict::fail : Verdict::pass)
+        << e << ": " << checks[0].reason;
+  }
+}
+
 }  // namespace
 }  // namespace bb

@@ -320,6 +320,23 @@ TEST(CollectivesChecks, EachLawCanFail) {
   EXPECT_EQ(v.at("mpi/p4/link-bound"), Verdict::fail);  // a law
 }
 
+// The link bound's band is busbw / link ≤ 1 + 25%: send_recv's times × 1.26 put every collective
+// at 1.26 × the link (just outside: FAIL), × 1.24 at 1.24 (just inside: PASS), at both rank counts.
+TEST(CollectivesChecks, LinkBoundJustOutsideAndJustInsideItsBand) {
+  for (const double slower : {1.26, 1.24}) {
+    auto pts = model_points(10e9, 0);
+    for (auto& p : pts)
+      if (p.op == Collective::send_recv) p.time_s *= slower;
+    std::map<std::string, Check> k;
+    for (const auto& c : collectives::collectives_checks(pts)) k[c.name] = c;
+    for (const char* name : {"mpi/p2/link-bound", "mpi/p4/link-bound"}) {
+      const Check& c = k.at(name);
+      EXPECT_EQ(c.verdict, slower > 1.25 ? Verdict::fail : Verdict::pass) << name << ": " << c.reason;
+      EXPECT_NEAR(c.measured, slower, 1e-6) << name;
+    }
+  }
+}
+
 // Noisy times: each check is judged from the intervals of the Theil–Sen slopes, so a spread
 // that noise could explain is INCONCLUSIVE, one beyond it a finding or a FAIL.
 TEST(CollectivesChecks, JudgedFromTheFitsIntervals) {
