@@ -46,7 +46,8 @@ TEST(AttentionTheory, Formulas) {
   EXPECT_DOUBLE_EQ(theory::decode_flop(decode8), 0x1p30);
   EXPECT_DOUBLE_EQ(theory::decode_flop({8, 32, 32, 8192, 128, true, 2}), 0x1p30);
   // The KV cache of a batch: Llama-2-7B's 2 GiB per 4096-token sequence, 8 sequences = 16 GiB; an
-  // odd batch of 3 with 8 KV heads of 64, 1-byte fp8, 1000 tokens, 1 layer: 2·1000·8·64·3 = 3072000.
+  // odd batch of 3 with 8 KV heads of 64, 1-byte fp8, 1000 tokens, 1 layer: 2·1000·8·64·3 =
+  // 3072000.
   EXPECT_DOUBLE_EQ(theory::kv_cache_bytes(32, 4096, 32, 128, 2, 8), 0x1p34);
   EXPECT_DOUBLE_EQ(theory::kv_cache_bytes(1, 1000, 8, 64, 1, 3), 3072000);
   // Inputs in the shape's type, O in fp32: 32 heads × 4096 × 128 (q, o) + 2 × 8 × 4096 × 128 (k,

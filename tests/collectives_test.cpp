@@ -110,12 +110,12 @@ TEST(CollectivesTheory, FitWeighsEachTimeByItsRelativeError) {
   // and a 20 GB/s link. Expected values by exact rational arithmetic in Python (fractions.Fraction,
   // the two steps of fit_alpha_beta written out): step 1 with weights 1/t² gives α = 2.00389 µs and
   // n½ = 163,236 B; unweighted (w = 1) it would give α = 2.35660 µs, n½ = 198,616 B. Step 2 (the 3
-  // sizes ≥ n½, unweighted) gives β = 4.72051e-11 s/B, R² = 0.999807; weighted by 1/t² it would give
-  // β = 4.96879e-11.
+  // sizes ≥ n½, unweighted) gives β = 4.72051e-11 s/B, R² = 0.999807; weighted by 1/t² it would
+  // give β = 4.96879e-11.
   const auto terms = theory::alpha_beta_terms(Collective::all_reduce, Algorithm::ring, 4);
   std::vector<double> n;
   for (double b = 8; b <= 0x1p24; b *= 8) n.push_back(b);
-  const std::vector<double> t = {1.260063e-05, 1.140456e-05, 1.264032e-05, 1.169184e-05,
+  const std::vector<double> t = {1.260063e-05, 1.140456e-05, 1.264032e-05,  1.169184e-05,
                                  1.518048e-05, 3.007776e-05, 1.7775072e-04, 1.20677664e-03};
   const auto f = theory::fit_alpha_beta(terms, n, t);
   EXPECT_NEAR(f.alpha_s, 2.0038921956572024e-06, 2e-15);
@@ -331,7 +331,8 @@ TEST(CollectivesChecks, LinkBoundJustOutsideAndJustInsideItsBand) {
     for (const auto& c : collectives::collectives_checks(pts)) k[c.name] = c;
     for (const char* name : {"mpi/p2/link-bound", "mpi/p4/link-bound"}) {
       const Check& c = k.at(name);
-      EXPECT_EQ(c.verdict, slower > 1.25 ? Verdict::fail : Verdict::pass) << name << ": " << c.reason;
+      EXPECT_EQ(c.verdict, slower > 1.25 ? Verdict::fail : Verdict::pass)
+          << name << ": " << c.reason;
       EXPECT_NEAR(c.measured, slower, 1e-6) << name;
     }
   }

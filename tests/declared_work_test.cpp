@@ -325,7 +325,8 @@ constexpr HandWorked kHandWorked[] = {
     // t = s + y, c = (t − s) − y: 4 flop).
     {"precision", "summation/recursive/fp32/host/n256", 1024, 0, 256},
     {"precision", "summation/kahan/fp32/host/n256", 1024, 0, 1024},
-    // int8 per tensor, N = 2^24 fp32: two passes (amax, quantize) read 2·4N = 2^27, N codes written.
+    // int8 per tensor, N = 2^24 fp32: two passes (amax, quantize) read 2·4N = 2^27, N codes
+    // written.
     {"precision", "quantize/int8/per-tensor/symmetric/host", 134217728, 16777216, 0},
     // MXFP8, blocks of 32: one pass (4N = 2^26), N one-byte codes + N/32 E8M0 scales = 2^24 + 2^19.
     {"precision", "quantize/mxfp8-e4m3/block32/ocp-floor/host", 67108864, 17301504, 0},

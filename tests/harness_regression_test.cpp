@@ -434,12 +434,12 @@ TEST(Fingerprint, MemoryRoundsUpToWholeGibAtTheBoundaries) {
     return machine_fingerprint(h, GpuStatus{})["memory_gib"].get<int>();
   };
   const std::uint64_t gib = 1ull << 30;
-  EXPECT_EQ(gib_of(24 * gib), 24);              // at the boundary: 24 (a 1e9 divisor: 26)
-  EXPECT_EQ(gib_of(24 * gib + 1), 25);          // one byte above: the next GiB
-  EXPECT_EQ(gib_of(24 * gib - 1), 24);          // one byte below (floor: 23)
-  EXPECT_EQ(gib_of(23 * gib + gib / 2), 24);    // x.5 exactly
+  EXPECT_EQ(gib_of(24 * gib), 24);                // at the boundary: 24 (a 1e9 divisor: 26)
+  EXPECT_EQ(gib_of(24 * gib + 1), 25);            // one byte above: the next GiB
+  EXPECT_EQ(gib_of(24 * gib - 1), 24);            // one byte below (floor: 23)
+  EXPECT_EQ(gib_of(23 * gib + gib / 2), 24);      // x.5 exactly
   EXPECT_EQ(gib_of(23 * gib + gib / 2 - 1), 24);  // just below x.5 (round to nearest: 23)
-  EXPECT_EQ(gib_of(23 * gib + 1), 24);          // just above 23 GiB (round: 23, floor: 23)
+  EXPECT_EQ(gib_of(23 * gib + 1), 24);            // just above 23 GiB (round: 23, floor: 23)
   EXPECT_EQ(gib_of(23 * gib), 23);
   // Two boots of one 24 GiB VM, 23.1 and 23.9 GiB visible: the same machine; 24 GiB + 1 MiB is not.
   HostInfo a, b;
@@ -455,7 +455,8 @@ TEST(Fingerprint, MemoryRoundsUpToWholeGibAtTheBoundaries) {
   EXPECT_EQ(d[0], "memory_gib 24 GiB vs 25 GiB");
   // An older file's context (legacy fingerprint) rounds the same way: 23.4 GiB is 24, not 23.
   const json legacy = {
-      {"context", {{"boundbench", {{"host", {{"memory_bytes", 23.4 * static_cast<double>(gib)}}}}}}}};
+      {"context",
+       {{"boundbench", {{"host", {{"memory_bytes", 23.4 * static_cast<double>(gib)}}}}}}}};
   EXPECT_EQ(recorded_fingerprint(legacy).fields["memory_gib"], 24);
   const json legacy_above = {
       {"context",
