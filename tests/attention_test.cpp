@@ -54,6 +54,16 @@ TEST(AttentionTheory, Formulas) {
   EXPECT_DOUBLE_EQ(theory::kv_cache_bytes(32, 4096, 8, 128, 2, 1), 0x1p29);
   s = {1, 32, 8, 4096, 128, false, 2};
   EXPECT_DOUBLE_EQ(theory::decode_flop(s) / theory::kv_cache_bytes(1, 4096, 8, 128, 2, 1), 4.0);
+  // Decode's flop, hand-worked at another shape: 4·B·H·n·d = 4·8·32·8192·128 = 2^30, whatever the
+  // KV heads (GQA shares K, V; every query head still multiplies) and the causal flag (one query).
+  const theory::AttentionShape decode8{8, 32, 8, 8192, 128, false, 2};
+  EXPECT_DOUBLE_EQ(theory::decode_flop(decode8), 0x1p30);
+  EXPECT_DOUBLE_EQ(theory::decode_flop({8, 32, 32, 8192, 128, true, 2}), 0x1p30);
+  // The KV cache of a batch: Llama-2-7B's 2 GiB per 4096-token sequence, 8 sequences = 16 GiB; an
+  // odd batch of 3 with 8 KV heads of 64, 1-byte fp8, 1000 tokens, 1 layer: 2·1000·8·64·3 =
+  // 3072000.
+  EXPECT_DOUBLE_EQ(theory::kv_cache_bytes(32, 4096, 32, 128, 2, 8), 0x1p34);
+  EXPECT_DOUBLE_EQ(theory::kv_cache_bytes(1, 1000, 8, 64, 1, 3), 3072000);
   // Inputs in the shape's type, O in fp32: 32 heads × 4096 × 128 (q, o) + 2 × 8 × 4096 × 128 (k,
   // v).
   EXPECT_DOUBLE_EQ(theory::attention_io_bytes(s, 4096, 4),
@@ -296,6 +306,20 @@ TEST(AttentionChecks, ExponentAndCrossover) {
   std::vector<CaseResult> linear;
   for (double n = 256; n <= 4096; n *= 2) linear.push_back(result("tiled", n, 1e-6 * n));
   EXPECT_EQ(suites::attention_suite_checks(linear).at(0).verdict, Verdict::fail);
+}
+
+// The exponent's band is 2 ± 0.2: exact power laws (every pairwise slope the same, a point
+// interval) just outside it FAIL, just inside PASS, on both sides.
+TEST(AttentionChecks, ExponentJustOutsideAndJustInsideTheBand) {
+  for (const double e : {2.21, 2.19, 1.81, 1.79}) {
+    std::vector<CaseResult> rs;
+    for (double n = 256; n <= 4096; n *= 2) rs.push_back(result("tiled", n, 1e-9 * std::pow(n, e)));
+    const auto checks = suites::attention_suite_checks(rs);
+    ASSERT_EQ(checks.size(), 1u);
+    EXPECT_NEAR(checks[0].measured, e, 1e-9);
+    EXPECT_EQ(checks[0].verdict, std::fabs(e - 2) > 0.2 ? Verdict::fail : Verdict::pass)
+        << e << ": " << checks[0].reason;
+  }
 }
 
 }  // namespace

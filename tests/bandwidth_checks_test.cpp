@@ -217,6 +217,22 @@ TEST(BandwidthChecks, SectorModelIsAnEqualityOnTheGpuAndABoundOnTheHost) {
             Verdict::skip);
 }
 
+// On the GPU the sector model is an equality within 20%: stride 32's time ratio (model 0.25) at
+// 1.21 × and 0.79 × the model FAILs, at 1.19 × and 0.81 × PASSes. Below the model stride 32 moves
+// its sectors faster than stride 1: the run's STREAM (stride 1 at 95% of it) carries the premise.
+TEST(BandwidthChecks, CudaSectorModelJustOutsideAndJustInsideItsBand) {
+  for (const double by : {1.21, 1.19, 0.81, 0.79}) {
+    const std::vector<double> times = {1, 1, 1, 1, 0.5, 0.25 * by};
+    const Check* c = find(bandwidth_suite_checks(with(strided(Backend::cuda, 32, times),
+                                                      stream_at(Backend::cuda, 1 / 0.95))),
+                          "cuda/strided/s32/sector-model");
+    ASSERT_NE(c, nullptr) << by;
+    EXPECT_NEAR(c->measured, 0.25 * by, 1e-12) << by;
+    EXPECT_EQ(c->verdict, std::fabs(by - 1) > 0.2 ? Verdict::fail : Verdict::pass)
+        << by << ": " << c->reason;
+  }
+}
+
 // Sampled in rounds whose slow spells (a factor 1 … 2.6 common to the round) are far wider than
 // the law's 20% band: each case's own median interval straddles it, the pairs do not.
 void in_rounds(std::vector<CaseResult>& rs) {

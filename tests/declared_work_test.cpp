@@ -295,6 +295,94 @@ TEST(DeclaredWork, EveryCaseDeclaresTheTheoryOfItsParams) {
   std::printf("declarations checked: %zu host cases, %zu CUDA cases\n", host_cases, cuda_cases);
 }
 
+// Hand-worked declared Work for one representative case of each family, the numbers written out:
+// the test above proves the cases agree with theory/, this one that theory/ is right (a wrong
+// formula there passes the test above and fails here). Attention: the naive pass and decode's
+// reads (the fused pass's bytes are left to theory_work_test). 2^25 = 33554432, 2^28 = 268435456.
+struct HandWorked {
+  const char* suite;
+  const char* name;
+  double bytes_read, bytes_written, flop;
+};
+constexpr HandWorked kHandWorked[] = {
+    // STREAM, N = 2^25 fp64: copy c = a, 8N read, 8N written, no flop.
+    {"bandwidth", "copy/fp64/host", 268435456, 268435456, 0},
+    // triad a = b + s·c: b, c read (16N = 2^29), a written (8N), 2 flop per element (2N = 2^26).
+    {"bandwidth", "triad/fp64/host", 536870912, 268435456, 67108864},
+    // dot Σ a·b: 16N read, nothing written, 2N flop.
+    {"bandwidth", "dot/fp64/host", 536870912, 0, 67108864},
+    // nstream a += b + s·c: a, b, c read (24N), a written (8N), 3N flop.
+    {"bandwidth", "nstream/fp64/host", 805306368, 268435456, 100663296},
+    // read sweep: 4096 B (512 fp64) read 16384 times = 2^26 B, one add per element read (2^23).
+    {"bandwidth", "read-sweep/host/4096", 67108864, 0, 8388608},
+    // strided, 256 MiB of fp64 at stride 8 (64 B): 2^28/64 = 2^22 accesses, each a whole 64-byte
+    // sector (2^28 B, not the 2^25 B of useful data), one add each.
+    {"bandwidth", "strided/fp64/host/s8", 268435456, 0, 4194304},
+    // FMA chain, fp32, N = 2^25, 8 FMA per element: 4N read, 4N written, 2·8·N = 2^29 flop.
+    {"bandwidth", "intensity/fp32/host/k8", 134217728, 134217728, 536870912},
+    // GEMM n = 8192 fp64 (CUDA): 2n³ = 2^40 flop; A, B read 2·8n² = 2^30 B, C written 8n² = 2^29.
+    {"bandwidth", "gemm/fp64/cuda", 1073741824, 536870912, 1099511627776},
+    // host -> device copy of 256 MiB: each byte crosses the link once, counted as read.
+    {"bandwidth", "copy-h2d/pinned/cuda", 268435456, 0, 0},
+    // conversion fp32 -> fp16, N = 2^25: 4N read, 2N written.
+    {"precision", "convert/fp32-fp16/host", 134217728, 67108864, 0},
+    // summation of n = 256 fp32: 1024 B read; recursive 1 add per element, Kahan 4 (y = x − c,
+    // t = s + y, c = (t − s) − y: 4 flop).
+    {"precision", "summation/recursive/fp32/host/n256", 1024, 0, 256},
+    {"precision", "summation/kahan/fp32/host/n256", 1024, 0, 1024},
+    // int8 per tensor, N = 2^24 fp32: two passes (amax, quantize) read 2·4N = 2^27, N codes
+    // written.
+    {"precision", "quantize/int8/per-tensor/symmetric/host", 134217728, 16777216, 0},
+    // MXFP8, blocks of 32: one pass (4N = 2^26), N one-byte codes + N/32 E8M0 scales = 2^24 + 2^19.
+    {"precision", "quantize/mxfp8-e4m3/block32/ocp-floor/host", 67108864, 17301504, 0},
+    // MXFP4: codes packed two per byte, N/2 + N/32 = 2^23 + 2^19.
+    {"precision", "quantize/mxfp4-e2m1/block32/round-up/host", 67108864, 8912896, 0},
+    // NVFP4, blocks of 16: a tensor amax pass too (2·4N read); N/2 codes + N/16 E4M3 scales.
+    {"precision", "quantize/nvfp4-e2m1/block16/host", 134217728, 9437184, 0},
+    // GEMM m = n = k = 64 fp32: 2·64³ = 2^19 flop; A, B read 2·4·64² = 32768 B, C written 16384.
+    {"precision", "gemm/fp32/host/mixed/k64", 32768, 16384, 524288},
+    // 1056 blocks × 256 threads = 270336 threads: divergence 2·4096 flop each (FMAs) = 2214592512;
+    // bank conflicts 4000 adds each = 1081344000; spills 2·64·256 = 32768 flop each = 8858370048.
+    {"occupancy", "divergence/paths=1", 0, 0, 2214592512},
+    {"occupancy", "bank_conflicts/stride=1", 0, 0, 1081344000},
+    {"occupancy", "spills/uncapped", 0, 0, 8858370048},
+    // Naive attention, B 1, H 4, n 256, d 64, fp32 host (P over S): per head read Q, K, V (3nd =
+    // 49152 elements) and S, P (2n² = 131072), write S, P (2n²) and O (nd = 16384): reads
+    // 4·4·180224 = 2883584 B, writes 4·4·147456 = 2359296 B; flop 4·B·H·n²·d = 4·4·65536·64 = 2^26.
+    {"attention", "naive/fp32/host/d64/n256", 2883584, 2359296, 67108864},
+    // Decode, B 8, H 32, H_kv 8, n 8192, d 128, bf16: reads K and V (2·8·8·8192·128·2 B = 2^28) and
+    // q (8·32·128·2 = 65536 B), writes O in fp32 (8·32·128·4 = 131072 B); flop 4·B·H·n·d = 2^30.
+    {"attention", "decode/bf16/cuda/gqa32x8/d128/n8192", 268500992, 131072, 1073741824},
+    // Overhead triad, 256 fp64: 2·8·256 read, 8·256 written, 512 flop.
+    {"harness", "overhead/host", 4096, 2048, 512},
+};
+
+TEST(DeclaredWork, HandWorkedRepresentatives) {
+  const HostInfo host = nominal_host();
+  const GpuDevice gpu = nominal_gpu();
+  const auto suites = suites::all_suites({&host, &gpu, false});
+  bool cuda_listed = false;
+  for (const Suite& s : suites)
+    for (const Case& c : s.cases) cuda_listed = cuda_listed || c.backend == Backend::cuda;
+  for (const HandWorked& h : kHandWorked) {
+    const Case* found = nullptr;
+    for (const Suite& s : suites)
+      for (const Case& c : s.cases)
+        if (s.name == h.suite && c.name == h.name) found = &c;
+    if (!found) {  // a build without CUDA lists no CUDA case; every other case must be there
+      EXPECT_TRUE(!cuda_listed && std::string_view(h.name).find("host") == std::string_view::npos)
+          << h.suite << "/" << h.name << " is not listed";
+      continue;
+    }
+    const CaseContext ctx{host, found->backend == Backend::cuda ? &gpu : nullptr, false};
+    const Declared d = found->declare(ctx);
+    const WorkCount w = count_of(d.work);
+    EXPECT_EQ(w.bytes_read, h.bytes_read) << h.name;
+    EXPECT_EQ(w.bytes_written, h.bytes_written) << h.name;
+    EXPECT_EQ(w.flop, h.flop) << h.name;
+  }
+}
+
 // The declaration is what the runner uses: prepare_case hands on the declared work and params.
 TEST(DeclaredWork, PreparedCasesCarryTheirDeclaration) {
   const HostInfo host = nominal_host();

@@ -93,6 +93,9 @@ TEST(GemmReference, E4m3ScaleIsAPowerOfTwoAndExact) {
 
 TEST(GemmTheory, HandComputedValues) {
   EXPECT_EQ(theory::nearest_unit(24), 0x1p-24);
+  EXPECT_EQ(theory::nearest_unit(11), 0x1p-11);     // fp16: u = 2^-11 (FACTS.md)
+  EXPECT_EQ(theory::nearest_unit(8), 0x1p-8);       // bf16: u = 2^-8 (FACTS.md)
+  EXPECT_EQ(theory::truncation_unit(24), 0x1p-23);  // fp32 truncated: one ulp of 1, 2^(1−24)
   EXPECT_EQ(theory::truncation_unit(11), 0x1p-10);  // tf32: 11 significant bits
   EXPECT_EQ(theory::input_rounding_term(0x1p-8), 0x1p-7 + 0x1p-16);
   // fp32 host, K = 1024: γ_1024(2^-24) = 2^-14 / (1 − 2^-14).

@@ -66,6 +66,17 @@ TEST(RooflineCheck, FailWhenFasterThanPhysicallyPossible) {
   EXPECT_DOUBLE_EQ(k.predicted, 3e-3);
 }
 
+TEST(RooflineCheck, AtTheEdgeOfItsTolerance) {
+  // The band is measured ≥ 3e-3 × (1 − 0.05) = 2.85e-3 s: 2.8501e-3 just inside (PASS), 2.8499e-3
+  // just outside (FAIL); the existing cases sit 0.05e-3 from the edge.
+  const Check inside =
+      roofline_check("s", "c", memory_work(), memory_bounds(), fastest(2.8501e-3), 0.05);
+  EXPECT_EQ(inside.verdict, Verdict::pass) << inside.reason;
+  const Check outside =
+      roofline_check("s", "c", memory_work(), memory_bounds(), fastest(2.8499e-3), 0.05);
+  EXPECT_EQ(outside.verdict, Verdict::fail) << outside.reason;
+}
+
 TEST(RooflineCheck, ComputeBoundWithUnknownBandwidth) {
   // 2e12 flop at 1e15 flop/s: 2e-3 s; bandwidth unknown, so only the compute bound applies.
   Work w = memory_work();

@@ -51,6 +51,27 @@ TEST(PowerLawFit, RecoversTheExponent) {
   EXPECT_THROW(power_law_fit(bad, bad), std::invalid_argument);
 }
 
+TEST(PowerLawFit, HandWorkedNoisyLeastSquaresVersusTheilSen) {
+  // x = 1 2 4 8, y = 1 4 8 64: in log2 units X = 0 1 2 3, Y = 0 2 3 6 (not a power law).
+  // Least squares in logs: mean X 1.5, mean Y 2.75, Sxx 5, Sxy 4.125 + 0.375 + 0.125 + 4.875 = 9.5
+  // → exponent 1.9, log2 c = 2.75 − 1.9·1.5 = −0.1; residuals 0.1 0.2 −0.7 0.4 → SSres 0.7; SStot
+  // 18.75 → R² = 1 − 0.7/18.75. (Least squares on y itself, not its log, gives slope 9.19.)
+  // Theil–Sen: the 6 pairwise slopes 2 1.5 2 1 2 3, sorted 1 1.5 2 2 2 3 → exponent 2
+  // (least squares: 1.9); intercept median(Y) − 2·median(X) = 2.5 − 3 = −0.5 (log2);
+  // 4 points cannot reach 95%: [S_(1), S_(6)] = [1, 3], covering 1 − 2/4! = 11/12.
+  const std::vector<double> x = {1, 2, 4, 8}, y = {1, 4, 8, 64};
+  const LinearFit f = power_law_fit(x, y);
+  EXPECT_NEAR(f.slope, 1.9, 1e-12);
+  EXPECT_NEAR(f.intercept, -0.1 * std::log(2.0), 1e-12);
+  EXPECT_NEAR(f.r2, 1 - 0.7 / 18.75, 1e-12);
+  const RobustFit r = theil_sen_power_law_fit(x, y);
+  EXPECT_NEAR(r.slope, 2.0, 1e-12);
+  EXPECT_NEAR(r.intercept, -0.5 * std::log(2.0), 1e-12);
+  EXPECT_NEAR(r.slope_low, 1.0, 1e-12);
+  EXPECT_NEAR(r.slope_high, 3.0, 1e-12);
+  EXPECT_NEAR(r.coverage, 11.0 / 12, 1e-15);
+}
+
 TEST(InversionsCdf, MahonianNumbers) {
   // Inversions of a permutation of 5: 1 4 9 15 20 22 20 15 9 4 1 (of 120).
   EXPECT_NEAR(inversions_cdf(5, 0), 1.0 / 120, 1e-15);

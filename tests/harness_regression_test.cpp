@@ -424,6 +424,46 @@ TEST(CompareFromSamples, MachinesMustMatchUnlessCrossDevice) {
   EXPECT_NE(table.find("NO_BOUND (no bound in either run)"), std::string::npos) << table;
 }
 
+// The fingerprint's memory is MemTotal rounded UP to whole GiB (the kernel reserves a few % of the
+// installed size): tested at each boundary where ceil, round-to-nearest, floor and a GB (1e9)
+// divisor part ways, not only at 23.54 GiB where ceil and round agree.
+TEST(Fingerprint, MemoryRoundsUpToWholeGibAtTheBoundaries) {
+  const auto gib_of = [](std::uint64_t bytes) {
+    HostInfo h;
+    h.memory_bytes = bytes;
+    return machine_fingerprint(h, GpuStatus{})["memory_gib"].get<int>();
+  };
+  const std::uint64_t gib = 1ull << 30;
+  EXPECT_EQ(gib_of(24 * gib), 24);                // at the boundary: 24 (a 1e9 divisor: 26)
+  EXPECT_EQ(gib_of(24 * gib + 1), 25);            // one byte above: the next GiB
+  EXPECT_EQ(gib_of(24 * gib - 1), 24);            // one byte below (floor: 23)
+  EXPECT_EQ(gib_of(23 * gib + gib / 2), 24);      // x.5 exactly
+  EXPECT_EQ(gib_of(23 * gib + gib / 2 - 1), 24);  // just below x.5 (round to nearest: 23)
+  EXPECT_EQ(gib_of(23 * gib + 1), 24);            // just above 23 GiB (round: 23, floor: 23)
+  EXPECT_EQ(gib_of(23 * gib), 23);
+  // Two boots of one 24 GiB VM, 23.1 and 23.9 GiB visible: the same machine; 24 GiB + 1 MiB is not.
+  HostInfo a, b;
+  a.memory_bytes = 23 * gib + gib / 10;
+  b.memory_bytes = 23 * gib + 9 * (gib / 10);
+  EXPECT_TRUE(fingerprint_differences(machine_fingerprint(a, GpuStatus{}),
+                                      machine_fingerprint(b, GpuStatus{}))
+                  .empty());
+  b.memory_bytes = 24 * gib + (1u << 20);
+  const auto d = fingerprint_differences(machine_fingerprint(a, GpuStatus{}),
+                                         machine_fingerprint(b, GpuStatus{}));
+  ASSERT_EQ(d.size(), 1u);
+  EXPECT_EQ(d[0], "memory_gib 24 GiB vs 25 GiB");
+  // An older file's context (legacy fingerprint) rounds the same way: 23.4 GiB is 24, not 23.
+  const json legacy = {
+      {"context",
+       {{"boundbench", {{"host", {{"memory_bytes", 23.4 * static_cast<double>(gib)}}}}}}}};
+  EXPECT_EQ(recorded_fingerprint(legacy).fields["memory_gib"], 24);
+  const json legacy_above = {
+      {"context",
+       {{"boundbench", {{"host", {{"memory_bytes", 24.0 * static_cast<double>(gib) + 1}}}}}}}};
+  EXPECT_EQ(recorded_fingerprint(legacy_above).fields["memory_gib"], 25);
+}
+
 TEST(CompareFromSamples, OldFileWithoutFingerprintIsNoted) {
   std::mt19937_64 rng(9);
   json next = sampled_run({{"a", draw(rng, 1e-3, 0.01, 10)}});

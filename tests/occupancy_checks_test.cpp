@@ -106,6 +106,32 @@ TEST(OccupancySuiteChecks, LatencyHidingFollowsLittlesLaw) {
   EXPECT_EQ(find(checks, "latency_hiding/littles_law")->verdict, Verdict::fail);
 }
 
+// The band is [L/2, 2L] around Little's law L = BW × latency / (SMs × bytes per warp), the plateau
+// at 32 warps/SM: L = 4e12 × latency / (132 × 512) is 16 at 270.336 ns and 64 at 1081.344 ns, so
+// 32 is just outside at 269.5 ns (L = 15.95, band up to 31.9) and 1082 ns (L = 64.04, from
+// 32.02), just inside at 271 ns (band up to 32.08) and 1081 ns (from 31.99).
+TEST(OccupancySuiteChecks, LittlesLawJustOutsideAndJustInsideItsBand) {
+  for (const double latency_s : {269.5e-9, 271e-9, 1081e-9, 1082e-9}) {
+    std::vector<CaseResult> rs;
+    rs.push_back(result("latency/dram", {{"steps", 65536}}, 65536 * latency_s));
+    for (int w : {4, 8, 16, 32, 48, 64}) {
+      const double bw = 4e12 * std::min(1.0, w / 32.0);
+      CaseResult r =
+          result("latency_hiding/warps_per_sm=" + std::to_string(w),
+                 {{"warps_per_sm", w}, {"sm_count", 132}, {"bytes_in_flight_per_warp", 512}},
+                 1.0737e9 / bw);
+      r.work.bytes_read = 1.0737e9;
+      rs.push_back(r);
+    }
+    const Check* k = find(occupancy_suite_checks(rs), "latency_hiding/littles_law");
+    ASSERT_NE(k, nullptr);
+    EXPECT_EQ(k->measured, 32);
+    EXPECT_NEAR(k->predicted, 4e12 * latency_s / (132 * 512), 1e-9);
+    const bool inside = latency_s == 271e-9 || latency_s == 1081e-9;
+    EXPECT_EQ(k->verdict, inside ? Verdict::pass : Verdict::fail) << latency_s << ": " << k->reason;
+  }
+}
+
 TEST(OccupancySuiteChecks, SpillsAreSeenInTheCappedKernelOnly) {
   std::vector<CaseResult> rs = {
       result("spills/uncapped", {{"registers_per_thread", 71}, {"local_bytes_per_thread", 0}},

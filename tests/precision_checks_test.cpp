@@ -56,6 +56,25 @@ TEST(PrecisionChecks, GrowthLawsAndBounds) {
       Verdict::fail);
 }
 
+TEST(PrecisionChecks, JustOutsideAndJustInsideTheirBands) {
+  // The bound: worst error / bound ≤ 1 (closed): 1.0001 FAILs, 1 and 0.9999 PASS.
+  for (const double worst : {1.0001, 1.0, 0.9999})
+    EXPECT_EQ(
+        find(precision_suite_checks(series("recursive", 0.5, worst)), "summation/recursive/bound")
+            ->verdict,
+        worst > 1 ? Verdict::fail : Verdict::pass)
+        << worst;
+  // The √n growth law, 0.5 ± 0.2 (an exact power law: the fit is the exponent): 0.71 and 0.29
+  // FAIL, 0.69 and 0.31 PASS.
+  for (const double e : {0.71, 0.69, 0.31, 0.29}) {
+    const Check* c =
+        find(precision_suite_checks(series("recursive", e, 0.01)), "summation/recursive/growth");
+    ASSERT_NE(c, nullptr);
+    EXPECT_NEAR(c->measured, e, 1e-9);
+    EXPECT_EQ(c->verdict, std::fabs(e - 0.5) > 0.2 ? Verdict::fail : Verdict::pass) << e;
+  }
+}
+
 TEST(PrecisionChecks, GpuTreeFittedWhereItIsATreeAndCubBounded) {
   // A GPU-only run: the tree's flat growth up to 2^20 passes against the law's ½ − 0.25; its sizes
   // past 2^20 (lanes of > 4 values, √ growth) are not fitted but their bound still counts.

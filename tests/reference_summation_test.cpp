@@ -154,5 +154,27 @@ TEST(SummationBounds, HandWorked) {
   EXPECT_EQ(theory::probabilistic_bound_failure(1e6, 5, u), 1.0);  // vacuous: capped at 1
 }
 
+TEST(SummationBounds, SecondValuesInOtherRegimes) {
+  const double u = 0x1p-24;
+  // Kahan: (2u + 2n·u²)·Σ|x|; n = 1024: 2^-23 + 2·2^10·2^-48 = 2^-23 + 2^-37, ×3 for Σ|x| = 3;
+  // no bound once n·u ≥ 1 (n = 2^24 in fp32).
+  EXPECT_EQ(theory::kahan_sum_bound(1024, u, 1.0), 0x1p-23 + 0x1p-37);
+  EXPECT_DOUBLE_EQ(theory::kahan_sum_bound(1024, u, 3.0), 3 * (0x1p-23 + 0x1p-37));
+  EXPECT_TRUE(std::isinf(theory::kahan_sum_bound(0x1p24, u, 1.0)));
+  // Dot product γ_n: n = 1000, fp32: 1000u / (1 − 1000u) = 5.9608197700840286e-05 (Python, from
+  // the formula in doubles), × Σ|x·y| = 2. fp16 (u = 2^-11, FACTS.md) at n = 2048: n·u = 1, none.
+  EXPECT_NEAR(theory::dot_bound(1000, u, 2.0), 2 * 5.9608197700840286e-05, 1e-19);
+  EXPECT_TRUE(std::isinf(theory::dot_bound(2048, 0x1p-11, 1.0)));
+  // A tree of height 3: γ_3 = 3u / (1 − 3u) = 1.788139663006007e-07.
+  EXPECT_NEAR(theory::tree_sum_bound(3, u, 1.0), 1.788139663006007e-07, 1e-22);
+  // Pairwise at a power of two: ⌈log2 1024⌉ = 10 (not 11); one term: no addition, no error.
+  EXPECT_DOUBLE_EQ(theory::pairwise_sum_bound(1024, u, 1.0), theory::gamma_n(10, u));
+  EXPECT_EQ(theory::pairwise_sum_bound(1, u, 1.0), 0.0);
+  // Probabilistic, fp16 (u = 2^-11), n = 100, λ = 1: expm1(λ√n·u + n·u²/(1 − u)) =
+  // expm1(10·2^-11 + 100·2^-22/(1 − 2^-11)) = 0.004918723403248078 (Python math.expm1), a tenth
+  // of the deterministic γ_100 = 100u/(1 − 100u) = 0.0513.
+  EXPECT_NEAR(theory::probabilistic_dot_bound(100, 0x1p-11, 1, 1.0), 0.004918723403248078, 1e-17);
+}
+
 }  // namespace
 }  // namespace bb

@@ -108,6 +108,11 @@ TEST(BankConflicts, GcdOfStrideAndBanks) {
 TEST(LittlesLaw, BytesInFlight) {
   // 4.8 TB/s x 600 ns = 2.88 MB in flight.
   EXPECT_DOUBLE_EQ(bytes_in_flight(4.8e12, 600e-9), 2.88e6);
+  // Across 132 SMs: ≈ 22 KB per SM (FACTS.md, "Little's law for HBM": 2.9 MB / 132 ≈ 22 KB).
+  EXPECT_NEAR(bytes_in_flight(4.8e12, 600e-9) / 132, 21818.18, 0.01);
+  // Another regime, hand-worked: 2 TB/s × 1 µs = 2 MB; 100 GB/s (a link) × 2 µs = 200 KB.
+  EXPECT_DOUBLE_EQ(bytes_in_flight(2e12, 1e-6), 2e6);
+  EXPECT_DOUBLE_EQ(bytes_in_flight(100e9, 2e-6), 2e5);
 }
 
 TEST(ParseQuantity, SuffixesAndRefusals) {
