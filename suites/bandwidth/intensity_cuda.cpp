@@ -158,8 +158,9 @@ Case chain_case(const ChainType& t, int k, bool in_quick) {
            // One array, read and written in place, spanning at least 8x the L2 alone:
            // stream_elements sizes each of 3 arrays to span `multiple` x the cache together, so 3 x
            // 8 here. Rounded up to 2^20 elements (so even, as the paired types need).
-           const std::size_t n_dram = stream_elements(gpu.l2_bytes, 3 * kCudaCacheMultiple,
-                                                      element_bytes, kCudaMinElements);
+           const std::size_t n_dram = affordable_elements(
+               &gpu, stream_elements(gpu.l2_bytes, 3 * kCudaCacheMultiple, element_bytes,
+                                     kCudaMinElements));
            const std::size_t n = intensity_elements(n_dram, k, kComputeFlop, true);
            Declared d;
            // Each element is read once and written once; each FMA is 2 flop (fp16/bf16: per lane).
@@ -339,6 +340,7 @@ Case gemm_case(const GemmType& t) {
          },
          nullptr};
   c.in_quick = t.in_quick;
+  c.simulator_cannot_run = sass_only_reason("cuBLAS");
   return c;
 }
 

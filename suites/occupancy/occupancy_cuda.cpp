@@ -292,12 +292,13 @@ Case spill_case(kernels::SpillVariant v) {
 class StreamRead final : public Instance {
  public:
   StreamRead(const GpuDevice& gpu, int blocks_per_sm, std::size_t dynamic_shared)
-      : blocks_(gpu.sm_count * blocks_per_sm),
+      : n16_(affordable_elements(&gpu, kLatencyN16)),
+        blocks_(gpu.sm_count * blocks_per_sm),
         dynamic_(dynamic_shared),
-        data_(kLatencyN16 * 16),
+        data_(n16_ * 16),
         out_(static_cast<std::size_t>(blocks_) * sizeof(float)) {
-    std::vector<float> host(kLatencyN16 * 4);
-    parallel_for(kLatencyN16, [&](std::size_t i) {
+    std::vector<float> host(n16_ * 4);
+    parallel_for(n16_, [&](std::size_t i) {
       for (int c = 0; c < 4; ++c)
         host[4 * i + c] = static_cast<float>((i * 2654435761ull >> 30) & 3);
     });
@@ -307,8 +308,8 @@ class StreamRead final : public Instance {
     expected_.assign(static_cast<std::size_t>(blocks_), 0.0f);
     const std::size_t stride = static_cast<std::size_t>(blocks_) * kLatencyThreads;
     parallel_for(expected_.size(), [&](std::size_t blk) {  // element i: block (i mod stride) / T
-      for (std::size_t base = blk * kLatencyThreads; base < kLatencyN16; base += stride)
-        for (std::size_t i = base; i < std::min(kLatencyN16, base + kLatencyThreads); ++i)
+      for (std::size_t base = blk * kLatencyThreads; base < n16_; base += stride)
+        for (std::size_t i = base; i < std::min(n16_, base + kLatencyThreads); ++i)
           expected_[blk] += host[4 * i];
     });
   }
@@ -320,11 +321,12 @@ class StreamRead final : public Instance {
     return compare<float, float>(out, expected_, Tolerance{0, 0});
   }
   void run(gpu_stream s) override {
-    kernels::stream_read_launch(data_.get(), kLatencyN16, out_.as<float>(), blocks_,
+    kernels::stream_read_launch(data_.get(), n16_, out_.as<float>(), blocks_,
                                 kLatencyThreads, dynamic_, s);
   }
 
  private:
+  std::size_t n16_;
   int blocks_;
   std::size_t dynamic_;
   DeviceBuffer data_, out_;
@@ -342,13 +344,15 @@ Case latency_hiding_case(int blocks_per_sm) {
                 (per_block - sm.reserved_shared_per_block_bytes) / 128 * 128;
             Declared d;
             // One add per 16-byte load (the x component of each float4).
-            d.work = work_of(theory::read_work(static_cast<double>(kLatencyN16) * 16, 16, 1),
+            const std::size_t n16 = affordable_elements(ctx.gpu, kLatencyN16);
+            d.work = work_of(theory::read_work(static_cast<double>(n16) * 16, 16, 1),
                              theory::Precision::fp32);
             d.params = {{"warps_per_sm", warps},
                         {"blocks_per_sm", blocks_per_sm},
                         {"threads_per_block", kLatencyThreads},
                         {"dynamic_shared_bytes", dynamic},
                         {"bytes_in_flight_per_warp", 32 * 16},
+                        {"loads_16b", n16},
                         {"sm_count", ctx.gpu->sm_count}};
             return d;
           },
