@@ -211,15 +211,26 @@ std::unique_ptr<Instance> float_kernel(int blocks, int threads, Launch l, Refere
   return std::make_unique<FloatKernel<Launch, Reference>>(blocks, threads, l, r);
 }
 
-// A FloatKernel case on 8 blocks per SM of 256 threads: `count(threads)` its work over the grid's
-// threads, bounded in `memory_level`; `params` its own besides the grid; `launch` and `lane` the
-// kernel and each thread's reference value.
+// The blocks of a grid whose threads each take `per_thread` steps, as the device affords them (at
+// least one).
+int affordable_blocks(const GpuDevice& gpu, int blocks, int threads, std::size_t per_thread) {
+  const std::size_t per_block = static_cast<std::size_t>(threads) * per_thread;
+  return static_cast<int>(std::max<std::size_t>(
+      1, affordable_elements(&gpu, static_cast<std::size_t>(blocks) * per_block) / per_block));
+}
+
+// A FloatKernel case on 8 blocks per SM of 256 threads (as the device affords them) whose threads
+// each take `per_thread` steps: `count(threads)` its work over the grid's threads, bounded in
+// `memory_level`; `params` its own besides the grid; `launch` and `lane` the kernel and each
+// thread's reference value.
 template <class Count, class Launch, class Lane>
 Case grid_case(std::string name, const char* memory_level, const nlohmann::json& params,
-               Count count, Launch launch, Lane lane) {
+               int per_thread, Count count, Launch launch, Lane lane) {
   return {std::move(name), Backend::cuda,
           [=](const CaseContext& ctx) {
-            const int blocks = ctx.gpu->sm_count * 8, threads = 256;
+            const int threads = 256;
+            const int blocks = affordable_blocks(*ctx.gpu, ctx.gpu->sm_count * 8, threads,
+                                                 static_cast<std::size_t>(per_thread));
             Declared d;
             d.work = work_of(count(blocks * threads), theory::Precision::fp32, memory_level);
             d.params = params;
@@ -237,7 +248,7 @@ Case grid_case(std::string name, const char* memory_level, const nlohmann::json&
 Case divergence_case(int paths) {
   return grid_case(
       "divergence/paths=" + std::to_string(paths), "registers",  // useful FMAs only
-      {{"paths", paths}, {"iters", kDivergenceIters}},
+      {{"paths", paths}, {"iters", kDivergenceIters}}, kDivergenceIters,
       [](int threads) { return theory::divergence_work(threads, kDivergenceIters); },
       [paths](float* out, int b, int t, gpu_stream s) {
         kernels::divergence_launch(out, paths, kDivergenceIters, b, t, s);
@@ -251,7 +262,7 @@ Case bank_case(int stride) {
       {{"stride_words", stride},
        {"conflict_ways", theory::bank_conflict_ways(stride)},
        {"iters", kBankIters}},
-      [](int threads) { return theory::bank_conflict_work(threads, kBankIters); },
+      kBankIters, [](int threads) { return theory::bank_conflict_work(threads, kBankIters); },
       [stride](float* out, int b, int t, gpu_stream s) {
         kernels::bank_conflict_launch(out, stride, kBankIters, b, t, s);
       },
@@ -262,7 +273,8 @@ Case spill_case(kernels::SpillVariant v) {
   const bool capped = v == kernels::SpillVariant::capped;
   return {std::string("spills/") + (capped ? "capped" : "uncapped"), Backend::cuda,
           [=](const CaseContext& ctx) {
-            const int blocks = ctx.gpu->sm_count * 8;
+            const int blocks = affordable_blocks(*ctx.gpu, ctx.gpu->sm_count * 8,
+                                                 kernels::kSpillThreads, kSpillRounds);
             Declared d;
             d.work = work_of(theory::spill_work(blocks * kernels::kSpillThreads, kSpillRounds),
                              theory::Precision::fp32, "registers");
