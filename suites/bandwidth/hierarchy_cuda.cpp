@@ -132,11 +132,13 @@ class ChaseCuda final : public Instance {
 // Holds the device's L2 fetch granularity at the sector size while a strided case lives: the model
 // counts 32-byte sectors, and a larger fetch (a hint the driver may apply, up to 128 bytes) would
 // move bytes no load asked for. Restores the previous value; records it. Devices without the limit
-// keep their behaviour, and the params say so.
+// keep their behaviour, and the params say so; so does a simulator (GPGPU-Sim aborts the process on
+// this limit in cudaDeviceGetLimit).
 class FetchGranularity {
  public:
-  explicit FetchGranularity(std::size_t bytes) {
+  FetchGranularity(std::size_t bytes, bool simulated) {
     std::size_t before = 0;
+    if (simulated) return;
     if (cudaDeviceGetLimit(&before, cudaLimitMaxL2FetchGranularity) != cudaSuccess) {
       (void)cudaGetLastError();  // unsupported here: clear the (non-sticky) error, change nothing
       return;
@@ -159,8 +161,8 @@ class FetchGranularity {
 
 class StridedCuda final : public Instance {
  public:
-  StridedCuda(int blocks, std::size_t n, std::size_t stride)
-      : granularity_(kSectorBytes),
+  StridedCuda(int blocks, std::size_t n, std::size_t stride, bool simulated)
+      : granularity_(kSectorBytes, simulated),
         blocks_(blocks),
         stride_(stride),
         accesses_(n / stride),
@@ -289,7 +291,7 @@ Case strided_case(std::size_t stride) {
            check_gpu_memory(gpu, n * sizeof(float));
            check_host_memory(ctx.host, n * sizeof(float));
            const int blocks = full_wave_blocks(gpu, kThreads);
-           auto inst = std::make_unique<StridedCuda>(blocks, n, stride);
+           auto inst = std::make_unique<StridedCuda>(blocks, n, stride, gpu.simulated);
            // What the device did with the fetch granularity: only it can tell.
            d.params["l2_fetch_granularity"] = inst->fetch_granularity();
            return inst;
