@@ -20,7 +20,8 @@
 # where its builds go (default /var/cache/gpusim when writable, else ~/.cache/gpusim);
 # GPUSIM_JOBS: tests at once (2); GPUSIM_TIMEOUT_S: per test (600); GPUSIM_FILTER: the gtest filter
 # when none is given (every test). Job: GPUSIM_JOB_ARGS: `boundbench run`'s selection (default
-# "--backend cuda"; e.g. "--backend cuda --suite occupancy" for one suite); GPUSIM_JOB_TIMEOUT_S:
+# "--backend cuda --quick", as ci/gpu_run.sh; "--backend cuda" for every case, "--backend cuda
+# --suite occupancy" for one suite); GPUSIM_JOB_TIMEOUT_S:
 # the limit of `boundbench run` (1800).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -90,7 +91,7 @@ if [[ $mode == job ]]; then
   simulated_env
   exec python3 "$root/ci/gpusim_job.py" --bin "$root/$build/boundbench" \
     --config "$sim_config_dir" --work "$root/$build/job" --out "$job_out" \
-    --timeout "${GPUSIM_JOB_TIMEOUT_S:-1800}" --run-args "${GPUSIM_JOB_ARGS:---backend cuda}"
+    --timeout "${GPUSIM_JOB_TIMEOUT_S:-1800}" --run-args "${GPUSIM_JOB_ARGS:---backend cuda --quick}"
 fi
 
 # 3. The tests, listed with the real runtime (no device needed), run with the simulator's.

@@ -3,7 +3,7 @@
 OUT_DIR` with the simulator's environment set (LD_LIBRARY_PATH, PTX_SIM_MODE_FUNC, ...).
 
 Steps, each with its wall time, in OUT_DIR/job.md (and printed):
-  run          boundbench run --backend cuda (on the simulated device: every case validated against
+  run          boundbench run --backend cuda --quick (on the simulated device: every case validated against
                its CPU reference, none timed) -> run.json, run.md; the simulator's log in run.log
   collectives  boundbench collectives --transport nccl: must say it cannot run (NCCL device code)
   strategies   boundbench strategies --engine nccl: the same
@@ -74,7 +74,7 @@ def main():
     p.add_argument("--work", required=True, help="scratch: the simulator's working directory")
     p.add_argument("--out", required=True)
     p.add_argument("--timeout", type=float, default=1800, help="limit of `boundbench run`")
-    p.add_argument("--run-args", default="--backend cuda", help="boundbench run's selection")
+    p.add_argument("--run-args", default="--backend cuda --quick", help="boundbench run's selection")
     args = p.parse_args()
     start = time.monotonic()
     os.makedirs(args.out, exist_ok=True)
