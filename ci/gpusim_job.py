@@ -3,8 +3,9 @@
 OUT_DIR` with the simulator's environment set (LD_LIBRARY_PATH, PTX_SIM_MODE_FUNC, ...).
 
 Steps, each with its wall time, in OUT_DIR/job.md (and printed):
-  run          boundbench run --backend cuda --quick (on the simulated device: every case validated against
-               its CPU reference, none timed) -> run.json, run.md; the simulator's log in run.log
+  run          boundbench run --backend cuda --quick (on the simulated device: every case
+               validated against its CPU reference, none timed) -> run.json, run.md; the
+               simulator's log in run.log
   collectives  boundbench collectives --transport nccl: must say it cannot run (NCCL device code)
   strategies   boundbench strategies --engine nccl: the same
   report       boundbench report run.json (HTML and plots; not under the simulator)
