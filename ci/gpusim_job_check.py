@@ -46,6 +46,9 @@ def judge(run):
             s["validated"].append(case)
         elif ran is not None and ran["verdict"] == "SKIP" and allowed_cannot_run(ran["reason"]):
             s["cannot run"][ran["reason"]].append(case)
+        elif ran is not None and ran["verdict"] == "SKIP" and \
+                ran["reason"].startswith("does not fit this device"):
+            s["cannot run"]["does not fit this device (as on a GPU of its limits)"].append(case)
         else:
             why = (validate or ran or {}).get("reason") or b.get("error_message") or "no verdict"
             s["failed"].append((case, why))

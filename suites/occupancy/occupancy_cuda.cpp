@@ -377,6 +377,10 @@ Case latency_hiding_case(int blocks_per_sm) {
             k.dynamic_shared_bytes = dynamic;
             k.max_dynamic_shared_bytes = dynamic;
             const int predicted = theory::occupancy(sm_limits_of(*ctx.gpu), k).blocks_per_sm;
+            if (blocks_per_sm * kLatencyThreads > ctx.gpu->max_threads_per_sm)
+              throw CaseSkipped("does not fit this device: " + std::to_string(warps) +
+                                " warps/SM, the device holds " +
+                                std::to_string(ctx.gpu->max_threads_per_sm / 32));
             if (predicted != blocks_per_sm)
               throw std::runtime_error("throttling to " + std::to_string(blocks_per_sm) +
                                        " blocks/SM gave " + std::to_string(predicted));
