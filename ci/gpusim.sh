@@ -1,23 +1,41 @@
 #!/usr/bin/env bash
-# The GPU tests, run functionally under GPGPU-Sim on the CPU (no GPU needed): builds the simulator
-# (../shared/gpusim/build.sh with the patches ci/gpusim/*.patch; cached outside the clone),
-# builds gpu_test for sm_80 with the shared CUDA runtime (build/gpusim), runs every GPU test (one
-# process per test suite, 2 at a time) and prints test -> PASS / FAIL / cannot run (why); then the
-# conversion tests again from compute_90 PTX (build/gpusim90, gpu_convert_test), where the fp8
-# conversions take the sm_89+ hardware path (cvt.rn.satfinite, ci/gpusim/fp8cvt.patch). Exit 1
-# if any test FAILs, 2 when the simulator or the build cannot be made, 77 (SKIP) without a CUDA
-# toolkit or the simulator's sources.
+# CUDA code run functionally under GPGPU-Sim on the CPU (no GPU needed). Builds the simulator
+# (../shared/gpusim/build.sh with the patches ci/gpusim/*.patch; cached outside the clone) and, for
+# a target the simulator runs (sm_80, the shared CUDA runtime: build/gpusim), either
 #
-#   bash ci/gpusim.sh [GTEST_FILTER]
+#   bash ci/gpusim.sh [GTEST_FILTER]   the GPU tests: gpu_test, one process per test suite (2 at a
+#                                      time), test -> PASS / FAIL / cannot run (why); then the
+#                                      conversion tests from compute_90 PTX (build/gpusim90), where
+#                                      the fp8 conversions take the sm_89+ path (fp8cvt.patch)
+#   bash ci/gpusim.sh job OUT_DIR      the GPU runner's main job (ci/gpu_run.sh): `boundbench run
+#                                      --backend cuda` over every suite at the sizes a simulated
+#                                      device affords (OUT_DIR/run.json, run.md), the NCCL engines
+#                                      of collectives and strategies (they say they cannot run), then
+#                                      `report`, `compare` and ci/validate_results.py on run.json;
+#                                      ci/gpusim_job_check.py judges it: every CUDA case validated
+#                                      (PASS) or cannot run for cuBLAS/cuBLASLt/NCCL only
+#
+# Exit 1 if a test or case FAILs, 2 when the simulator or the build cannot be made, 77 (SKIP)
+# without a CUDA toolkit or the simulator's sources.
 #
 # GPUSIM_DIR: the simulator's sources (default ../shared/gpusim, read-only is fine); GPUSIM_CACHE:
 # where its builds go (default /var/cache/gpusim when writable, else ~/.cache/gpusim);
 # GPUSIM_JOBS: tests at once (2); GPUSIM_TIMEOUT_S: per test (600); GPUSIM_FILTER: the gtest filter
-# when none is given (every test).
+# when none is given (every test). Job: GPUSIM_JOB_ARGS: `boundbench run`'s selection (default
+# "--backend cuda --quick", as ci/gpu_run.sh; "--backend cuda" for every case, "--backend cuda
+# --suite occupancy" for one suite); GPUSIM_JOB_TIMEOUT_S:
+# the limit of `boundbench run` (1800).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
-filter=${1:-${GPUSIM_FILTER:-*}}
+mode=tests
+if [[ ${1:-} == job ]]; then
+  mode=job
+  [[ -n ${2:-} ]] || { echo "usage: bash ci/gpusim.sh job OUT_DIR" >&2; exit 2; }
+  job_out=$(mkdir -p "$2" && cd "$2" && pwd)
+else
+  filter=${1:-${GPUSIM_FILTER:-*}}
+fi
 sim_dir=${GPUSIM_DIR:-$root/../shared/gpusim}
 cuda=${CUDA_HOME:-/usr/local/cuda}
 if [[ ! -x $cuda/bin/nvcc ]]; then
@@ -43,18 +61,40 @@ env_file=$(flock "$GPUSIM_CACHE/.build.lock" bash "$sim_dir/build.sh" "$root"/ci
 [[ -f $env_file ]] || { echo "gpusim: the simulator build gave no env file" >&2; exit 2; }
 echo "gpusim: simulator $(dirname "$env_file") ($((SECONDS - t0)) s)"
 
-# 2. gpu_test for a target the simulator runs: sm_80 (SASS + PTX), the shared CUDA runtime (the
-# simulator replaces libcudart.so), warnings as errors and the build type as in the ci preset
-# (GCC 12 at -O3 warns falsely, -Wrestrict, in code the ci preset builds cleanly at -O2).
+# 2. What the simulator runs (gpu_test, or boundbench for the job), for a target it runs: sm_80
+# (SASS + PTX), the shared CUDA runtime (the simulator replaces libcudart.so), warnings as errors and
+# the build type as in the ci preset (GCC 12 at -O3 warns falsely, -Wrestrict, in code the ci preset
+# builds cleanly at -O2).
 t0=$SECONDS
 build=build/gpusim
+target=$([[ $mode == job ]] && echo boundbench || echo gpu_test)
 cmake -S . -B "$build" -DBOUNDBENCH_CUDA=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DCMAKE_CUDA_ARCHITECTURES=80 -DCMAKE_CUDA_RUNTIME_LIBRARY=Shared \
   -DCMAKE_COMPILE_WARNING_AS_ERROR=ON >"$build.configure.log" 2>&1 ||
   { tail -30 "$build.configure.log" >&2; exit 2; }
-cmake --build "$build" -j"$(nproc)" --target gpu_test >"$build.build.log" 2>&1 ||
+cmake --build "$build" -j"$(nproc)" --target "$target" >"$build.build.log" 2>&1 ||
   { grep -E 'error|Error' "$build.build.log" | head -30 >&2; exit 2; }
-echo "gpusim: built $build/tests/gpu_test ($((SECONDS - t0)) s)"
+echo "gpusim: built $build $target ($((SECONDS - t0)) s)"
+
+# The simulated device, in one place: the simulator's environment (LD_LIBRARY_PATH to its
+# libcudart, CUDA_INSTALL_PATH, ...), the configuration whose gpgpusim.config each process finds in
+# its working directory, and the mode: functional (PTX_SIM_MODE_FUNC=1: real results, no timing).
+# Sourced only where a process runs under the simulator (not while listing tests with the real
+# runtime, nor for report/compare).
+simulated_env() {
+  export GPUSIM_HOST_LD_LIBRARY_PATH=${LD_LIBRARY_PATH:-}  # for what runs no kernel
+  # shellcheck disable=SC1090
+  source "$env_file"
+  sim_config_dir=$GPUSIM_CONFIG_DIR
+  export PTX_SIM_MODE_FUNC=1
+}
+
+if [[ $mode == job ]]; then
+  simulated_env
+  exec python3 "$root/ci/gpusim_job.py" --bin "$root/$build/boundbench" \
+    --config "$sim_config_dir" --work "$root/$build/job" --out "$job_out" \
+    --timeout "${GPUSIM_JOB_TIMEOUT_S:-1800}" --run-args "${GPUSIM_JOB_ARGS:---backend cuda --quick}"
+fi
 
 # 2b. The conversion tests from compute_90 PTX only (the simulator runs PTX: sm_89+ code paths).
 t0=$SECONDS
@@ -74,10 +114,9 @@ list_tests() {
 binary=$root/$build/tests/gpu_test binary90=$root/$build90/tests/gpu_convert_test
 tests=$(list_tests "$binary")
 tests90=$(list_tests "$binary90")
-# shellcheck disable=SC1090
-source "$env_file"
+simulated_env
 run_tests() {
-  python3 "$root/ci/gpusim_run.py" --binary "$1" --config "$GPUSIM_CONFIG_DIR" --work "$2" \
+  python3 "$root/ci/gpusim_run.py" --binary "$1" --config "$sim_config_dir" --work "$2" \
     --jobs "${GPUSIM_JOBS:-2}" --timeout "${GPUSIM_TIMEOUT_S:-600}" "${@:3}"
 }
 rc=0

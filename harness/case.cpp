@@ -18,8 +18,13 @@ theory::WorkCount count_of(const Work& w) {
   return {w.bytes_read, w.bytes_written, w.flop, w.elements};
 }
 
+std::string cannot_run_reason(const Case& c, const GpuDevice* gpu) {
+  return gpu != nullptr && gpu->simulated ? c.simulator_cannot_run : "";
+}
+
 Prepared prepare_case(const Case& c, const CaseContext& ctx) {
   Declared d = c.declare(ctx);
+  if (std::string why = cannot_run_reason(c, ctx.gpu); !why.empty()) throw CaseSkipped(why);
   std::unique_ptr<Instance> instance = c.prepare(ctx, d);
   return {std::move(instance), std::move(d.work), std::move(d.params)};
 }

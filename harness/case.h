@@ -173,6 +173,11 @@ struct Case {
   bool warm_caches = false;
   // Run by `run --quick` too; false for cases that only add coverage (other dtypes, widths).
   bool in_quick = true;
+  // Why a functional simulator cannot run the case, where it cannot ("cannot run under the
+  // simulator: …"): a library's SASS-only device code (sass_only_reason("cuBLAS")), an instruction
+  // it does not implement. On a simulated device the case says so instead of running; elsewhere
+  // this is ignored. Empty: it runs there.
+  std::string simulator_cannot_run;
   // Cases of one suite and backend naming the same group are measured together, for checks that
   // compare them (a ratio, an exponent over sizes): prepared at once, then sampled in rounds, one
   // sample of each per round in an order that rotates, the stopping rule applied to the group.
@@ -181,6 +186,9 @@ struct Case {
   // warm_caches, and are released in the reverse order of preparation.
   std::string pairing_group;
 };
+
+// Why `c` cannot run on `gpu` ("" where it can): Case::simulator_cannot_run on a simulated device.
+std::string cannot_run_reason(const Case& c, const GpuDevice* gpu);
 
 // Declares the case, then prepares its instance for that declaration.
 Prepared prepare_case(const Case& c, const CaseContext& ctx);

@@ -56,6 +56,25 @@ struct GpuDevice {
   double peak_flop_per_s(theory::Precision p) const;
 };
 
+// The bulk lengths a device affords: a functional simulator (GPGPU-Sim) computes real results about
+// 10^4 times slower than a GPU (3-7 M warp-instructions per second), so on one a bulk length n
+// shrinks to at most kSimulatedBulkElements plus its tail, n mod kSimulatedTailElements (odd sizes
+// and the tails of vector loops stay). A GPU, or none (nominal sizes), affords n. The one size
+// choice the suites make on a simulated device.
+inline constexpr std::size_t kSimulatedBulkElements = std::size_t{1} << 18;
+inline constexpr std::size_t kSimulatedTailElements = 4096;
+inline std::size_t affordable_elements(const GpuDevice* gpu, std::size_t n) {
+  if (gpu == nullptr || !gpu->simulated || n <= kSimulatedBulkElements) return n;
+  return kSimulatedBulkElements + n % kSimulatedTailElements;
+}
+
+// Why a functional simulator cannot run `library`'s device code (cuBLAS, cuBLASLt, NCCL: SASS
+// only, no PTX to simulate), as every such reason reads: "cannot run under the simulator: …".
+inline std::string sass_only_reason(const std::string& library) {
+  return "cannot run under the simulator: " + library +
+         " device code (SASS only, no PTX to simulate)";
+}
+
 // Fills the theoretical peaks of `d` from its clocks, SM count and the architecture table.
 void fill_gpu_peaks(GpuDevice& d);
 

@@ -14,8 +14,8 @@ std::vector<Case> occupancy_cuda_cases() { return {}; }
 std::vector<Case> precision_cuda_cases() { return {}; }
 std::vector<Case> quant_cuda_cases() { return {}; }
 std::vector<Case> block_quant_cuda_cases() { return {}; }
-std::vector<Case> summation_cuda_cases() { return {}; }
-std::vector<Case> attention_cuda_cases() { return {}; }
+std::vector<Case> summation_cuda_cases(const SuiteTarget&) { return {}; }
+std::vector<Case> attention_cuda_cases(const SuiteTarget&) { return {}; }
 std::vector<Case> gemm_cuda_cases() { return {}; }
 
 }  // namespace bb::suites

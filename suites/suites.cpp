@@ -34,7 +34,7 @@ std::vector<Suite> all_suites(const SuiteTarget& target) {
        "number formats: conversions bit-exact against the reference; summation error against "
        "its bounds and growth laws",
        concat(precision_host_cases(), precision_cuda_cases(), quant_cuda_cases(),
-              block_quant_cuda_cases(), summation_cuda_cases(), gemm_host_cases(),
+              block_quant_cuda_cases(), summation_cuda_cases(target), gemm_host_cases(),
               gemm_cuda_cases()),
        precision_suite_checks},
       {"occupancy",
@@ -44,7 +44,7 @@ std::vector<Suite> all_suites(const SuiteTarget& target) {
       {"attention",
        "attention forward: naive (n x n scores in memory) vs IO-aware tiled/fused kernels and "
        "decode against a KV cache — time ~ n^2, memory and bytes against the formulas",
-       concat(attention_host_cases(), attention_cuda_cases()), attention_suite_checks,
+       concat(attention_host_cases(), attention_cuda_cases(target)), attention_suite_checks,
        attention_suite_figures},
       {"harness", "the measurement engine itself: per-sample overhead", harness_host_cases()},
   };

@@ -10,6 +10,7 @@
 #include <functional>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -250,7 +251,7 @@ std::optional<Expected> expected_work(const std::string& suite, const Case& c, c
           theory::spill_work(number(p, "blocks") * kernels::kSpillThreads, number(p, "rounds")),
           Precision::fp32};
     if (starts(name, "latency_hiding/"))  // one wave of 16-byte loads over 1 GiB
-      return Expected{theory::read_work(static_cast<double>(suites::kLatencyN16) * 16, 16, 1),
+      return Expected{theory::read_work(number(p, "loads_16b") * 16, 16, 1),
                       Precision::fp32};
     if (starts(name, "host/read"))
       return Expected{theory::read_work(number(p, "elements") * 8, 8, 1), Precision::fp64};
@@ -381,6 +382,55 @@ TEST(DeclaredWork, HandWorkedRepresentatives) {
     EXPECT_EQ(w.bytes_written, h.bytes_written) << h.name;
     EXPECT_EQ(w.flop, h.flop) << h.name;
   }
+}
+
+// A functional simulator affords only the bulk: 2^18 elements plus the tail (n mod 4096).
+TEST(AffordableElements, ShrinkOnlyTheBulkOnASimulator) {
+  GpuDevice gpu = nominal_gpu();
+  const std::size_t big = std::size_t{1} << 26;
+  EXPECT_EQ(affordable_elements(nullptr, big), big);
+  EXPECT_EQ(affordable_elements(&gpu, big + 3), big + 3);
+  gpu.simulated = true;
+  EXPECT_EQ(affordable_elements(&gpu, big), kSimulatedBulkElements);
+  EXPECT_EQ(affordable_elements(&gpu, big + 3), kSimulatedBulkElements + 3);  // an odd tail stays
+  EXPECT_EQ(affordable_elements(&gpu, 1000), 1000u);                          // small: as it is
+  EXPECT_EQ(affordable_elements(&gpu, kSimulatedBulkElements + 7), kSimulatedBulkElements + 7);
+}
+
+// On a simulated GPU every case still declares the theory of its params, at sizes the simulator
+// affords (each CUDA case's declared bytes at most 64 bulk arrays of 8-byte elements: the full
+// sizes are 2^25-2^26 elements and fail this), with unique names, and the cases that run cuBLAS
+// or cuBLASLt device code say why they cannot run there (and only there).
+TEST(DeclaredWork, OnASimulatedGpuOnlyTheBulkShrinks) {
+  const HostInfo host = nominal_host();
+  GpuDevice gpu = nominal_gpu();
+  gpu.name = "GPGPU-Sim_v4.2.0 (nominal)";
+  gpu.simulated = true;
+  GpuDevice real = nominal_gpu();
+  std::size_t cuda_cases = 0, cannot_run = 0;
+  for (const Suite& s : suites::all_suites({&host, &gpu, false})) {
+    std::set<std::string> names;
+    for (const Case& c : s.cases) {
+      EXPECT_TRUE(names.insert(c.name).second) << s.name << "/" << c.name << " twice";
+      expect_declared(s.name, c, host, gpu);
+      if (c.backend != Backend::cuda) continue;
+      ++cuda_cases;
+      const Declared d = c.declare({host, &gpu, false});
+      const std::string why = cannot_run_reason(c, &gpu);
+      EXPECT_EQ(cannot_run_reason(c, &real), "") << c.name;
+      if (c.name.starts_with("gemm/")) {
+        EXPECT_TRUE(why.starts_with("cannot run under the simulator: cuBLAS")) << c.name;
+        EXPECT_THROW(prepare_case(c, {host, &gpu, false}), CaseSkipped) << c.name;
+      }
+      if (!why.empty()) {
+        ++cannot_run;
+        continue;
+      }
+      EXPECT_LE(d.work.bytes(), 64.0 * 8 * kSimulatedBulkElements) << s.name << "/" << c.name;
+    }
+  }
+  EXPECT_GT(cuda_cases, cannot_run);
+  std::printf("on a simulated GPU: %zu CUDA cases, %zu cannot run there\n", cuda_cases, cannot_run);
 }
 
 // The declaration is what the runner uses: prepare_case hands on the declared work and params.

@@ -537,6 +537,12 @@ TEST_F(BadInput, EachProblemNamedWithItsFile) {
   json empty = run("H200", {});
   EXPECT_NE(error_of(write("empty.json", empty.dump())).find("no measured case"),
             std::string::npos);
+  // A run on a simulated device validates its cases without timing them: it is read.
+  json validated_only = run("H200", {});
+  validated_only["checks"] = json::array({{{"suite", "s"},
+                                           {"name", "a/validate"},
+                                           {"verdict", "PASS"}}});
+  EXPECT_EQ(error_of(write("validated.json", validated_only.dump())), "");
   json dup = run("H200", {{"a", 1e-3}, {"a", 2e-3}});
   const std::string dup_path = write("dup.json", dup.dump());
   EXPECT_NE(error_of(dup_path).find("'a' appears twice"), std::string::npos);

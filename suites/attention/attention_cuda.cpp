@@ -4,9 +4,12 @@
 // the same rounded inputs; device memory measured with cudaMemGetInfo against the formulas.
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <memory>
+#include <set>
+#include <string>
 #include <vector>
 
 #include "base/cuda_check.h"
@@ -174,6 +177,17 @@ Check memory_check(const std::string& name, const std::string& law, double predi
                          std::to_string(predicted / 1048576) + " MiB predicted");
 }
 
+// The shape at the length the device affords: its query elements B H n d shrink with n
+// (affordable_elements), keeping n's tail past a multiple of the fused kernel's 64-row tiles (a
+// ragged last tile stays ragged).
+AttentionDims affordable_dims(const GpuDevice* gpu, AttentionDims s) {
+  const std::size_t per_position = s.batch * s.heads * s.d;
+  const std::size_t n = affordable_elements(gpu, s.n * per_position) / per_position;
+  if (n < s.n) s.n = std::max<std::size_t>(n - n % kernels::kFusedBlockRows, 1) +
+                     s.n % kernels::kFusedBlockRows;
+  return s;
+}
+
 Case cuda_case(Kind kind, AttentionDtype t, AttentionDims s, bool sweep) {
   const char* dtype = t == AttentionDtype::bf16 ? "bf16" : "fp16";
   const std::string name = attention_case_name(kind_name(kind), dtype, Backend::cuda, s, sweep);
@@ -253,6 +267,10 @@ Case cuda_case(Kind kind, AttentionDtype t, AttentionDims s, bool sweep) {
            return checks;
          }};
   c.sweep_point = sweep;
+  if (kind == Kind::naive) c.simulator_cannot_run = sass_only_reason("cuBLAS");  // its matmuls
+  if (kind == Kind::fused && t == AttentionDtype::bf16)
+    c.simulator_cannot_run =
+        "cannot run under the simulator: bf16 WMMA (GPGPU-Sim implements fp16 WMMA only)";
   // A sweep's sizes sampled in the same rounds: the exponent comes from per-round fits.
   if (sweep) c.pairing_group = std::string("sweep/") + kind_name(kind);
   return c;
@@ -260,21 +278,25 @@ Case cuda_case(Kind kind, AttentionDtype t, AttentionDims s, bool sweep) {
 
 }  // namespace
 
-std::vector<Case> attention_cuda_cases() {
+std::vector<Case> attention_cuda_cases(const SuiteTarget& target) {
   std::vector<Case> cases;
+  std::set<std::string> names;  // sizes the device shrinks to one are one case
+  const auto add = [&](Kind k, AttentionDtype t, AttentionDims s, bool sweep) {
+    s = affordable_dims(target.gpu, s);
+    Case c = cuda_case(k, t, s, sweep);
+    if (names.insert(c.name).second) cases.push_back(std::move(c));
+  };
   const auto bf16 = AttentionDtype::bf16, fp16 = AttentionDtype::fp16;
   for (Kind k : {Kind::naive, Kind::fused})
-    for (std::size_t n = 512; n <= 32768; n *= 2)
-      cases.push_back(cuda_case(k, bf16, {4, 8, 8, n, 128, false}, true));
+    for (std::size_t n = 512; n <= 32768; n *= 2) add(k, bf16, {4, 8, 8, n, 128, false}, true);
   // Causal grouped-query attention, a ragged n, both types and head dimensions.
   for (Kind k : {Kind::naive, Kind::fused})
     for (auto t : {bf16, fp16})
-      for (std::size_t d : {64, 128})
-        cases.push_back(cuda_case(k, t, {2, 8, 2, 2000, d, true}, false));
+      for (std::size_t d : {64, 128}) add(k, t, {2, 8, 2, 2000, d, true}, false);
   // Decode: B = 8, 32 query heads on 8 K/V heads (GQA), d = 128: 32 KiB of cache per position.
   for (std::size_t n = 8192; n <= 32768; n *= 4)
-    cases.push_back(cuda_case(Kind::decode, bf16, {8, 32, 8, n, 128, false}, false));
-  cases.push_back(cuda_case(Kind::decode, fp16, {2, 8, 8, 3000, 64, false}, false));
+    add(Kind::decode, bf16, {8, 32, 8, n, 128, false}, false);
+  add(Kind::decode, fp16, {2, 8, 8, 3000, 64, false}, false);
   return cases;
 }
 

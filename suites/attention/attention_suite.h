@@ -9,6 +9,7 @@
 
 #include "harness/case.h"
 #include "reference/attention.h"
+#include "suites/registry.h"
 #include "theory/attention.h"
 
 namespace bb::suites {
@@ -23,7 +24,8 @@ std::string attention_case_name(const std::string& kernel, const std::string& dt
 theory::AttentionShape attention_shape(const reference::AttentionDims& s, double bytes_per_element);
 nlohmann::json attention_params(const std::string& kernel, const std::string& dtype,
                                 const reference::AttentionDims& s, bool sweep);
-std::vector<Case> attention_cuda_cases();  // CUDA builds; cuda_absent.cpp otherwise
+// CUDA builds (cuda_absent.cpp otherwise), at the sizes the target affords.
+std::vector<Case> attention_cuda_cases(const SuiteTarget& target);
 // Per backend and kernel: the exponent of time against n (Theil–Sen; host n ≥ 256, GPU n ≥ 2048)
 // within 2 ± 0.2.
 std::vector<Check> attention_suite_checks(const std::vector<CaseResult>& results);

@@ -26,7 +26,12 @@ namespace bb::suites {
 namespace {
 
 constexpr std::size_t kCopyBytes = std::size_t{256} << 20;
-constexpr std::size_t kCopyFloats = kCopyBytes / sizeof(float);
+
+// The bytes copied: kCopyBytes, as the device affords it.
+std::size_t copy_bytes(const GpuDevice* gpu) {
+  return affordable_elements(gpu, kCopyBytes / sizeof(float)) * sizeof(float);
+}
+
 constexpr std::uint64_t kPatternSeed = 21;
 
 enum class Direction { h2d, d2h };
@@ -53,29 +58,32 @@ HostBytes allocate_host_bytes(std::size_t bytes, bool pinned) {
 
 class CopyCuda final : public Instance {
  public:
-  CopyCuda(Direction d, bool pinned)
-      : direction_(d), host_(allocate_host_bytes(kCopyBytes, pinned)), device_(kCopyBytes) {
+  CopyCuda(Direction d, bool pinned, std::size_t bytes)
+      : direction_(d),
+        bytes_(bytes),
+        host_(allocate_host_bytes(bytes, pinned)),
+        device_(bytes) {
     // Touch every host page now, so that no sample pays for first-touch page faults.
-    std::memset(host_.get(), 0, kCopyBytes);
+    std::memset(host_.get(), 0, bytes_);
     device_.fill_bytes(0);
   }
 
   // The pattern goes one way through copy() into a destination poisoned with 0xFF (NaN as
   // floats), and comes back bit-exact.
   Comparison validate() override {
-    std::vector<float> pattern(kCopyFloats), out(kCopyFloats);
-    for (std::size_t i = 0; i < kCopyFloats; ++i)
+    std::vector<float> pattern(bytes_ / sizeof(float)), out(bytes_ / sizeof(float));
+    for (std::size_t i = 0; i < bytes_ / sizeof(float); ++i)
       pattern[i] = static_cast<float>(reference::positive_test_value(kPatternSeed, i));
     if (direction_ == Direction::h2d) {
-      std::memcpy(host_.get(), pattern.data(), kCopyBytes);
+      std::memcpy(host_.get(), pattern.data(), bytes_);
       device_.fill_bytes(0xFF);
       copy_and_wait();
-      device_.download(out.data(), kCopyBytes);
+      device_.download(out.data(), bytes_);
     } else {
-      device_.upload(pattern.data(), kCopyBytes);
-      std::memset(host_.get(), 0xFF, kCopyBytes);
+      device_.upload(pattern.data(), bytes_);
+      std::memset(host_.get(), 0xFF, bytes_);
       copy_and_wait();
-      std::memcpy(out.data(), host_.get(), kCopyBytes);
+      std::memcpy(out.data(), host_.get(), bytes_);
     }
     return compare<float, float>(out, pattern, Tolerance{0, 0});
   }
@@ -84,7 +92,7 @@ class CopyCuda final : public Instance {
     const bool h2d = direction_ == Direction::h2d;
     check_cuda(
         cudaMemcpyAsync(h2d ? device_.get() : host_.get(), h2d ? host_.get() : device_.get(),
-                        kCopyBytes, h2d ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost, s),
+                        bytes_, h2d ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost, s),
         "cudaMemcpyAsync");
   }
 
@@ -95,6 +103,7 @@ class CopyCuda final : public Instance {
   }
 
   Direction direction_;
+  std::size_t bytes_;
   HostBytes host_;
   DeviceBuffer device_;
 };
@@ -103,18 +112,20 @@ Case copy_case(Direction d, bool pinned) {
   const std::string direction = d == Direction::h2d ? "h2d" : "d2h";
   const std::string memory = pinned ? "pinned" : "pageable";
   return {"copy-" + direction + "/" + memory + "/cuda", Backend::cuda,
-          [direction, memory](const CaseContext&) {
+          [direction, memory](const CaseContext& ctx) {
+            const std::size_t bytes = copy_bytes(ctx.gpu);
             Declared decl;
             // The link moves each byte once; nothing is written back over it.
             decl.work =
-                work_of(theory::link_copy_work(static_cast<double>(kCopyBytes), sizeof(float)),
+                work_of(theory::link_copy_work(static_cast<double>(bytes), sizeof(float)),
                         theory::Precision::fp32, "pcie");
-            decl.params = {{"direction", direction}, {"memory", memory}, {"bytes", kCopyBytes}};
+            decl.params = {{"direction", direction}, {"memory", memory}, {"bytes", bytes}};
             return decl;
           },
           [d, pinned](const CaseContext& ctx, Declared&) -> std::unique_ptr<Instance> {
-            check_host_memory(ctx.host, 3 * kCopyBytes);  // host buffer, pattern, downloaded copy
-            return std::make_unique<CopyCuda>(d, pinned);
+            const std::size_t bytes = copy_bytes(ctx.gpu);
+            check_host_memory(ctx.host, 3 * bytes);  // host buffer, pattern, downloaded copy
+            return std::make_unique<CopyCuda>(d, pinned, bytes);
           },
           nullptr};
 }

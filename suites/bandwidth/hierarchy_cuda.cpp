@@ -21,10 +21,16 @@ namespace bb::suites {
 namespace {
 
 constexpr int kThreads = 1024;              // one block per SM, all of it
-constexpr double kReadSampleBytes = 4.0e9;  // bytes read per sample, at least
+constexpr double kReadSampleBytes = 4.0e9;  // bytes read per sample, at least (as affordable)
 constexpr std::uint64_t kLineBytes = 64;    // one chase entry per 64 bytes (two sectors)
 constexpr std::uint64_t kSectorBytes = 32;
 constexpr std::uint64_t kMinReadSweepBytes = 1 << 20;
+
+// The bytes a read-sweep sample reads: kReadSampleBytes, as the device affords it.
+double read_sample_bytes(const GpuDevice& gpu) {
+  const auto floats = static_cast<std::size_t>(kReadSampleBytes / sizeof(float));
+  return static_cast<double>(affordable_elements(&gpu, floats) * sizeof(float));
+}
 
 // Dependent loads per sample: at least 2^15, and 32 laps of small working sets, because L1 contents
 // do not survive from one launch to the next: a lap's cold misses stay ≤ 1/32 of the loads.
@@ -126,11 +132,13 @@ class ChaseCuda final : public Instance {
 // Holds the device's L2 fetch granularity at the sector size while a strided case lives: the model
 // counts 32-byte sectors, and a larger fetch (a hint the driver may apply, up to 128 bytes) would
 // move bytes no load asked for. Restores the previous value; records it. Devices without the limit
-// keep their behaviour, and the params say so.
+// keep their behaviour, and the params say so; so does a simulator (GPGPU-Sim aborts the process on
+// this limit in cudaDeviceGetLimit).
 class FetchGranularity {
  public:
-  explicit FetchGranularity(std::size_t bytes) {
+  FetchGranularity(std::size_t bytes, bool simulated) {
     std::size_t before = 0;
+    if (simulated) return;
     if (cudaDeviceGetLimit(&before, cudaLimitMaxL2FetchGranularity) != cudaSuccess) {
       (void)cudaGetLastError();  // unsupported here: clear the (non-sticky) error, change nothing
       return;
@@ -153,8 +161,8 @@ class FetchGranularity {
 
 class StridedCuda final : public Instance {
  public:
-  StridedCuda(int blocks, std::size_t n, std::size_t stride)
-      : granularity_(kSectorBytes),
+  StridedCuda(int blocks, std::size_t n, std::size_t stride, bool simulated)
+      : granularity_(kSectorBytes, simulated),
         blocks_(blocks),
         stride_(stride),
         accesses_(n / stride),
@@ -212,7 +220,7 @@ Case read_point(std::uint64_t bytes) {
   Case c{"read-sweep/cuda/" + std::to_string(bytes), Backend::cuda,
          [bytes](const CaseContext& ctx) {
            const GpuDevice& gpu = *ctx.gpu;
-           const int passes = read_passes(bytes, kReadSampleBytes);
+           const int passes = read_passes(bytes, read_sample_bytes(gpu));
            Declared d;
            d.work = work_of(theory::read_work(static_cast<double>(bytes), sizeof(float), passes),
                             theory::Precision::fp32, "hierarchy");
@@ -229,7 +237,7 @@ Case read_point(std::uint64_t bytes) {
            check_gpu_memory(*ctx.gpu, bytes);
            check_host_memory(ctx.host, bytes);  // the data are made on the host
            return std::make_unique<ReadSweepCuda>(ctx.gpu->sm_count, bytes / 16,
-                                                  read_passes(bytes, kReadSampleBytes));
+                                                  read_passes(bytes, read_sample_bytes(*ctx.gpu)));
          },
          nullptr};
   c.sweep_point = true;
@@ -268,8 +276,9 @@ Case strided_case(std::size_t stride) {
   Case c{"strided/fp32/cuda/s" + std::to_string(stride), Backend::cuda,
          [stride](const CaseContext& ctx) {
            // 8x the L2 (at least 2^26 floats): every pass comes from DRAM whatever the stride.
-           const std::size_t n =
-               std::max<std::size_t>(std::size_t{1} << 26, 8 * ctx.gpu->l2_bytes / sizeof(float));
+           const std::size_t n = affordable_elements(
+               ctx.gpu,
+               std::max<std::size_t>(std::size_t{1} << 26, 8 * ctx.gpu->l2_bytes / sizeof(float)));
            const std::size_t accesses = n / stride;
            Declared d;
            d.work =
@@ -290,7 +299,7 @@ Case strided_case(std::size_t stride) {
            check_gpu_memory(gpu, n * sizeof(float));
            check_host_memory(ctx.host, n * sizeof(float));
            const int blocks = full_wave_blocks(gpu, kThreads);
-           auto inst = std::make_unique<StridedCuda>(blocks, n, stride);
+           auto inst = std::make_unique<StridedCuda>(blocks, n, stride, gpu.simulated);
            // What the device did with the fetch granularity: only it can tell.
            d.params["l2_fetch_granularity"] = inst->fetch_granularity();
            return inst;
@@ -305,8 +314,10 @@ Case strided_case(std::size_t stride) {
 
 std::vector<Case> hierarchy_cuda_cases(const SuiteTarget& target) {
   const std::uint64_t l2 = target.gpu ? target.gpu->l2_bytes : std::uint64_t{50} << 20;
-  const auto sizes = sweep_sizes(std::max(kCudaCacheMultiple * l2, kSweepMinMaxBytes),
-                                 target.quick ? kSweepPerOctaveQuick : kSweepPerOctave);
+  const std::uint64_t max_bytes = std::max(kCudaCacheMultiple * l2, kSweepMinMaxBytes);
+  const auto sizes =
+      sweep_sizes(affordable_elements(target.gpu, max_bytes / sizeof(float)) * sizeof(float),
+                  target.quick ? kSweepPerOctaveQuick : kSweepPerOctave);
   std::vector<Case> cases;
   for (std::uint64_t b : sizes)
     if (b >= kMinReadSweepBytes) cases.push_back(read_point(b));

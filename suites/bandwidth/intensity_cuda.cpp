@@ -160,13 +160,16 @@ Case chain_case(const ChainType& t, int k, bool in_quick) {
            // 8 here. Rounded up to 2^20 elements (so even, as the paired types need).
            const std::size_t n_dram = stream_elements(gpu.l2_bytes, 3 * kCudaCacheMultiple,
                                                       element_bytes, kCudaMinElements);
-           const std::size_t n = intensity_elements(n_dram, k, kComputeFlop, true);
+           const std::size_t n_full = intensity_elements(n_dram, k, kComputeFlop, true);
+           // As the device affords its n k FMAs (even, as the paired types need).
+           const std::size_t n =
+               std::max<std::size_t>(affordable_elements(&gpu, n_full * k) / k / 2 * 2, 2);
            Declared d;
            // Each element is read once and written once; each FMA is 2 flop (fp16/bf16: per lane).
            // Smaller arrays above the ridge are compute-bound wherever their bytes come from.
            d.work = work_of(theory::fma_chain_work(static_cast<double>(n),
                                                    static_cast<double>(element_bytes), k),
-                            t.precision, n == n_dram ? "dram" : "hierarchy");
+                            t.precision, n_full == n_dram ? "dram" : "hierarchy");
            d.work.cuda_cores_only = true;  // FMA chains: the CUDA-core peak bounds them
            d.params = {
                {"dtype", t.name},
@@ -339,6 +342,7 @@ Case gemm_case(const GemmType& t) {
          },
          nullptr};
   c.in_quick = t.in_quick;
+  c.simulator_cannot_run = sass_only_reason("cuBLAS");
   return c;
 }
 

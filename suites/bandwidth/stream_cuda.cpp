@@ -110,8 +110,8 @@ Case stream_case(StreamOp op, const char* dtype, int access_bytes, bool in_quick
   Case c{name, Backend::cuda,
          [k, dtype, access_bytes](const CaseContext& ctx) {
            const GpuDevice& gpu = *ctx.gpu;
-           const std::size_t n =
-               stream_elements(gpu.l2_bytes, kCudaCacheMultiple, sizeof(T), kCudaMinElements);
+           const std::size_t n = affordable_elements(
+               &gpu, stream_elements(gpu.l2_bytes, kCudaCacheMultiple, sizeof(T), kCudaMinElements));
            Declared d;
            d.params = {{"kernel", k.name},
                        {"dtype", dtype},

@@ -54,6 +54,8 @@ std::unique_ptr<Transport> make_transport(const std::string& name, lockstep::Pro
   const GpuStatus gpus = query_gpus();
   if (!gpus.usable)
     throw std::runtime_error("--transport nccl: no usable GPU (" + gpus.reason + ")");
+  if (gpus.devices.front().simulated)
+    throw std::runtime_error("--transport nccl: " + sass_only_reason("NCCL"));
   return make_nccl_transport(procs, static_cast<int>(gpus.devices.size()));
 }
 

@@ -211,15 +211,26 @@ std::unique_ptr<Instance> float_kernel(int blocks, int threads, Launch l, Refere
   return std::make_unique<FloatKernel<Launch, Reference>>(blocks, threads, l, r);
 }
 
-// A FloatKernel case on 8 blocks per SM of 256 threads: `count(threads)` its work over the grid's
-// threads, bounded in `memory_level`; `params` its own besides the grid; `launch` and `lane` the
-// kernel and each thread's reference value.
+// The blocks of a grid whose threads each take `per_thread` steps, as the device affords them (at
+// least one).
+int affordable_blocks(const GpuDevice& gpu, int blocks, int threads, std::size_t per_thread) {
+  const std::size_t per_block = static_cast<std::size_t>(threads) * per_thread;
+  return static_cast<int>(std::max<std::size_t>(
+      1, affordable_elements(&gpu, static_cast<std::size_t>(blocks) * per_block) / per_block));
+}
+
+// A FloatKernel case on 8 blocks per SM of 256 threads (as the device affords them) whose threads
+// each take `per_thread` steps: `count(threads)` its work over the grid's threads, bounded in
+// `memory_level`; `params` its own besides the grid; `launch` and `lane` the kernel and each
+// thread's reference value.
 template <class Count, class Launch, class Lane>
 Case grid_case(std::string name, const char* memory_level, const nlohmann::json& params,
-               Count count, Launch launch, Lane lane) {
+               int per_thread, Count count, Launch launch, Lane lane) {
   return {std::move(name), Backend::cuda,
           [=](const CaseContext& ctx) {
-            const int blocks = ctx.gpu->sm_count * 8, threads = 256;
+            const int threads = 256;
+            const int blocks = affordable_blocks(*ctx.gpu, ctx.gpu->sm_count * 8, threads,
+                                                 static_cast<std::size_t>(per_thread));
             Declared d;
             d.work = work_of(count(blocks * threads), theory::Precision::fp32, memory_level);
             d.params = params;
@@ -237,7 +248,7 @@ Case grid_case(std::string name, const char* memory_level, const nlohmann::json&
 Case divergence_case(int paths) {
   return grid_case(
       "divergence/paths=" + std::to_string(paths), "registers",  // useful FMAs only
-      {{"paths", paths}, {"iters", kDivergenceIters}},
+      {{"paths", paths}, {"iters", kDivergenceIters}}, kDivergenceIters,
       [](int threads) { return theory::divergence_work(threads, kDivergenceIters); },
       [paths](float* out, int b, int t, gpu_stream s) {
         kernels::divergence_launch(out, paths, kDivergenceIters, b, t, s);
@@ -251,7 +262,7 @@ Case bank_case(int stride) {
       {{"stride_words", stride},
        {"conflict_ways", theory::bank_conflict_ways(stride)},
        {"iters", kBankIters}},
-      [](int threads) { return theory::bank_conflict_work(threads, kBankIters); },
+      kBankIters, [](int threads) { return theory::bank_conflict_work(threads, kBankIters); },
       [stride](float* out, int b, int t, gpu_stream s) {
         kernels::bank_conflict_launch(out, stride, kBankIters, b, t, s);
       },
@@ -262,7 +273,8 @@ Case spill_case(kernels::SpillVariant v) {
   const bool capped = v == kernels::SpillVariant::capped;
   return {std::string("spills/") + (capped ? "capped" : "uncapped"), Backend::cuda,
           [=](const CaseContext& ctx) {
-            const int blocks = ctx.gpu->sm_count * 8;
+            const int blocks = affordable_blocks(*ctx.gpu, ctx.gpu->sm_count * 8,
+                                                 kernels::kSpillThreads, kSpillRounds);
             Declared d;
             d.work = work_of(theory::spill_work(blocks * kernels::kSpillThreads, kSpillRounds),
                              theory::Precision::fp32, "registers");
@@ -292,12 +304,13 @@ Case spill_case(kernels::SpillVariant v) {
 class StreamRead final : public Instance {
  public:
   StreamRead(const GpuDevice& gpu, int blocks_per_sm, std::size_t dynamic_shared)
-      : blocks_(gpu.sm_count * blocks_per_sm),
+      : n16_(affordable_elements(&gpu, kLatencyN16)),
+        blocks_(gpu.sm_count * blocks_per_sm),
         dynamic_(dynamic_shared),
-        data_(kLatencyN16 * 16),
+        data_(n16_ * 16),
         out_(static_cast<std::size_t>(blocks_) * sizeof(float)) {
-    std::vector<float> host(kLatencyN16 * 4);
-    parallel_for(kLatencyN16, [&](std::size_t i) {
+    std::vector<float> host(n16_ * 4);
+    parallel_for(n16_, [&](std::size_t i) {
       for (int c = 0; c < 4; ++c)
         host[4 * i + c] = static_cast<float>((i * 2654435761ull >> 30) & 3);
     });
@@ -307,8 +320,8 @@ class StreamRead final : public Instance {
     expected_.assign(static_cast<std::size_t>(blocks_), 0.0f);
     const std::size_t stride = static_cast<std::size_t>(blocks_) * kLatencyThreads;
     parallel_for(expected_.size(), [&](std::size_t blk) {  // element i: block (i mod stride) / T
-      for (std::size_t base = blk * kLatencyThreads; base < kLatencyN16; base += stride)
-        for (std::size_t i = base; i < std::min(kLatencyN16, base + kLatencyThreads); ++i)
+      for (std::size_t base = blk * kLatencyThreads; base < n16_; base += stride)
+        for (std::size_t i = base; i < std::min(n16_, base + kLatencyThreads); ++i)
           expected_[blk] += host[4 * i];
     });
   }
@@ -320,11 +333,12 @@ class StreamRead final : public Instance {
     return compare<float, float>(out, expected_, Tolerance{0, 0});
   }
   void run(gpu_stream s) override {
-    kernels::stream_read_launch(data_.get(), kLatencyN16, out_.as<float>(), blocks_,
+    kernels::stream_read_launch(data_.get(), n16_, out_.as<float>(), blocks_,
                                 kLatencyThreads, dynamic_, s);
   }
 
  private:
+  std::size_t n16_;
   int blocks_;
   std::size_t dynamic_;
   DeviceBuffer data_, out_;
@@ -342,13 +356,15 @@ Case latency_hiding_case(int blocks_per_sm) {
                 (per_block - sm.reserved_shared_per_block_bytes) / 128 * 128;
             Declared d;
             // One add per 16-byte load (the x component of each float4).
-            d.work = work_of(theory::read_work(static_cast<double>(kLatencyN16) * 16, 16, 1),
+            const std::size_t n16 = affordable_elements(ctx.gpu, kLatencyN16);
+            d.work = work_of(theory::read_work(static_cast<double>(n16) * 16, 16, 1),
                              theory::Precision::fp32);
             d.params = {{"warps_per_sm", warps},
                         {"blocks_per_sm", blocks_per_sm},
                         {"threads_per_block", kLatencyThreads},
                         {"dynamic_shared_bytes", dynamic},
                         {"bytes_in_flight_per_warp", 32 * 16},
+                        {"loads_16b", n16},
                         {"sm_count", ctx.gpu->sm_count}};
             return d;
           },
@@ -361,6 +377,10 @@ Case latency_hiding_case(int blocks_per_sm) {
             k.dynamic_shared_bytes = dynamic;
             k.max_dynamic_shared_bytes = dynamic;
             const int predicted = theory::occupancy(sm_limits_of(*ctx.gpu), k).blocks_per_sm;
+            if (blocks_per_sm * kLatencyThreads > ctx.gpu->max_threads_per_sm)
+              throw CaseSkipped("does not fit this device: " + std::to_string(warps) +
+                                " warps/SM, the device holds " +
+                                std::to_string(ctx.gpu->max_threads_per_sm / 32));
             if (predicted != blocks_per_sm)
               throw std::runtime_error("throttling to " + std::to_string(blocks_per_sm) +
                                        " blocks/SM gave " + std::to_string(predicted));

@@ -16,13 +16,14 @@ constexpr std::size_t kElements = std::size_t{1} << 26;
 
 class BlockQuantCuda final : public Instance {
  public:
-  explicit BlockQuantCuda(BlockQuantSetup s)
+  BlockQuantCuda(BlockQuantSetup s, std::size_t n)
       : s_(s),
-        x_host_(block_quant_data(kElements)),
-        x_(kElements * 4),
-        codes_(s.spec.code_bytes(kElements)),
-        scales_(std::max<std::size_t>(s.spec.scale_count(kElements), 1)),
-        back_(kElements * 4),
+        n_(n),
+        x_host_(block_quant_data(n_)),
+        x_(n_ * 4),
+        codes_(s.spec.code_bytes(n_)),
+        scales_(std::max<std::size_t>(s.spec.scale_count(n_), 1)),
+        back_(n_ * 4),
         state_(sizeof(kernels::BlockQuantState)) {
     x_.upload(x_host_.data(), x_.bytes());
   }
@@ -31,11 +32,11 @@ class BlockQuantCuda final : public Instance {
     state_.fill_bytes(0xFF);
     run(nullptr);
     kernels::block_dequantize_cuda(s_.spec, codes_.as<std::uint8_t>(), scales_.as<std::uint8_t>(),
-                                   state_.as<kernels::BlockQuantState>(), kElements,
+                                   state_.as<kernels::BlockQuantState>(), n_,
                                    back_.as<float>(), nullptr);
     check_cuda(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
     std::vector<std::uint8_t> codes(codes_.bytes()), scales(scales_.bytes());
-    std::vector<float> back(kElements);
+    std::vector<float> back(n_);
     kernels::BlockQuantState state;
     codes_.download(codes.data(), codes_.bytes());
     scales_.download(scales.data(), scales_.bytes());
@@ -55,7 +56,7 @@ class BlockQuantCuda final : public Instance {
     return c;
   }
   void run(gpu_stream stream) override {
-    kernels::block_quantize_cuda(s_.spec, x_.as<float>(), kElements,
+    kernels::block_quantize_cuda(s_.spec, x_.as<float>(), n_,
                                  state_.as<kernels::BlockQuantState>(), codes_.as<std::uint8_t>(),
                                  scales_.as<std::uint8_t>(), stream);
   }
@@ -63,6 +64,7 @@ class BlockQuantCuda final : public Instance {
 
  private:
   BlockQuantSetup s_;
+  std::size_t n_;
   std::vector<float> x_host_;
   DeviceBuffer x_, codes_, scales_, back_, state_;
   nlohmann::json laws_;
@@ -74,9 +76,12 @@ std::vector<Case> block_quant_cuda_cases() {
   std::vector<Case> cases;
   for (const BlockQuantSetup& s : block_quant_setups())
     cases.push_back(block_quant_case(
-        s, Backend::cuda, [s](const CaseContext&) { return block_quant_declared(s, kElements); },
-        [s](const CaseContext&, Declared&) -> std::unique_ptr<Instance> {
-          return std::make_unique<BlockQuantCuda>(s);
+        s, Backend::cuda,
+        [s](const CaseContext& ctx) {
+          return block_quant_declared(s, affordable_elements(ctx.gpu, kElements));
+        },
+        [s](const CaseContext& ctx, Declared&) -> std::unique_ptr<Instance> {
+          return std::make_unique<BlockQuantCuda>(s, affordable_elements(ctx.gpu, kElements));
         }));
   return cases;
 }

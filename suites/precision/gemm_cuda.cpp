@@ -200,6 +200,8 @@ Case cuda_case(const GemmModeSpec& spec, reference::GemmData data, int m, int n,
       nullptr};
   c.sweep_point = !throughput;
   c.in_quick = in_quick;
+  c.simulator_cannot_run =
+      sass_only_reason(std::string(spec.library).starts_with("cublasLt") ? "cuBLASLt" : "cuBLAS");
   return c;
 }
 

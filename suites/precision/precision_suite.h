@@ -8,6 +8,7 @@
 #include "kernels/block_quant.h"
 #include "reference/gemm.h"
 #include "reference/mx.h"
+#include "suites/registry.h"
 #include "theory/gemm_error.h"
 #include "theory/quant.h"
 
@@ -72,7 +73,8 @@ std::vector<float> summation_data(int seed, std::size_t n);
 // A summation case's declared work (one read of n floats) and params.
 Declared summation_declared(const char* algorithm, std::size_t n, int seeds,
                             double flop_per_element);
-std::vector<Case> summation_cuda_cases();  // the GPU's tree and CUB sums, judged the same way
+// The GPU's tree and CUB sums, judged the same way, at the sizes the target affords.
+std::vector<Case> summation_cuda_cases(const SuiteTarget& target);
 // One check of the precision suite (suite "precision"; precision_checks.cpp): what every case and
 // suite check here builds its checks with. A law on an exact quantity (a rounding error, a
 // count, a fitted exponent over deterministic data): PASS inside `band`, FAIL outside

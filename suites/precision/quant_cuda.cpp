@@ -17,50 +17,62 @@ constexpr std::size_t kElements = std::size_t{1} << 26;
 template <class Q>
 class QuantCuda final : public Instance {
  public:
-  explicit QuantCuda(QuantSetup s)
+  QuantCuda(QuantSetup s, std::size_t n)
       : s_(s),
-        x_host_(quant_data(kElements)),
-        x_(kElements * 4),
-        q_(kElements * sizeof(Q)),
-        back_(kElements * 4),
-        lo_(kElements / kernels::quant_chunk_elements(s.group) * 4),
-        hi_(kElements / kernels::quant_chunk_elements(s.group) * 4),
-        params_(kElements / s.group * sizeof(theory::IntQuant)) {
+        n_(n),
+        x_host_(quant_data(n)),
+        x_(n * 4),
+        q_(n * sizeof(Q)),
+        back_(n * 4),
+        lo_(n / kernels::quant_chunk_elements(s.group) * 4),
+        hi_(n / kernels::quant_chunk_elements(s.group) * 4),
+        params_(n / s.group * sizeof(theory::IntQuant)) {
     x_.upload(x_host_.data(), x_.bytes());
   }
   Comparison validate() override {
     q_.fill_bytes(0x5A), back_.fill_bytes(0xFF);
     run(nullptr);
-    kernels::dequantize_cuda(q_.as<Q>(), kElements, s_.group, params_.as<theory::IntQuant>(),
+    kernels::dequantize_cuda(q_.as<Q>(), n_, s_.group, params_.as<theory::IntQuant>(),
                              back_.as<float>(), nullptr);
     check_cuda(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
-    std::vector<Q> q(kElements);
-    std::vector<float> back(kElements);
-    std::vector<theory::IntQuant> params(kElements / s_.group);
+    std::vector<Q> q(n_);
+    std::vector<float> back(n_);
+    std::vector<theory::IntQuant> params(n_ / s_.group);
     q_.download(q.data(), q_.bytes());
     back_.download(back.data(), back_.bytes());
     params_.download(params.data(), params_.bytes());
     return quant_compare<Q>(s_, x_host_, q, params, back);
   }
   void run(gpu_stream stream) override {
-    kernels::quant_params_cuda(x_.as<float>(), kElements, s_.group, s_.symmetric(), lo_.as<float>(),
+    kernels::quant_params_cuda(x_.as<float>(), n_, s_.group, s_.symmetric(), lo_.as<float>(),
                                hi_.as<float>(), params_.as<theory::IntQuant>(), stream);
-    kernels::quantize_cuda(x_.as<float>(), kElements, s_.group, params_.as<theory::IntQuant>(),
+    kernels::quantize_cuda(x_.as<float>(), n_, s_.group, params_.as<theory::IntQuant>(),
                            s_.stochastic, 7, q_.as<Q>(), stream);
   }
 
  private:
   QuantSetup s_;
+  std::size_t n_;
   std::vector<float> x_host_;
   DeviceBuffer x_, q_, back_, lo_, hi_, params_;
 };
 
+// The setup over the `n` values the device affords: a per-tensor group spans them all.
+QuantSetup over(QuantSetup s, std::size_t n) {
+  if (s.group == kElements) s.group = n;
+  return s;
+}
+
 Case quant_cuda_case(QuantSetup s, bool in_quick) {
   Case c{quant_case_name(s, Backend::cuda), Backend::cuda,
-         [s](const CaseContext&) { return quant_declared(s, kElements); },
-         [s](const CaseContext&, Declared&) -> std::unique_ptr<Instance> {
-           if (s.symmetric()) return std::make_unique<QuantCuda<std::int8_t>>(s);
-           return std::make_unique<QuantCuda<std::uint8_t>>(s);
+         [s](const CaseContext& ctx) {
+           const std::size_t n = affordable_elements(ctx.gpu, kElements);
+           return quant_declared(over(s, n), n);
+         },
+         [s](const CaseContext& ctx, Declared&) -> std::unique_ptr<Instance> {
+           const std::size_t n = affordable_elements(ctx.gpu, kElements);
+           if (s.symmetric()) return std::make_unique<QuantCuda<std::int8_t>>(over(s, n), n);
+           return std::make_unique<QuantCuda<std::uint8_t>>(over(s, n), n);
          },
          nullptr};
   c.in_quick = in_quick;

@@ -31,6 +31,8 @@ std::string engine_name(const Options& o) {
     const GpuStatus gpus = query_gpus();
     if (!gpus.usable)
       throw std::invalid_argument("--engine nccl: no usable GPU (" + gpus.reason + ")");
+    if (gpus.devices.front().simulated)
+      throw std::invalid_argument("--engine nccl: " + sass_only_reason("NCCL"));
 #ifndef BOUNDBENCH_WITH_NCCL
     throw std::invalid_argument(
         "--engine nccl: this boundbench was built without the NCCL engine (needs the CUDA "
