@@ -251,8 +251,7 @@ std::optional<Expected> expected_work(const std::string& suite, const Case& c, c
           theory::spill_work(number(p, "blocks") * kernels::kSpillThreads, number(p, "rounds")),
           Precision::fp32};
     if (starts(name, "latency_hiding/"))  // one wave of 16-byte loads over 1 GiB
-      return Expected{theory::read_work(number(p, "loads_16b") * 16, 16, 1),
-                      Precision::fp32};
+      return Expected{theory::read_work(number(p, "loads_16b") * 16, 16, 1), Precision::fp32};
     if (starts(name, "host/read"))
       return Expected{theory::read_work(number(p, "elements") * 8, 8, 1), Precision::fp64};
   }

@@ -535,13 +535,13 @@ TEST_F(BadInput, EachProblemNamedWithItsFile) {
   v0["context"]["boundbench"]["schema_version"] = 0;
   EXPECT_NE(error_of(write("v0.json", v0.dump())).find("schema version 0"), std::string::npos);
   json empty = run("H200", {});
+  empty["checks"] = json::array();  // nothing timed and nothing validated
   EXPECT_NE(error_of(write("empty.json", empty.dump())).find("no measured case"),
             std::string::npos);
   // A run on a simulated device validates its cases without timing them: it is read.
   json validated_only = run("H200", {});
-  validated_only["checks"] = json::array({{{"suite", "s"},
-                                           {"name", "a/validate"},
-                                           {"verdict", "PASS"}}});
+  validated_only["checks"] =
+      json::array({{{"suite", "s"}, {"name", "a/validate"}, {"verdict", "PASS"}}});
   EXPECT_EQ(error_of(write("validated.json", validated_only.dump())), "");
   json dup = run("H200", {{"a", 1e-3}, {"a", 2e-3}});
   const std::string dup_path = write("dup.json", dup.dump());

@@ -83,9 +83,10 @@ def load(path):
                 if isinstance(b, dict) and b.get("run_type") == "iteration"
                 and not b.get("error_occurred")]
     # A run on a simulated device validates its cases without timing them: readable.
-    validated = any(isinstance(c, dict) and c.get("verdict") == "PASS"
-                    and str(c.get("name", "")).endswith("/validate")
-                    for c in doc.get("checks") or [])
+    checks = doc.get("checks")
+    validated = isinstance(checks, list) and any(
+        isinstance(c, dict) and c.get("verdict") == "PASS"
+        and str(c.get("name", "")).endswith("/validate") for c in checks)
     if not measured and not validated:
         fail(f"{path}: holds no measured case (nor a validated one)")
     seen = set()

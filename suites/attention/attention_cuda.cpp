@@ -183,8 +183,9 @@ Check memory_check(const std::string& name, const std::string& law, double predi
 AttentionDims affordable_dims(const GpuDevice* gpu, AttentionDims s) {
   const std::size_t per_position = s.batch * s.heads * s.d;
   const std::size_t n = affordable_elements(gpu, s.n * per_position) / per_position;
-  if (n < s.n) s.n = std::max<std::size_t>(n - n % kernels::kFusedBlockRows, 1) +
-                     s.n % kernels::kFusedBlockRows;
+  if (n < s.n)
+    s.n =
+        std::max<std::size_t>(n - n % kernels::kFusedBlockRows, 1) + s.n % kernels::kFusedBlockRows;
   return s;
 }
 

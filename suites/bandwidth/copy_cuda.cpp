@@ -59,10 +59,7 @@ HostBytes allocate_host_bytes(std::size_t bytes, bool pinned) {
 class CopyCuda final : public Instance {
  public:
   CopyCuda(Direction d, bool pinned, std::size_t bytes)
-      : direction_(d),
-        bytes_(bytes),
-        host_(allocate_host_bytes(bytes, pinned)),
-        device_(bytes) {
+      : direction_(d), bytes_(bytes), host_(allocate_host_bytes(bytes, pinned)), device_(bytes) {
     // Touch every host page now, so that no sample pays for first-touch page faults.
     std::memset(host_.get(), 0, bytes_);
     device_.fill_bytes(0);
@@ -90,10 +87,9 @@ class CopyCuda final : public Instance {
 
   void run(gpu_stream s) override {
     const bool h2d = direction_ == Direction::h2d;
-    check_cuda(
-        cudaMemcpyAsync(h2d ? device_.get() : host_.get(), h2d ? host_.get() : device_.get(),
-                        bytes_, h2d ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost, s),
-        "cudaMemcpyAsync");
+    check_cuda(cudaMemcpyAsync(h2d ? device_.get() : host_.get(), h2d ? host_.get() : device_.get(),
+                               bytes_, h2d ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost, s),
+               "cudaMemcpyAsync");
   }
 
  private:
@@ -116,9 +112,8 @@ Case copy_case(Direction d, bool pinned) {
             const std::size_t bytes = copy_bytes(ctx.gpu);
             Declared decl;
             // The link moves each byte once; nothing is written back over it.
-            decl.work =
-                work_of(theory::link_copy_work(static_cast<double>(bytes), sizeof(float)),
-                        theory::Precision::fp32, "pcie");
+            decl.work = work_of(theory::link_copy_work(static_cast<double>(bytes), sizeof(float)),
+                                theory::Precision::fp32, "pcie");
             decl.params = {{"direction", direction}, {"memory", memory}, {"bytes", bytes}};
             return decl;
           },

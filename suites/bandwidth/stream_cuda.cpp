@@ -111,7 +111,8 @@ Case stream_case(StreamOp op, const char* dtype, int access_bytes, bool in_quick
          [k, dtype, access_bytes](const CaseContext& ctx) {
            const GpuDevice& gpu = *ctx.gpu;
            const std::size_t n = affordable_elements(
-               &gpu, stream_elements(gpu.l2_bytes, kCudaCacheMultiple, sizeof(T), kCudaMinElements));
+               &gpu,
+               stream_elements(gpu.l2_bytes, kCudaCacheMultiple, sizeof(T), kCudaMinElements));
            Declared d;
            d.params = {{"kernel", k.name},
                        {"dtype", dtype},

@@ -333,8 +333,8 @@ class StreamRead final : public Instance {
     return compare<float, float>(out, expected_, Tolerance{0, 0});
   }
   void run(gpu_stream s) override {
-    kernels::stream_read_launch(data_.get(), n16_, out_.as<float>(), blocks_,
-                                kLatencyThreads, dynamic_, s);
+    kernels::stream_read_launch(data_.get(), n16_, out_.as<float>(), blocks_, kLatencyThreads,
+                                dynamic_, s);
   }
 
  private:

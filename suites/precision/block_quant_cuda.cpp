@@ -32,8 +32,8 @@ class BlockQuantCuda final : public Instance {
     state_.fill_bytes(0xFF);
     run(nullptr);
     kernels::block_dequantize_cuda(s_.spec, codes_.as<std::uint8_t>(), scales_.as<std::uint8_t>(),
-                                   state_.as<kernels::BlockQuantState>(), n_,
-                                   back_.as<float>(), nullptr);
+                                   state_.as<kernels::BlockQuantState>(), n_, back_.as<float>(),
+                                   nullptr);
     check_cuda(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
     std::vector<std::uint8_t> codes(codes_.bytes()), scales(scales_.bytes());
     std::vector<float> back(n_);
@@ -56,9 +56,8 @@ class BlockQuantCuda final : public Instance {
     return c;
   }
   void run(gpu_stream stream) override {
-    kernels::block_quantize_cuda(s_.spec, x_.as<float>(), n_,
-                                 state_.as<kernels::BlockQuantState>(), codes_.as<std::uint8_t>(),
-                                 scales_.as<std::uint8_t>(), stream);
+    kernels::block_quantize_cuda(s_.spec, x_.as<float>(), n_, state_.as<kernels::BlockQuantState>(),
+                                 codes_.as<std::uint8_t>(), scales_.as<std::uint8_t>(), stream);
   }
   nlohmann::json observations() override { return laws_; }
 

@@ -81,8 +81,8 @@ class ConvertSweep final : public Instance {
                "cudaMemcpyAsync (sweep result reset)");
     // At most one thread per pattern: a window narrower than a full wave launches fewer blocks.
     for (const auto& [first, count] : windows_) {
-      const auto blocks = static_cast<int>(
-          std::min<std::uint64_t>(blocks_, (count + kThreads - 1) / kThreads));
+      const auto blocks =
+          static_cast<int>(std::min<std::uint64_t>(blocks_, (count + kThreads - 1) / kThreads));
       kernels::convert_sweep_cuda(c_, first, count, result_.as<kernels::ConvertSweepResult>(),
                                   blocks, kThreads, s);
     }

@@ -107,8 +107,7 @@ std::vector<Case> summation_cuda_cases(const SuiteTarget& target) {
   std::vector<Case> cases;
   const std::size_t largest = affordable_elements(target.gpu, std::size_t{1} << 26);
   for (bool cub : {false, true})
-    for (std::size_t n = 256; n <= largest; n *= 8)
-      cases.push_back(summation_cuda_case(cub, n));
+    for (std::size_t n = 256; n <= largest; n *= 8) cases.push_back(summation_cuda_case(cub, n));
   return cases;
 }
 
