@@ -201,6 +201,7 @@ TEST_F(GpuTest, MeasureWarmsUpByWallTimeThenProbes) {
 // probe reads the config's core clock, and an event-timed triad gives simulated time that the
 // config's DRAM peak bounds. Skipped on GPUs and in the functional simulator.
 TEST_F(GpuTest, TimingSimulatorGivesSimulatedTime) {
+  if (gpu().simulated && !gpu().simulated_timing) GTEST_SKIP() << gpu_test::kNoTiming;
   if (!gpu().simulated_timing) GTEST_SKIP() << "not GPGPU-Sim's timing model";
   GpuSession session(gpu(), false);
   EXPECT_NEAR(session.measure_sm_clock_hz(), gpu().sm_clock_hz, 0.01 * gpu().sm_clock_hz);
