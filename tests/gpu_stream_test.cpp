@@ -127,6 +127,17 @@ TEST_F(GpuTest, DeviceInfoIsPlausible) {
   EXPECT_FALSE(gpu().name.empty());
 }
 
+// One event-timed fp64 triad of n elements on `gpu` (a = b + 0.5 c; b and c filled, not zeros).
+double time_triad_s(GpuSession& session, const GpuDevice& gpu, std::size_t n) {
+  DeviceBuffer a(n * sizeof(double)), b(n * sizeof(double)), c(n * sizeof(double));
+  b.fill_bytes(0x3F);
+  c.fill_bytes(0x3F);
+  return session.time_sample_s([&](gpu_stream s) {
+    kernels::stream_cuda(StreamOp::triad, 16, a.as<double>(), b.as<double>(), c.as<double>(), 0.5,
+                         n, gpu.sm_count * 8, 256, s);
+  });
+}
+
 TEST_F(GpuTest, SessionTimesAndReadsClock) {
   if (gpu().simulated) GTEST_SKIP() << gpu_test::kNoTiming;
   GpuSession session(gpu(), true);
@@ -134,13 +145,7 @@ TEST_F(GpuTest, SessionTimesAndReadsClock) {
   EXPECT_GT(clock_hz, 1e8);
   EXPECT_LT(clock_hz, 1.2 * gpu().sm_clock_hz + 1e8);
   const std::size_t n = std::size_t{1} << 24;  // 3 x 128 MiB: DRAM-resident
-  DeviceBuffer a(n * sizeof(double)), b(n * sizeof(double)), c(n * sizeof(double));
-  b.fill_bytes(0x3F);
-  c.fill_bytes(0x3F);
-  const double t = session.time_sample_s([&](gpu_stream s) {
-    kernels::stream_cuda(StreamOp::triad, 16, a.as<double>(), b.as<double>(), c.as<double>(), 0.5,
-                         n, gpu().sm_count * 8, 256, s);
-  });
+  const double t = time_triad_s(session, gpu(), n);
   // The event-timed triad cannot beat the DRAM bound (3 arrays) and takes well under a second.
   EXPECT_GE(t, 0.95 * 3.0 * static_cast<double>(n * sizeof(double)) / gpu().peak_dram_bytes_per_s);
   EXPECT_LT(t, 1.0);
@@ -206,13 +211,7 @@ TEST_F(GpuTest, TimingSimulatorGivesSimulatedTime) {
   GpuSession session(gpu(), false);
   EXPECT_NEAR(session.measure_sm_clock_hz(), gpu().sm_clock_hz, 0.01 * gpu().sm_clock_hz);
   const std::size_t n = std::size_t{1} << 15;  // 3 x 256 KiB
-  DeviceBuffer a(n * sizeof(double)), b(n * sizeof(double)), c(n * sizeof(double));
-  b.fill_bytes(0x3F);
-  c.fill_bytes(0x3F);
-  const double t = session.time_sample_s([&](gpu_stream s) {
-    kernels::stream_cuda(StreamOp::triad, 16, a.as<double>(), b.as<double>(), c.as<double>(), 0.5,
-                         n, gpu().sm_count * 8, 256, s);
-  });
+  const double t = time_triad_s(session, gpu(), n);
   // Simulated microseconds (host seconds before the patch), never faster than the DRAM peak moves
   // the two arrays read (cold: the simulator's memset bypasses its L2; the written one may stay in
   // the L2).
