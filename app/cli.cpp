@@ -16,6 +16,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "app/project_cmd.h"
 #include "app/theory_catalogue.h"
 #include "harness/build_info.h"
 #include "harness/host_info.h"
@@ -351,6 +352,10 @@ int cli_main(int argc, char** argv) {
       ->check(CLI::NonNegativeNumber);
   run->add_option("--timeout", timeout, "seconds of sampling per case at most (default 15)")
       ->check(CLI::PositiveNumber);
+  // Issue 29: the measured ceilings of an earlier run of this machine.
+  run->add_option("--ceilings", opts.ceilings_path,
+                  "an earlier results file of this machine: its measured ceilings bound the cases "
+                  "where this run measures none");
   run->add_option("--roofline-tolerance", opts.roofline_tolerance,
                   "fraction by which a case may beat its roofline bound (default 0.05)")
       ->check(CLI::Range(0.0, 0.5));
@@ -385,6 +390,14 @@ int cli_main(int argc, char** argv) {
   // The suites with their own driver (collectives), each a subcommand of its own.
   const std::vector<suites::SuiteCommand> commands =
       suites::mount_suite_commands(app, parse_quantity);
+  // Issue 29: projection of a run onto another machine (app/project_cmd.h).
+  std::string project_from, project_to;
+  auto* proj = app.add_subcommand(
+      "project", "predict each case's time on another machine from its limiter and % of bound");
+  proj->add_option("run", project_from, "the results file to project")->required();
+  proj->add_option("--to", project_to, "a results file of the target machine, or a device name")
+      ->required();
+  proj->add_flag("--json", json, "print JSON");
   std::string formula, theory_from;
   auto* th = app.add_subcommand("theory", "evaluate a formula: theory NAME --param value ...");
   th->add_option("formula", formula, "formula name (none: list them)");
@@ -422,6 +435,7 @@ int cli_main(int argc, char** argv) {
     if (*th) return cmd_theory(formula, th->remaining(), json, theory_from);
     for (const auto& c : commands)
       if (*c.command) return c.run(join_args(argc, argv), argc, argv);
+    if (*proj) return cmd_project(project_from, project_to, json);
     if (*info) return cmd_info(json, info_results);
     if (*rep) return cmd_report(report_runs, report_out);
     if (*cmp)
@@ -457,6 +471,8 @@ int cli_main(int argc, char** argv) {
       return usage_error("--summary and --out name the same file (" + opts.out_path + ")", "run");
     ensure_writable(opts.out_path);
     ensure_writable(opts.summary_path);
+    if (!opts.ceilings_path.empty())
+      load_results(opts.ceilings_path);  // bad input before measuring
     const Selection selection = select_cases(suites, opts, env);
     if (!env.gpus.usable)
       std::printf("GPU: none usable (%s); the CUDA backend is skipped\n", env.gpus.reason.c_str());
