@@ -234,7 +234,8 @@ json bound_json(const json& e, const CaseBound& b) {
   const double compute_f = b.compute_s / median, memory_f = b.memory_s / median;
   std::string sol;
   if (theory::below_speed_of_light(compute_f, memory_f))
-    sol = b.overhead_s > b.latency_s ? "overhead-bound" : "latency-bound";
+    // Overhead-bound where launch overhead is the largest bound; otherwise Nsight's default.
+    sol = limiter.resource == "overhead" ? "overhead-bound" : "latency-bound";
   else
     sol = compute_f >= memory_f ? "compute-bound" : "memory-bound";
   json resources = json::object();

@@ -70,8 +70,9 @@ struct CaseBound {
 CaseBound case_bound(const EntryWork& work, const Ceilings& c);
 
 // The results entry's `bound` object: limiter, time_s, fraction (bound / median) with its interval
-// from the median's, source, the runner-up, and the speed-of-light class. Null when no resource
-// bounds the case here.
+// from the median's, source, the runner-up, and the speed-of-light class (compute- or memory-bound,
+// whichever fraction is larger; under 60% of both, overhead-bound where launch overhead is the
+// limiter, else latency-bound). Null when no resource bounds the case here.
 nlohmann::json bound_json(const nlohmann::json& entry, const CaseBound& b);
 
 // The roofline check of a case against its hierarchical bound, t_min against a spec bound (a law:

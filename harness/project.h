@@ -36,8 +36,9 @@ struct Projection {
 // reported but kept out of the error.
 inline constexpr double kProjectionMinFraction = 0.5;
 
-// Throws std::invalid_argument with one line when `a` holds no samples (a schema-1 run) or nothing
-// to project. `b` is a results document (load_results) of the target machine.
+// Throws std::invalid_argument with one line when `a` holds no measured samples. A schema-1 run
+// (medians, no kept samples, no median interval) projects with point intervals. `b` is a results
+// document (load_results) of the target machine.
 Projection project_to_run(const nlohmann::json& a, const nlohmann::json& b);
 // To a GPU of theory::named_gpus(); throws std::invalid_argument for an unknown name or a run
 // without CUDA cases.
