@@ -143,6 +143,24 @@ TEST(Bound, ReadPlateauBetweenLevelsIsTheFasterOne) {
   EXPECT_FALSE(theory::level_holding({65536, 1048576}, 2e6));
 }
 
+TEST(Bound, CacheHeldPastTheLastPlateauUsesIt) {
+  // L2 holds 900 KiB, past the L2 plateau's end (768 KiB): bounded at the plateau's 200 GB/s.
+  json doc = planted_run();
+  doc["figures"]["bandwidth"]["host"]["read_bandwidth"]["plateaus"].erase(2);
+  doc["figures"]["bandwidth"]["host"].erase("ceilings");
+  doc["figures"]["bandwidth"]["host"]["ceilings"]["fp64"]["flop_per_s"] = 100e9;
+  const Ceilings c = ceilings_of(doc, "host");
+  EntryWork w;
+  w.bytes = 2e9, w.working_set_bytes = 921600, w.flop = 1e9, w.precision = "fp32";
+  const CaseBound b = case_bound(w, c);
+  ASSERT_FALSE(b.empty());
+  EXPECT_EQ(b.ranked.front().resource, "L2");
+  EXPECT_NEAR(b.memory_s, 10e-3, 1e-15);
+  // fp32 from the fp64 FMA ceiling alone: 1e9 flop at 2 x 100 GFLOP/s = 5 ms, the runner-up.
+  EXPECT_NEAR(b.compute_s, 5e-3, 1e-15);
+  EXPECT_EQ(b.ranked[1].resource, "compute/fp32");
+}
+
 TEST(Bound, MeasuredCeilingBeatenIsAFindingNotAFailure) {
   json doc = planted_run();
   // STREAM at 5 ms: twice the measured 80 GB/s ceiling.
@@ -217,7 +235,7 @@ TEST(Project, BadInputIsOneLine) {
   json a = planted_run();
   EXPECT_THROW(project_to_device(a, "no-such-gpu"), std::invalid_argument);
   EXPECT_THROW(project_to_device(a, "H100-SXM"), std::invalid_argument);  // no CUDA case
-  for (auto& e : a["benchmarks"]) e["samples"] = 0;  // a run without samples
+  for (auto& e : a["benchmarks"]) e["samples"] = 0;                       // a run without samples
   EXPECT_THROW(project_to_run(a, planted_run()), std::invalid_argument);
 }
 
