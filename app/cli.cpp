@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <regex>
 
 #include <fmt/format.h>
@@ -21,6 +22,7 @@
 #include "harness/build_info.h"
 #include "harness/host_info.h"
 #include "harness/measured_info.h"
+#include "harness/project.h"
 #include "harness/regression.h"
 #include "harness/results.h"
 #include "harness/runner.h"
@@ -264,10 +266,22 @@ int cmd_compare(const std::string& base_path, const std::string& next_path, doub
   } catch (const nlohmann::json::exception& e) {
     throw std::invalid_argument("malformed results file (" + std::string(e.what()) + ")");
   }
-  if (json)
-    std::cout << comparison_json(c, opts).dump(2) << "\n";
-  else
+  // Issue 29: across devices, each case's time projected from base's limiter and % of bound onto
+  // the new run's ceilings, beside what the new run measured (harness/project.h).
+  std::optional<Projection> projected;
+  if (cross_device) try {
+      projected = project_to_run(base, next);
+    } catch (const std::invalid_argument&) {
+      // No sample to project from: the comparison stands alone.
+    }
+  if (json) {
+    nlohmann::json j = comparison_json(c, opts);
+    if (projected) j["projection"] = to_json(*projected);
+    std::cout << j.dump(2) << "\n";
+  } else {
     std::cout << comparison_table(c, opts);
+    if (projected) std::cout << "\n" << projection_text(*projected);
+  }
   if (!markdown_path.empty()) write_file_atomically(markdown_path, comparison_markdown(c, opts));
   return c.regressed() ? kExitCheckFailed : kExitOk;
 }
