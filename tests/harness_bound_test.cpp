@@ -197,6 +197,21 @@ TEST(Bound, SpecCeilingBeatenFails) {
   EXPECT_EQ(k.verdict, Verdict::fail);  // 8e8 B / 200e9 = 4 ms > 3 ms / 0.95
 }
 
+TEST(Bound, CeilingsFromAnEarlierRun) {
+  // A filtered run measured no ceiling: --ceilings takes the earlier run's, saying so.
+  json earlier = planted_run(1, "earlier");
+  json doc = planted_run();
+  doc["figures"] = json::object();
+  doc["benchmarks"].erase(4);  // no overhead case either
+  add_bounds(doc, 0.05);
+  EXPECT_TRUE(find(doc, "bandwidth/triad/fp64/host")["bound"].is_null());
+  add_bounds(doc, 0.05, &earlier);
+  const json& b = find(doc, "bandwidth/triad/fp64/host")["bound"];
+  EXPECT_EQ(b["limiter"], "dram");
+  EXPECT_NEAR(b["time_s"].get<double>(), 10e-3, 1e-12);
+  EXPECT_NE(b["basis"].get<std::string>().find("(from earlier)"), std::string::npos) << b;
+}
+
 TEST(Bound, HabitatScaling) {
   // Pure memory (γ = 1): time scales with the bandwidth ratio alone.
   EXPECT_DOUBLE_EQ(theory::habitat_scaled_time_s(1e-3, 2e12, 4e12, 1, 7, 1.0), 0.5e-3);
