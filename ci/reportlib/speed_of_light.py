@@ -29,15 +29,17 @@ def speed_of_light(runs, out_dir):
             ys = [100 * b["bound"]["fraction"] for _, b in pts]
             lo = [y - 100 * b["bound"]["interval"][0] for y, (_, b) in zip(ys, pts)]
             hi = [100 * b["bound"]["interval"][1] - y for y, (_, b) in zip(ys, pts)]
-            ax.errorbar([x for x, _ in pts], ys, yerr=[[max(v, 0) for v in lo], [max(v, 0) for v in hi]],
-                        fmt="o", ms=3, elinewidth=0.6, color=f"C{k}", label=f"{kind} ({len(pts)})")
+            err = [[max(v, 0) for v in lo], [max(v, 0) for v in hi]]
+            ax.errorbar([x for x, _ in pts], ys, yerr=err, fmt="o", ms=3, elinewidth=0.6,
+                        color=f"C{k}", label=f"{kind} ({len(pts)})")
         ax.axhline(60, color="grey", ls=":", lw=1, label="60% (speed of light)")
         ax.axhline(100, color="black", lw=0.8)
         ax.set_xlabel("cases, sorted by % of bound")
         ax.set_ylabel("% of its bound (limiter)")
         legend_outside(ax)
+        caption = ("each case's time against its hierarchical bound (bound / median, with the "
+                   "median's interval), coloured by its limiter; above 100%: faster than a "
+                   "measured ceiling (a finding)")
         images.append(png(fig, out_dir, f"speed_of_light_{i}.png", f"Speed of light: {run.label}",
-                          "each case's time against its hierarchical bound (bound / median, with the "
-                          "median's interval), coloured by its limiter; above 100%: faster than a "
-                          "measured ceiling (a finding)", [run.label]))
+                          caption, [run.label]))
     return images
