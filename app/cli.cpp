@@ -11,15 +11,18 @@
 #include <filesystem>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <regex>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "app/project_cmd.h"
 #include "app/theory_catalogue.h"
 #include "harness/build_info.h"
 #include "harness/host_info.h"
 #include "harness/measured_info.h"
+#include "harness/project.h"
 #include "harness/regression.h"
 #include "harness/results.h"
 #include "harness/runner.h"
@@ -263,10 +266,22 @@ int cmd_compare(const std::string& base_path, const std::string& next_path, doub
   } catch (const nlohmann::json::exception& e) {
     throw std::invalid_argument("malformed results file (" + std::string(e.what()) + ")");
   }
-  if (json)
-    std::cout << comparison_json(c, opts).dump(2) << "\n";
-  else
+  // Issue 29: across devices, each case's time projected from base's limiter and % of bound onto
+  // the new run's ceilings, beside what the new run measured (harness/project.h).
+  std::optional<Projection> projected;
+  if (cross_device) try {
+      projected = project_to_run(base, next);
+    } catch (const std::invalid_argument&) {
+      // No sample to project from: the comparison stands alone.
+    }
+  if (json) {
+    nlohmann::json j = comparison_json(c, opts);
+    if (projected) j["projection"] = to_json(*projected);
+    std::cout << j.dump(2) << "\n";
+  } else {
     std::cout << comparison_table(c, opts);
+    if (projected) std::cout << "\n" << projection_text(*projected);
+  }
   if (!markdown_path.empty()) write_file_atomically(markdown_path, comparison_markdown(c, opts));
   return c.regressed() ? kExitCheckFailed : kExitOk;
 }
@@ -351,6 +366,10 @@ int cli_main(int argc, char** argv) {
       ->check(CLI::NonNegativeNumber);
   run->add_option("--timeout", timeout, "seconds of sampling per case at most (default 15)")
       ->check(CLI::PositiveNumber);
+  // Issue 29: the measured ceilings of an earlier run of this machine.
+  run->add_option("--ceilings", opts.ceilings_path,
+                  "an earlier results file of this machine: its measured ceilings bound the cases "
+                  "where this run measures none");
   run->add_option("--roofline-tolerance", opts.roofline_tolerance,
                   "fraction by which a case may beat its roofline bound (default 0.05)")
       ->check(CLI::Range(0.0, 0.5));
@@ -385,6 +404,14 @@ int cli_main(int argc, char** argv) {
   // The suites with their own driver (collectives), each a subcommand of its own.
   const std::vector<suites::SuiteCommand> commands =
       suites::mount_suite_commands(app, parse_quantity);
+  // Issue 29: projection of a run onto another machine (app/project_cmd.h).
+  std::string project_from, project_to;
+  auto* proj = app.add_subcommand(
+      "project", "predict each case's time on another machine from its limiter and % of bound");
+  proj->add_option("run", project_from, "the results file to project")->required();
+  proj->add_option("--to", project_to, "a results file of the target machine, or a device name")
+      ->required();
+  proj->add_flag("--json", json, "print JSON");
   std::string formula, theory_from;
   auto* th = app.add_subcommand("theory", "evaluate a formula: theory NAME --param value ...");
   th->add_option("formula", formula, "formula name (none: list them)");
@@ -422,6 +449,7 @@ int cli_main(int argc, char** argv) {
     if (*th) return cmd_theory(formula, th->remaining(), json, theory_from);
     for (const auto& c : commands)
       if (*c.command) return c.run(join_args(argc, argv), argc, argv);
+    if (*proj) return cmd_project(project_from, project_to, json);
     if (*info) return cmd_info(json, info_results);
     if (*rep) return cmd_report(report_runs, report_out);
     if (*cmp)
@@ -457,6 +485,8 @@ int cli_main(int argc, char** argv) {
       return usage_error("--summary and --out name the same file (" + opts.out_path + ")", "run");
     ensure_writable(opts.out_path);
     ensure_writable(opts.summary_path);
+    if (!opts.ceilings_path.empty())
+      load_results(opts.ceilings_path);  // bad input before measuring
     const Selection selection = select_cases(suites, opts, env);
     if (!env.gpus.usable)
       std::printf("GPU: none usable (%s); the CUDA backend is skipped\n", env.gpus.reason.c_str());

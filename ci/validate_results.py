@@ -140,6 +140,7 @@ def validate_benchmark(i, b, t):
                         f"samples_s (all {samples}) span {min(kept)!r} to {max(kept)!r}, not min_s "
                         f"{mn!r} to max_s {mx!r}")
         validate_drift(where, b.get("drift"), kept, t)
+    validate_bound(where, b.get("bound"), b, t)
     pairing, rounds = b.get("pairing"), b.get("round_samples_s")
     if isinstance(pairing, dict) and isinstance(rounds, list) and all(is_num(v) for v in rounds):
         if isinstance(samples, int):
@@ -151,6 +152,34 @@ def validate_benchmark(i, b, t):
         if isinstance(kept, list) and isinstance(samples, int) and samples <= KEPT_SAMPLES:
             t.check(sorted(rounds) == sorted(kept), where,
                     "round_samples_s and samples_s are not the same samples")
+
+
+def validate_bound(where, bd, b, t):
+    """The bound agrees with the entry (harness/bound.h): fraction = time_s / median_s, its
+    interval from the median's, the limiter the largest of the resources, the runner-up next."""
+    if not isinstance(bd, dict):
+        return
+    ts, fr, iv, med = bd.get("time_s"), bd.get("fraction"), bd.get("interval"), b.get("median_s")
+    if is_num(ts) and is_num(fr) and is_num(med) and med > 0:
+        t.check(close(fr, ts / med, 1e-9), where,
+                f"bound.fraction {fr!r} != time_s / median_s = {ts / med!r}")
+    lo, hi = b.get("median_ci_low_s"), b.get("median_ci_high_s")
+    if isinstance(iv, list) and len(iv) == 2 and all(is_num(v) for v in iv + [ts, lo, hi]) \
+            and lo > 0:
+        t.check(close(iv[0], ts / hi, 1e-9) and close(iv[1], ts / lo, 1e-9), where,
+                f"bound.interval {iv!r} != [time_s / median_ci_high_s, time_s / median_ci_low_s]")
+    res = bd.get("resources")
+    if isinstance(res, dict) and res and is_num(ts):
+        times = {k: v.get("time_s") for k, v in res.items() if isinstance(v, dict)}
+        largest = all(is_num(v) and v <= ts * (1 + 1e-12) for v in times.values())
+        t.check(bd.get("limiter") in times and largest, where,
+                f"bound.limiter {bd.get('limiter')!r} is not the largest of the resources "
+                f"{times!r}")
+        ru = bd.get("runner_up")
+        if isinstance(ru, dict) and is_num(ru.get("time_s")):
+            others = [v for k, v in times.items() if k != bd.get("limiter") and is_num(v)]
+            t.check(bool(others) and close(ru["time_s"], max(others), 1e-9), where,
+                    f"bound.runner_up {ru!r} is not the second largest resource")
 
 
 def mann_kendall_s(x):

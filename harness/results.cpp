@@ -198,6 +198,11 @@ void ResultsFile::add_figures(const std::string& suite, json figures) {
   write();
 }
 
+void ResultsFile::edit(const std::function<void(json&)>& change) {
+  change(doc_);
+  write();
+}
+
 void ResultsFile::finish() {
   doc_["context"]["boundbench"]["complete"] = true;
   write();

@@ -4,6 +4,7 @@
 // point leaves a valid file holding everything measured before it.
 #pragma once
 
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <span>
 #include <string>
@@ -43,6 +44,9 @@ class ResultsFile {
   void add(const std::vector<nlohmann::json>& benchmarks, const std::vector<Check>& checks);
   // Sets "figures"/<suite> and rewrites the file.
   void add_figures(const std::string& suite, nlohmann::json figures);
+  // Applies `change` to the document and rewrites the file (the bounds of every case, made after
+  // the last one: harness/bound.h).
+  void edit(const std::function<void(nlohmann::json&)>& change);
   void finish();  // marks the run complete
   const nlohmann::json& document() const { return doc_; }
 

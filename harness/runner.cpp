@@ -14,11 +14,13 @@
 
 #include <fmt/format.h>
 
+#include "harness/bound.h"
 #include "harness/checks.h"
 #include "harness/drift.h"
 #include "harness/host_threads.h"
 #include "harness/measure.h"
 #include "harness/nvml.h"
+#include "harness/regression.h"
 #include "harness/results.h"
 
 namespace bb {
@@ -303,6 +305,7 @@ json benchmark_entry(const benchmark::BenchmarkReporter::Run& run, const Selecte
   e["flop"] = rec->work.flop;
   e["elements"] = rec->work.elements;
   e["precision"] = theory::precision_name(rec->work.precision);
+  e["memory_level"] = rec->work.memory_level;
   add_summary(e, s, rec->m.samples_s);
   e["stop_reason"] = stop_reason_name(rec->m.stop);
   if (!rec->m.paired_group.empty()) {
@@ -402,6 +405,38 @@ class Reporter : public benchmark::BenchmarkReporter {
   RunState& rs_;
   ResultsFile& file_;
 };
+
+// Every case's bound, limiter and fraction, from the ceilings this run measured (and those of
+// --ceilings where it did not): a roofline check skipped for want of a spec bound becomes the check
+// against the hierarchical bound; the summary rows gain the limiter.
+void add_bounds_after_run(RunState& rs, ResultsFile& file) {
+  std::optional<json> earlier;
+  if (!rs.opts.ceilings_path.empty()) earlier = load_results(rs.opts.ceilings_path);
+  std::map<std::string, Check> made;
+  file.edit([&](json& doc) {
+    made = add_bounds(doc, rs.opts.roofline_tolerance, earlier ? &*earlier : nullptr);
+  });
+  for (auto& row : rs.rows)
+    if (const auto it = made.find(row.name + "/roofline"); it != made.end()) {
+      const std::string now = "roofline " + verdict_name(it->second.verdict);
+      const auto at = row.verdicts.find("roofline SKIP");
+      if (at != std::string::npos)
+        row.verdicts.replace(at, std::string("roofline SKIP").size(), now);
+      else
+        row.verdicts += (row.verdicts.empty() ? "" : ", ") + now;
+    }
+  for (auto& c : rs.checks)
+    if (const auto it = made.find(c.suite + "/" + c.name); it != made.end()) {
+      c = it->second;
+      made.erase(it);
+    }
+  for (auto& [name, c] : made) rs.checks.push_back(c);
+  std::map<std::string, const json*> entries;
+  for (const auto& e : file.document()["benchmarks"])
+    if (e.value("run_type", "") == "iteration") entries[e.value("name", "")] = &e;
+  for (auto& row : rs.rows)
+    if (const auto it = entries.find(row.name); it != entries.end()) set_bound(row, *it->second);
+}
 
 }  // namespace
 
@@ -516,6 +551,7 @@ RunOutcome run_cases(const Selection& selection, const RunOptions& opts, const E
     file.add({}, checks);
   }
 
+  add_bounds_after_run(rs, file);
   rs.outcome.checks = count_verdicts(rs.checks);
   file.finish();
   const std::vector<std::string> drifting = drifting_cases(file.document()["benchmarks"]);

@@ -29,6 +29,9 @@ struct RunOptions {
   StoppingRule rule;
   int repetitions = 1;
   std::optional<double> host_peak_bytes_per_s;  // host DRAM peak, when the user knows it
+  // An earlier run of this machine whose measured ceilings bound the cases where this run did not
+  // measure them (`run --ceilings RUN.json`); empty: none.
+  std::string ceilings_path;
   double roofline_tolerance = 0.05;
   bool strict = false;  // INCONCLUSIVE and BELOW-EXPECTATION fail the run too
   std::string out_path;

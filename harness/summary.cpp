@@ -70,6 +70,14 @@ SummaryRow summary_row(const nlohmann::json& e, const std::vector<Check>& checks
   return r;
 }
 
+void set_bound(SummaryRow& r, const nlohmann::json& e) {
+  if (!e.contains("bound") || !e["bound"].is_object()) return;
+  const auto& b = e["bound"];
+  r.limiter = b.value("limiter", "");
+  r.speed_of_light = b.value("speed_of_light", "");
+  r.bound_fraction = b.value("fraction", -1.0);
+}
+
 void print_case_line(const SummaryRow& r) {
   if (!r.error.empty()) {
     std::printf("  %s: ERROR %s\n", r.name.c_str(), r.error.c_str());
@@ -87,17 +95,20 @@ void print_case_line(const SummaryRow& r) {
 
 void print_summary(const std::vector<SummaryRow>& rows, const std::vector<Check>& checks,
                    double elapsed_s) {
-  std::printf("\n%-36s %12s %11s %10s %9s %7s %7s %5s\n", "case", "median", "GB/s", "%peak BW",
-              "%bound", "noise", "robust", "n");
+  std::printf("\n%-36s %12s %11s %10s %9s %7s %7s %5s  %s\n", "case", "median", "GB/s", "%peak BW",
+              "%bound", "noise", "robust", "n", "limiter (speed of light)");
   for (const auto& r : rows) {
     if (!r.error.empty()) {
       std::printf("%-36s ERROR: %s\n", r.name.c_str(), r.error.c_str());
       continue;
     }
-    std::printf("%-36s %12s %11s %10s %9s %6.2f%% %6.2f%% %5zu\n", r.name.c_str(),
+    // %bound: of the hierarchical bound (its limiter), else of the roofline check's.
+    const double pct_bound = r.bound_fraction >= 0 ? 100 * r.bound_fraction : r.pct_of_bound;
+    std::printf("%-36s %12s %11s %10s %9s %6.2f%% %6.2f%% %5zu  %s\n", r.name.c_str(),
                 human_time(r.median_s).c_str(), gbps_or_dash(r.bytes_per_s).c_str(),
-                pct_or_dash(r.pct_of_peak_bandwidth).c_str(), pct_or_dash(r.pct_of_bound).c_str(),
-                100 * r.rel_noise, 100 * r.rel_mad, r.samples);
+                pct_or_dash(r.pct_of_peak_bandwidth).c_str(), pct_or_dash(pct_bound).c_str(),
+                100 * r.rel_noise, 100 * r.rel_mad, r.samples,
+                r.limiter.empty() ? "-" : (r.limiter + " (" + r.speed_of_light + ")").c_str());
   }
   for (const auto& c : checks)
     if (c.verdict != Verdict::pass && c.verdict != Verdict::below_expectation)
@@ -211,8 +222,10 @@ std::string markdown_summary(const std::vector<SummaryRow>& rows, const std::vec
     md += fmt::format("| {} | {} | {} | {} | {} | {} | {:.2f}% | {:.2f}% | {} | {} |\n",
                       markdown_cell(r.name), human_time(r.median_s), median_interval_text(r),
                       gbps_or_dash(r.bytes_per_s), pct_or_dash(r.pct_of_peak_bandwidth),
-                      pct_or_dash(r.pct_of_bound), 100 * r.rel_noise, 100 * r.rel_mad, r.samples,
-                      markdown_cell(r.verdicts));
+                      r.bound_fraction >= 0
+                          ? fmt::format("{:.1f}% ({})", 100 * r.bound_fraction, r.limiter)
+                          : pct_or_dash(r.pct_of_bound),
+                      100 * r.rel_noise, 100 * r.rel_mad, r.samples, markdown_cell(r.verdicts));
   }
   md += "\n| verdict | kind | check | law | reason |\n|---|---|---|---|---|\n";
   for (Verdict v :
@@ -282,6 +295,9 @@ nlohmann::json make_context(const RunOptions& opts, const Environment& env) {
               {"repetitions", opts.repetitions},
               {"filter", opts.filter},
               {"roofline_tolerance", opts.roofline_tolerance},
+              {"host_peak_bytes_per_s", opts.host_peak_bytes_per_s
+                                            ? nlohmann::json(*opts.host_peak_bytes_per_s)
+                                            : nlohmann::json()},
               {"stopping_rule",
                {{"warmup_samples", opts.rule.warmup_samples},
                 {"min_samples", opts.rule.min_samples},

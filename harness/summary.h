@@ -22,10 +22,16 @@ struct SummaryRow {
   double median_ci_coverage = 0;
   double pct_of_peak_bandwidth = -1, pct_of_bound = -1;  // -1: unknown
   std::size_t samples = 0;
+  // The case's limiter and its fraction of the bound (harness/bound.h), with the speed-of-light
+  // class; empty, -1: no bound here.
+  std::string limiter, speed_of_light;
+  double bound_fraction = -1;
   std::string verdicts;  // "validate PASS, roofline SKIP"
 };
 
 SummaryRow summary_row(const nlohmann::json& entry, const std::vector<Check>& checks);
+// The limiter, fraction and speed-of-light class of the entry's `bound`, where it has one.
+void set_bound(SummaryRow& row, const nlohmann::json& entry);
 void print_case_line(const SummaryRow& row);
 void print_summary(const std::vector<SummaryRow>& rows, const std::vector<Check>& checks,
                    double elapsed_s);

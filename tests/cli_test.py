@@ -335,6 +335,46 @@ class Compare(unittest.TestCase):
             self.assertIn("bad.json: not valid JSON", r.stderr.splitlines()[0])
 
 
+class Project(unittest.TestCase):
+    """project (issue 29) between the committed Xeon and EPYC host runs, and its bad input."""
+    RESULTS = os.path.join(SRC, "results")
+    XEON = os.path.join(RESULTS, "cpu-ci-xeon-2vcpu-kvm", "run.json")
+    EPYC = os.path.join(RESULTS, "cpu-ci-epyc-2vcpu-kvm", "run.json")
+
+    def test_committed_runs_both_ways(self):
+        for a, b in ((self.XEON, self.EPYC), (self.EPYC, self.XEON)):
+            r = bb("project", a, "--to", b, "--json")
+            self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+            j = json.loads(r.stdout)
+            self.assertGreater(len(j["cases"]), 100)
+            for c in j["cases"]:
+                lo, hi = c["interval"]
+                self.assertTrue(0 < lo <= c["predicted_s"] <= hi, c)
+                self.assertTrue(c["limiter"])
+            measured = [c for c in j["cases"] if "measured_s" in c]
+            self.assertGreater(len(measured), 100)
+            self.assertIsInstance(j["median_abs_error"], float)
+
+    def test_bad_input_exit_2(self):
+        with tempfile.TemporaryDirectory() as d:
+            other = os.path.join(d, "other.json")
+            doc = json.load(open(self.EPYC))
+            doc["context"]["boundbench"]["schema_version"] = 99
+            json.dump(doc, open(other, "w"))
+            unmeasured = os.path.join(d, "unmeasured.json")
+            doc = json.load(open(self.EPYC))
+            doc["benchmarks"] = []
+            json.dump(doc, open(unmeasured, "w"))
+            for args, text in (((self.EPYC, "--to", "no-such-gpu"), "unknown device"),
+                               ((self.EPYC, "--to", "H100-SXM"), "no CUDA case"),
+                               ((other, "--to", self.EPYC), "schema version 99"),
+                               ((unmeasured, "--to", self.EPYC), "no measured samples")):
+                r = bb("project", *args)
+                self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
+                self.assertEqual(len(r.stderr.strip().splitlines()), 1, r.stderr)
+                self.assertIn(text, r.stderr)
+
+
 class Verdicts(unittest.TestCase):
     """The results file carries samples, robust statistics and check kinds; the validator re-judges
     each verdict from its interval and band; INCONCLUSIVE neither fails a run nor a comparison."""

@@ -7,6 +7,7 @@ import os
 from .changes import before_after
 from .headline import headline, headline_cells
 from .roofline import roofline, hierarchy
+from .speed_of_light import speed_of_light
 from .sweeps import sweeps, collectives, attention, gemm_error
 
 
@@ -41,6 +42,7 @@ def write_report(runs, out_dir):
     images += gemm_error(runs, out_dir)
     images += attention(runs, out_dir)
     images += collectives(runs, out_dir)
+    images += speed_of_light(runs, out_dir)
     change_images, change_tables = before_after(runs, out_dir)
     images += change_images
 

@@ -1,0 +1,210 @@
+#include "harness/project.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <stdexcept>
+
+#include "harness/bound.h"
+#include "harness/stats.h"
+#include "theory/bound.h"
+
+namespace bb {
+namespace {
+
+using json = nlohmann::json;
+
+std::string label_of(const json& doc) {
+  const json& bb = doc["context"]["boundbench"];
+  return bb.value("label", bb.value("date", std::string("run")));
+}
+
+bool measured(const json& e) {
+  return e.value("run_type", "iteration") == "iteration" && !e.value("error_occurred", false) &&
+         e.value("median_s", 0.0) > 0;
+}
+
+// One measured entry per case name (the first repetition).
+std::map<std::string, const json*> by_name(const json& doc) {
+  std::map<std::string, const json*> out;
+  for (const auto& e : doc["benchmarks"])
+    if (measured(e)) out.try_emplace(e.value("name", ""), &e);
+  return out;
+}
+
+// A run to project from holds measured samples: at least one case with a median from samples (a
+// schema-1 file without kept samples still has its medians; their intervals are then points).
+void require_samples(const json& a) {
+  for (const auto& e : a["benchmarks"])
+    if (measured(e) && e.value("samples", 1) > 0) return;
+  throw std::invalid_argument("run '" + label_of(a) +
+                              "' has no measured samples: nothing to project");
+}
+
+double median_error(Projection& p) {
+  std::vector<double> errors;
+  for (const auto& c : p.cases)
+    if (c.measured_s && c.fraction_a >= kProjectionMinFraction)
+      errors.push_back(std::fabs(c.predicted_s / *c.measured_s - 1));
+  p.error_cases = errors.size();
+  return errors.empty() ? std::numeric_limits<double>::quiet_NaN() : median_of(errors);
+}
+
+// Habitat's scaling of a CUDA case from device A (its ceilings) to a device with `bw`, `clock_sms`.
+std::optional<ProjectedCase> habitat(const json& e, const Ceilings& a, double bw_b,
+                                     double clock_sms_b, std::string* why) {
+  if (!a.dram_bytes_per_s || a.sm_clock_sms_hz <= 0) {
+    *why = "device A's bandwidth or SMs x clock unknown";
+    return std::nullopt;
+  }
+  const EntryWork w = entry_work(e);
+  const auto peak = a.flop_per_s.find(w.precision);
+  const double ridge =
+      peak != a.flop_per_s.end() ? peak->second.value / a.dram_bytes_per_s->value : 0.0;
+  const double gamma =
+      w.bytes > 0 ? theory::habitat_gamma(w.flop / w.bytes, ridge) : 0.0;  // no bytes: compute
+  auto scale = [&](double t) {
+    return theory::habitat_scaled_time_s(t, a.dram_bytes_per_s->value, bw_b, a.sm_clock_sms_hz,
+                                         clock_sms_b, gamma);
+  };
+  const double m = e["median_s"];
+  const CaseBound b = case_bound(w, a);
+  ProjectedCase c{.name = e.value("name", ""),
+                  .predicted_s = scale(m),
+                  .low_s = scale(e.value("median_ci_low_s", m)),
+                  .high_s = scale(e.value("median_ci_high_s", m)),
+                  .limiter = b.empty() ? "" : b.ranked.front().resource,
+                  .method = fmt::format("habitat (gamma {:.2f})", gamma),
+                  .fraction_a = b.empty() ? 0.0 : b.time_s() / m};
+  return c;
+}
+
+}  // namespace
+
+Projection project_to_run(const json& a, const json& b) {
+  require_samples(a);
+  Projection p{label_of(a), label_of(b)};
+  const std::map<std::string, Ceilings> ca = {{"host", ceilings_of(a, "host")},
+                                              {"cuda", ceilings_of(a, "cuda")}};
+  const std::map<std::string, Ceilings> cb = {{"host", ceilings_of(b, "host")},
+                                              {"cuda", ceilings_of(b, "cuda")}};
+  const auto b_cases = by_name(b);
+  for (const auto& [name, e] : by_name(a)) {
+    const std::string be = e->value("backend", "host");
+    const auto on_b = b_cases.find(name);
+    std::optional<ProjectedCase> c;
+    std::string why;
+    if (be == "cuda") {
+      const Ceilings& target = cb.at("cuda");
+      if (target.dram_bytes_per_s && target.sm_clock_sms_hz > 0)
+        c = habitat(*e, ca.at("cuda"), target.dram_bytes_per_s->value, target.sm_clock_sms_hz,
+                    &why);
+      else
+        why = "run B has no GPU with a known bandwidth and SMs x clock";
+    } else {
+      const CaseBound ba = case_bound(entry_work(*e), ca.at(be));
+      // The case as B declares it where B ran it (its sizes follow B's caches), else as A did.
+      const CaseBound bb =
+          case_bound(entry_work(on_b != b_cases.end() ? *on_b->second : *e), cb.at(be));
+      if (ba.empty())
+        why = "no bound on A";
+      else if (bb.empty())
+        why = "no ceiling on B for its resources";
+      if (why.empty()) {
+        const double m = (*e)["median_s"];
+        const double fa = ba.time_s() / m;
+        c = ProjectedCase{.name = name,
+                          .predicted_s = theory::projected_time_s(bb.time_s(), fa),
+                          .low_s = theory::projected_time_s(
+                              bb.time_s(), ba.time_s() / e->value("median_ci_low_s", m)),
+                          .high_s = theory::projected_time_s(
+                              bb.time_s(), ba.time_s() / e->value("median_ci_high_s", m)),
+                          .limiter = ba.ranked.front().resource,
+                          .method = "bound fraction, " + bb.ranked.front().resource + " on B",
+                          .fraction_a = fa};
+      }
+    }
+    if (!c) {
+      p.not_projected.emplace_back(name, why);
+      continue;
+    }
+    if (on_b != b_cases.end()) c->measured_s = (*on_b->second)["median_s"].get<double>();
+    p.cases.push_back(*c);
+  }
+  p.median_abs_error = median_error(p);
+  return p;
+}
+
+Projection project_to_device(const json& a, const std::string& device) {
+  const theory::NamedGpu* g = theory::find_named_gpu(device);
+  if (!g) {
+    std::string known;
+    for (const auto& n : theory::named_gpus())
+      known += (known.empty() ? "" : ", ") + std::string(n.name);
+    throw std::invalid_argument("unknown device '" + device + "' (known: " + known +
+                                "; or a results file of the target)");
+  }
+  require_samples(a);
+  Projection p{label_of(a), std::string(g->name) + " (datasheet)"};
+  const Ceilings ca = ceilings_of(a, "cuda");
+  for (const auto& [name, e] : by_name(a)) {
+    if (e->value("backend", "host") != "cuda") continue;
+    std::string why;
+    if (auto c = habitat(*e, ca, g->dram_bytes_per_s, g->sm_count * g->sm_clock_hz, &why))
+      p.cases.push_back(*c);
+    else
+      p.not_projected.emplace_back(name, why);
+  }
+  if (p.cases.empty() && p.not_projected.empty())
+    throw std::invalid_argument("run '" + p.from + "' has no CUDA case to project onto " +
+                                std::string(g->name));
+  return p;
+}
+
+json to_json(const Projection& p) {
+  json cases = json::array();
+  for (const auto& c : p.cases) {
+    json j = {{"name", c.name},
+              {"predicted_s", c.predicted_s},
+              {"interval", {std::min(c.low_s, c.high_s), std::max(c.low_s, c.high_s)}},
+              {"limiter", c.limiter},
+              {"fraction_of_bound_on_a", c.fraction_a},
+              {"method", c.method}};
+    if (c.measured_s) j["measured_s"] = *c.measured_s;
+    cases.push_back(j);
+  }
+  json skipped = json::array();
+  for (const auto& [n, why] : p.not_projected) skipped.push_back({{"name", n}, {"reason", why}});
+  return {{"from", p.from},
+          {"to", p.to},
+          {"cases", cases},
+          {"not_projected", skipped},
+          {"median_abs_error", std::isnan(p.median_abs_error) ? json() : json(p.median_abs_error)},
+          {"error_cases", p.error_cases},
+          {"error_min_fraction", kProjectionMinFraction}};
+}
+
+std::string projection_text(const Projection& p) {
+  std::string s =
+      fmt::format("projection {} -> {}\n{:<44} {:>12} {:>25} {:>12} {:>7}  {}\n", p.from, p.to,
+                  "case", "predicted", "interval", "measured", "%bound", "limiter on A");
+  for (const auto& c : p.cases)
+    s += fmt::format("{:<44} {:>12.4g} [{:>10.4g}, {:>10.4g}] {:>12} {:>6.1f}%  {}\n", c.name,
+                     c.predicted_s, std::min(c.low_s, c.high_s), std::max(c.low_s, c.high_s),
+                     c.measured_s ? fmt::format("{:.4g}", *c.measured_s) : "-", 100 * c.fraction_a,
+                     c.limiter);
+  if (!p.not_projected.empty())
+    s += fmt::format("{} cases not projected (e.g. {}: {})\n", p.not_projected.size(),
+                     p.not_projected.front().first, p.not_projected.front().second);
+  s += std::isnan(p.median_abs_error)
+           ? "median |predicted/measured - 1|: no measured case at >= 50% of its bound\n"
+           : fmt::format(
+                 "median |predicted/measured - 1| = {:.1f}% over {} cases at >= {:.0f}% "
+                 "of their bound\n",
+                 100 * p.median_abs_error, p.error_cases, 100 * kProjectionMinFraction);
+  return s;
+}
+
+}  // namespace bb

@@ -1,0 +1,258 @@
+// The bound of every case and its limiter (harness/bound.h), and projection (harness/project.h), on
+// planted runs whose ceilings and cases are written by hand: each planted case gets the limiter it
+// was built for, with the fraction worked out below.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <stdexcept>
+
+#include "harness/bound.h"
+#include "harness/project.h"
+
+namespace bb {
+namespace {
+
+using json = nlohmann::json;
+
+// A host entry measured at `median_s` with a ±2% interval for its median and samples.
+json entry(const std::string& suite, const std::string& name, double bytes, double flop,
+           double median_s, json params, const std::string& level = "dram",
+           const std::string& precision = "fp64") {
+  return {{"name", suite + "/" + name},
+          {"suite", suite},
+          {"case", name},
+          {"backend", "host"},
+          {"run_type", "iteration"},
+          {"bytes", bytes},
+          {"flop", flop},
+          {"precision", precision},
+          {"memory_level", level},
+          {"params", std::move(params)},
+          {"median_s", median_s},
+          {"min_s", 0.95 * median_s},
+          {"median_ci_low_s", 0.98 * median_s},
+          {"median_ci_high_s", 1.02 * median_s},
+          {"median_ci_coverage", 0.95},
+          {"samples_s", {0.95 * median_s, median_s, 1.02 * median_s}}};
+}
+
+// A 2-thread host with L1 64 KiB and L2 1 MiB (totals), read plateaus 400 GB/s (L1), 200 GB/s (L2),
+// 80 GB/s past the caches; latency plateaus 1 ns, 4 ns, 100 ns; STREAM best 70 GB/s; FMA ceilings
+// 100 GFLOP/s fp64, 200 fp32; the overhead case's fastest sample 1 us; `dram_scale` multiplies the
+// DRAM figures (a second machine).
+json planted_run(double dram_scale = 1, const std::string& label = "a") {
+  const json levels = {{{"name", "L1"}, {"bytes", 65536}}, {{"name", "L2"}, {"bytes", 1048576}}};
+  json doc = {{"context",
+               {{"boundbench",
+                 {{"schema_version", 2},
+                  {"label", label},
+                  {"host", {{"cpu_model", "planted"}, {"clock_is_max", false}}},
+                  {"options", {{"device", 0}}}}}}},
+              {"benchmarks", json::array()},
+              {"checks", json::array()}};
+  doc["figures"]["bandwidth"]["host"] = {
+      {"read_bandwidth",
+       {{"plateaus",
+         {{{"from_bytes", 4096}, {"to_bytes", 49152}, {"bytes_per_s", 400e9}},
+          {{"from_bytes", 131072}, {"to_bytes", 786432}, {"bytes_per_s", 200e9}},
+          {{"from_bytes", 8388608},
+           {"to_bytes", 268435456},
+           {"bytes_per_s", 80e9 * dram_scale}}}}}},
+      {"latency",
+       {{"plateaus",
+         {{{"from_bytes", 4096}, {"to_bytes", 49152}, {"latency_ns", 1.0}},
+          {{"from_bytes", 131072}, {"to_bytes", 786432}, {"latency_ns", 4.0}},
+          {{"from_bytes", 8388608},
+           {"to_bytes", 268435456},
+           {"latency_ns", 100.0 / dram_scale}}}}}},
+      {"stream_best", {{"case", "triad/fp64/host"}, {"bytes_per_s", 70e9 * dram_scale}}},
+      {"ceilings", {{"fp64", {{"flop_per_s", 100e9}}}, {"fp32", {{"flop_per_s", 200e9}}}}}};
+  auto& b = doc["benchmarks"];
+  // Read sweep point in L1: 1e9 bytes at 400 GB/s = 2.5 ms; measured 3.125 ms: 80%.
+  b.push_back(entry(
+      "bandwidth", "read-sweep/host/32768", 1e9, 1.25e8, 3.125e-3,
+      {{"sweep", "read"}, {"working_set_bytes", 32768}, {"threads", 2}, {"cache_levels", levels}},
+      "hierarchy"));
+  // STREAM triad, 800 MB past the caches: at 80 GB/s (the read plateau beats STREAM's 70) 10 ms;
+  // measured 12.5 ms: 80%.
+  b.push_back(entry("bandwidth", "triad/fp64/host", 8e8, 6.67e7, 12.5e-3,
+                    {{"working_set_bytes", 8e8}, {"threads", 2}}));
+  // FMA chain: 1e9 flop at 100 GFLOP/s = 10 ms over 4 KiB (L1: 10 ns); measured 11 ms.
+  b.push_back(entry("bandwidth", "intensity/fp64/host/k64", 4096, 1e9, 11e-3,
+                    {{"working_set_bytes", 4096}, {"threads", 2}}));
+  // Pointer chase, 65536 dependent loads through 64 MiB: 65536 x 100 ns = 6.5536 ms; measured 7 ms.
+  b.push_back(entry("bandwidth", "latency-sweep/host/67108864", 0, 0, 7e-3,
+                    {{"sweep", "latency"}, {"steps", 65536}, {"working_set_bytes", 67108864}},
+                    "latency", "fp32"));
+  // The overhead case: a 6 KiB triad (15 ns in L1), fastest sample 1 us, median 2 us: 50%.
+  json overhead = entry("harness", "overhead/host", 6144, 512, 2e-6, {{"elements", 256}}, "l1");
+  overhead["min_s"] = 1e-6;
+  b.push_back(overhead);
+  return doc;
+}
+
+const json& find(const json& doc, const std::string& name) {
+  for (const auto& e : doc["benchmarks"])
+    if (e["name"] == name) return e;
+  throw std::out_of_range(name);
+}
+
+TEST(Bound, PlantedCasesGetTheirLimiter) {
+  json doc = planted_run();
+  add_bounds(doc, 0.05);
+  const json& read = find(doc, "bandwidth/read-sweep/host/32768")["bound"];
+  EXPECT_EQ(read["limiter"], "L1");
+  EXPECT_NEAR(read["time_s"].get<double>(), 2.5e-3, 1e-12);
+  EXPECT_NEAR(read["fraction"].get<double>(), 0.8, 1e-12);
+  // The interval from the median's [0.98, 1.02]: [0.8/1.02, 0.8/0.98].
+  EXPECT_NEAR(read["interval"][0].get<double>(), 0.8 / 1.02, 1e-12);
+  EXPECT_NEAR(read["interval"][1].get<double>(), 0.8 / 0.98, 1e-12);
+  EXPECT_EQ(read["source"], "measured");
+  EXPECT_EQ(read["runner_up"]["resource"], "compute/fp64");  // 1.25e8 / 1e11 = 1.25 ms
+
+  const json& stream = find(doc, "bandwidth/triad/fp64/host")["bound"];
+  EXPECT_EQ(stream["limiter"], "dram");
+  EXPECT_NEAR(stream["time_s"].get<double>(), 10e-3, 1e-12);
+  EXPECT_EQ(stream["speed_of_light"], "memory-bound");
+
+  const json& fma = find(doc, "bandwidth/intensity/fp64/host/k64")["bound"];
+  EXPECT_EQ(fma["limiter"], "compute/fp64");
+  EXPECT_NEAR(fma["fraction"].get<double>(), 10.0 / 11.0, 1e-12);
+  EXPECT_EQ(fma["speed_of_light"], "compute-bound");
+
+  const json& chase = find(doc, "bandwidth/latency-sweep/host/67108864")["bound"];
+  EXPECT_EQ(chase["limiter"], "latency/dram");
+  EXPECT_NEAR(chase["time_s"].get<double>(), 65536 * 100e-9, 1e-12);
+  EXPECT_EQ(chase["speed_of_light"], "latency-bound");
+
+  const json& launch = find(doc, "harness/overhead/host")["bound"];
+  EXPECT_EQ(launch["limiter"], "overhead");
+  EXPECT_NEAR(launch["fraction"].get<double>(), 0.5, 1e-12);
+  EXPECT_EQ(launch["speed_of_light"], "overhead-bound");
+}
+
+TEST(Bound, ReadPlateauBetweenLevelsIsTheFasterOne) {
+  // 100 KiB lies between the L1 plateau (to 48 KiB) and the L2 one (from 128 KiB): the L1 rate.
+  const std::vector<theory::LevelPlateau> p = {{4096, 49152, 400e9}, {131072, 786432, 200e9}};
+  EXPECT_EQ(theory::plateau_serving(p, 102400)->value, 400e9);
+  EXPECT_EQ(theory::plateau_serving(p, 131072)->value, 200e9);
+  EXPECT_EQ(theory::plateau_serving(p, 1024)->value, 400e9);
+  EXPECT_FALSE(theory::plateau_serving(p, 1 << 20));
+  EXPECT_EQ(theory::level_holding({65536, 1048576}, 65536), 0u);
+  EXPECT_EQ(theory::level_holding({65536, 1048576}, 65537), 1u);
+  EXPECT_FALSE(theory::level_holding({65536, 1048576}, 2e6));
+}
+
+TEST(Bound, CacheHeldPastTheLastPlateauUsesIt) {
+  // L2 holds 900 KiB, past the L2 plateau's end (768 KiB): bounded at the plateau's 200 GB/s.
+  json doc = planted_run();
+  doc["figures"]["bandwidth"]["host"]["read_bandwidth"]["plateaus"].erase(2);
+  doc["figures"]["bandwidth"]["host"].erase("ceilings");
+  doc["figures"]["bandwidth"]["host"]["ceilings"]["fp64"]["flop_per_s"] = 100e9;
+  const Ceilings c = ceilings_of(doc, "host");
+  EntryWork w;
+  w.bytes = 2e9, w.working_set_bytes = 921600, w.flop = 1e9, w.precision = "fp32";
+  const CaseBound b = case_bound(w, c);
+  ASSERT_FALSE(b.empty());
+  EXPECT_EQ(b.ranked.front().resource, "L2");
+  EXPECT_NEAR(b.memory_s, 10e-3, 1e-15);
+  // fp32 from the fp64 FMA ceiling alone: 1e9 flop at 2 x 100 GFLOP/s = 5 ms, the runner-up.
+  EXPECT_NEAR(b.compute_s, 5e-3, 1e-15);
+  EXPECT_EQ(b.ranked[1].resource, "compute/fp32");
+}
+
+TEST(Bound, MeasuredCeilingBeatenIsAFindingNotAFailure) {
+  json doc = planted_run();
+  // STREAM at 5 ms: twice the measured 80 GB/s ceiling.
+  for (auto& e : doc["benchmarks"])
+    if (e["name"] == "bandwidth/triad/fp64/host") {
+      e["median_s"] = 5e-3, e["median_ci_low_s"] = 4.9e-3, e["median_ci_high_s"] = 5.1e-3;
+      e["min_s"] = 4.8e-3;
+    }
+  doc["checks"].push_back({{"suite", "bandwidth"},
+                           {"name", "triad/fp64/host/roofline"},
+                           {"verdict", "SKIP"},
+                           {"reason", "peak bandwidth unknown"}});
+  const auto made = add_bounds(doc, 0.05);
+  const Check& k = made.at("bandwidth/triad/fp64/host/roofline");
+  EXPECT_EQ(k.kind, CheckKind::expectation);
+  EXPECT_EQ(k.verdict, Verdict::below_expectation);
+  EXPECT_NE(k.reason.find("under-measured"), std::string::npos) << k.reason;
+  EXPECT_EQ(doc["checks"].size(), 2u);  // replaced in place; the chase's check added
+  EXPECT_EQ(doc["checks"][0]["verdict"], "BELOW-EXPECTATION");
+}
+
+TEST(Bound, SpecCeilingBeatenFails) {
+  json doc = planted_run();
+  doc["context"]["boundbench"]["options"]["host_peak_bytes_per_s"] = 200e9;  // --host-peak-bw
+  for (auto& e : doc["benchmarks"])
+    if (e["name"] == "bandwidth/triad/fp64/host") e["min_s"] = 3e-3, e["median_s"] = 3.2e-3;
+  const Ceilings c = ceilings_of(doc, "host");
+  ASSERT_TRUE(c.dram_bytes_per_s);
+  EXPECT_EQ(c.dram_bytes_per_s->source, "spec");
+  const json& e = find(doc, "bandwidth/triad/fp64/host");
+  const CaseBound b = case_bound(entry_work(e), c);
+  const Check k = bound_check("bandwidth", "triad/fp64/host", e, b, 0.05);
+  EXPECT_EQ(k.kind, CheckKind::law);
+  EXPECT_EQ(k.verdict, Verdict::fail);  // 8e8 B / 200e9 = 4 ms > 3 ms / 0.95
+}
+
+TEST(Bound, CeilingsFromAnEarlierRun) {
+  // A filtered run measured no ceiling: --ceilings takes the earlier run's, saying so.
+  json earlier = planted_run(1, "earlier");
+  json doc = planted_run();
+  doc["figures"] = json::object();
+  doc["benchmarks"].erase(4);  // no overhead case either
+  add_bounds(doc, 0.05);
+  EXPECT_TRUE(find(doc, "bandwidth/triad/fp64/host")["bound"].is_null());
+  add_bounds(doc, 0.05, &earlier);
+  const json& b = find(doc, "bandwidth/triad/fp64/host")["bound"];
+  EXPECT_EQ(b["limiter"], "dram");
+  EXPECT_NEAR(b["time_s"].get<double>(), 10e-3, 1e-12);
+  EXPECT_NE(b["basis"].get<std::string>().find("(from earlier)"), std::string::npos) << b;
+}
+
+TEST(Bound, HabitatScaling) {
+  // Pure memory (γ = 1): time scales with the bandwidth ratio alone.
+  EXPECT_DOUBLE_EQ(theory::habitat_scaled_time_s(1e-3, 2e12, 4e12, 1, 7, 1.0), 0.5e-3);
+  // γ = 1/2, both ratios 1/2: 1 ms × 0.5^0.5 × 0.5^0.5 = 0.5 ms.
+  EXPECT_DOUBLE_EQ(theory::habitat_scaled_time_s(1e-3, 2e12, 4e12, 1, 2, 0.5), 0.5e-3);
+  EXPECT_DOUBLE_EQ(theory::habitat_gamma(0, 10), 1.0);
+  EXPECT_DOUBLE_EQ(theory::habitat_gamma(2.5, 10), 0.75);
+  EXPECT_DOUBLE_EQ(theory::habitat_gamma(20, 10), 0.0);
+  EXPECT_DOUBLE_EQ(theory::projected_time_s(4e-3, 0.8), 5e-3);
+  EXPECT_TRUE(theory::below_speed_of_light(0.59, 0.3));
+  EXPECT_FALSE(theory::below_speed_of_light(0.61, 0.3));
+}
+
+TEST(Project, KeepsTheFractionOfTheBoundOnTheTarget) {
+  // B: DRAM twice as fast. STREAM at 80% of 10 ms on A: on B the bound is 5 ms, at 80% 6.25 ms.
+  json a = planted_run(1, "a"), b = planted_run(2, "b");
+  for (auto& e : b["benchmarks"])
+    if (e["name"] == "bandwidth/triad/fp64/host") e["median_s"] = 6.5e-3;
+  const Projection p = project_to_run(a, b);
+  const ProjectedCase* stream = nullptr;
+  for (const auto& c : p.cases)
+    if (c.name == "bandwidth/triad/fp64/host") stream = &c;
+  ASSERT_NE(stream, nullptr);
+  EXPECT_NEAR(stream->predicted_s, 6.25e-3, 1e-12);
+  EXPECT_EQ(stream->limiter, "dram");
+  ASSERT_TRUE(stream->measured_s);
+  // Errors: STREAM |6.25/6.5 − 1| = 3.8%; the chase, at 50 ns on B, 3.2768 ms / (6.5536/7) =
+  // 3.5 ms against B's 7 ms: 50%; the other three 0 (B measured them as A): median 0 over 5.
+  EXPECT_EQ(p.error_cases, 5u);
+  EXPECT_NEAR(p.median_abs_error, 0.0, 1e-12);
+  const json j = to_json(p);
+  EXPECT_TRUE(j["cases"][0].contains("interval"));
+}
+
+TEST(Project, BadInputIsOneLine) {
+  json a = planted_run();
+  EXPECT_THROW(project_to_device(a, "no-such-gpu"), std::invalid_argument);
+  EXPECT_THROW(project_to_device(a, "H100-SXM"), std::invalid_argument);  // no CUDA case
+  for (auto& e : a["benchmarks"]) e["samples"] = 0;                       // a run without samples
+  EXPECT_THROW(project_to_run(a, planted_run()), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace bb
