@@ -334,7 +334,7 @@ int cli_main(int argc, char** argv) {
   RunOptions opts;
   std::string backend = "all";
   bool no_fail = false;
-  double max_noise = -1, min_time = -1, timeout = -1;
+  double max_noise = -1, min_time = -1, timeout = -1, precision = -1;
   int min_samples = -1;
   auto* run = app.add_subcommand("run", "run suites and write a results file");
   run->add_option("--suite", opts.suites, "suite to run (repeatable; default: all)");
@@ -364,12 +364,18 @@ int cli_main(int argc, char** argv) {
       ->check(CLI::Range(2, 100000000));
   run->add_option("--min-time", min_time, "measured seconds before stopping (default 0.5)")
       ->check(CLI::NonNegativeNumber);
-  run->add_option("--timeout", timeout, "seconds of sampling per case at most (default 15)")
+  run->add_option("--timeout", timeout,
+                  "seconds of sampling per case at most (default 5; a case or group feeding an "
+                  "undecided check: 3 times this)")
       ->check(CLI::PositiveNumber);
   // Issue 29: the measured ceilings of an earlier run of this machine.
   run->add_option("--ceilings", opts.ceilings_path,
                   "an earlier results file of this machine: its measured ceilings bound the cases "
                   "where this run measures none");
+  run->add_option("--precision", precision,
+                  "stop when the median's sequential interval is within +-this fraction "
+                  "(default 0.01)")
+      ->check(CLI::Range(1e-6, 1.0));
   run->add_option("--roofline-tolerance", opts.roofline_tolerance,
                   "fraction by which a case may beat its roofline bound (default 0.05)")
       ->check(CLI::Range(0.0, 0.5));
@@ -477,6 +483,7 @@ int cli_main(int argc, char** argv) {
     if (min_samples >= 0) opts.rule.min_samples = static_cast<std::size_t>(min_samples);
     if (min_time >= 0) opts.rule.min_time_s = min_time;
     if (timeout > 0) opts.rule.timeout_s = timeout;
+    if (precision > 0) opts.rule.precision = precision;
     if (opts.summary_path.empty())
       opts.summary_path = std::filesystem::path(opts.out_path).replace_extension(".md").string();
     opts.command_line = join_args(argc, argv);

@@ -58,6 +58,15 @@ std::size_t group_warmup(std::span<Instance* const> instances, std::span<const S
   return at_least;
 }
 
+// The limit a group that feeds an undecided check samples to: its own timeout (the sum of its
+// members', as group_should_stop) or the check's, whichever is longer.
+double check_limit_s(std::span<const StoppingRule> rules) {
+  double group_s = 0, check_s = 0;
+  for (const auto& r : rules)
+    group_s += r.timeout_s, check_s = std::max(check_s, r.check_timeout_s());
+  return std::max(group_s, check_s);
+}
+
 }  // namespace
 
 std::vector<std::size_t> round_order(std::size_t round, std::size_t members) {
@@ -67,16 +76,26 @@ std::vector<std::size_t> round_order(std::size_t round, std::size_t members) {
 }
 
 std::vector<Measurement> sample_group(std::span<const StoppingRule> rules, std::size_t warmup,
-                                      const std::function<double(std::size_t)>& sample_s) {
+                                      const std::function<double(std::size_t)>& sample_s,
+                                      const UndecidedFn& undecided) {
   const std::size_t members = rules.size();
   for (std::size_t r = 0; r < warmup; ++r)
     for (std::size_t i : round_order(r, members)) sample_s(i);
   std::vector<Sampler> samplers(rules.begin(), rules.end());
   StopReason stop = StopReason::none;
   const auto t0 = clock_type::now();
+  const double limit_s = check_limit_s(rules);
   for (std::size_t r = 0; stop == StopReason::none; ++r) {
     for (std::size_t i : round_order(r, members)) samplers[i].add(sample_s(i));
-    stop = group_should_stop(samplers, seconds_since(t0));
+    const double wall = seconds_since(t0);
+    stop = group_should_stop(samplers, wall);
+    // A check the group feeds is looked at only at scheduled looks, each at its own sequential
+    // confidence, so that looking again does not raise its false-FAIL rate.
+    if (undecided && stop != StopReason::none) {
+      const bool decided =
+          is_scheduled_look(r + 1, samplers.front().rule().min_samples) && !undecided(samplers);
+      if (!decided) stop = wall >= limit_s ? StopReason::timeout : StopReason::none;
+    }
   }
   const double wall_s = seconds_since(t0);
   std::vector<Measurement> out(members);
@@ -94,16 +113,20 @@ std::vector<Measurement> sample_group(std::span<const StoppingRule> rules, std::
 }
 
 std::vector<Measurement> measure_host_group(std::span<Instance* const> instances,
-                                            std::span<const StoppingRule> rules) {
+                                            std::span<const StoppingRule> rules,
+                                            const UndecidedFn& undecided) {
   const std::size_t warmup = group_warmup(instances, rules, 0);
   CpuTally cpu(instances.size());
-  std::vector<Measurement> ms = sample_group(rules, warmup, [&](std::size_t i) {
-    return cpu(i, [&] {
-      const auto t = clock_type::now();
-      instances[i]->run(nullptr);
-      return seconds_since(t);
-    });
-  });
+  std::vector<Measurement> ms = sample_group(
+      rules, warmup,
+      [&](std::size_t i) {
+        return cpu(i, [&] {
+          const auto t = clock_type::now();
+          instances[i]->run(nullptr);
+          return seconds_since(t);
+        });
+      },
+      undecided);
   for (std::size_t i = 0; i < ms.size(); ++i) ms[i].cpu_per_sample_s = cpu.per_sample_s(i);
   return ms;
 }
@@ -111,7 +134,7 @@ std::vector<Measurement> measure_host_group(std::span<Instance* const> instances
 std::vector<Measurement> measure_cuda_group(std::span<Instance* const> instances,
                                             std::span<const StoppingRule> rules,
                                             const GpuDevice& gpu, bool hot, const Nvml* nvml,
-                                            double warmup_s) {
+                                            double warmup_s, const UndecidedFn& undecided) {
   // Warm up first (at least one round: the first launch binds library handles to the stream), so
   // that the starting clock is the loaded clock.
   const std::size_t warmup = group_warmup(instances, rules, 1);
@@ -136,7 +159,7 @@ std::vector<Measurement> measure_cuda_group(std::span<Instance* const> instances
     session.wait();
   }
   const double clock_start_hz = session.measure_sm_clock_hz();
-  std::vector<Measurement> ms = sample_group(rules, 0, sample_s);
+  std::vector<Measurement> ms = sample_group(rules, 0, sample_s, undecided);
   const double clock_end_hz = session.measure_sm_clock_hz();
   NvmlClocks c;
   c.reasons_missing = "NVML not consulted";

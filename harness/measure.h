@@ -23,14 +23,22 @@ std::vector<std::size_t> round_order(std::size_t round, std::size_t members);
 // of one sample of every member (`sample_s(member)`, seconds) in round_order, until
 // group_should_stop over `rules` (one per member). Member i's samples_s holds its sample of each
 // round, in round order; its stop reason, summary and harness overhead are the group's loop's.
+// `undecided` (optional): whether a check the group feeds is still undecided given the samplers
+// so far (it judges at their sequential confidence, Sampler::confidence). With it, the group
+// stops only at a scheduled look (is_scheduled_look of the rounds) where the check is decided and
+// the rules would stop, or at the time limit for checks: the larger of the group's timeout and
+// the rules' check_timeout_s.
+using UndecidedFn = std::function<bool(std::span<const Sampler>)>;
 std::vector<Measurement> sample_group(std::span<const StoppingRule> rules, std::size_t warmup,
-                                      const std::function<double(std::size_t)>& sample_s);
+                                      const std::function<double(std::size_t)>& sample_s,
+                                      const UndecidedFn& undecided = {});
 
 // A pairing group (or a single case) on the host: steady clock around Instance::run, one instance
 // per member, warm-up discarded (the largest of the rules'), stopping rule applied. Each member's
 // CPU time per sample is measured (the calling thread's).
 std::vector<Measurement> measure_host_group(std::span<Instance* const> instances,
-                                            std::span<const StoppingRule> rules);
+                                            std::span<const StoppingRule> rules,
+                                            const UndecidedFn& undecided = {});
 // Wall time of back-to-back launches of a GPU case before its first timed sample, so that the SM
 // clock has left its idle level before it is probed (a case follows up to seconds of host-side
 // preparation): 100 ms, 50 ms under --quick — nvbench lets a throttled GPU recover for 50 ms
@@ -51,7 +59,8 @@ std::vector<Measurement> measure_cuda_group(std::span<Instance* const> instances
                                             std::span<const StoppingRule> rules,
                                             const GpuDevice& gpu, bool hot,
                                             const Nvml* nvml = nullptr,
-                                            double warmup_s = kGpuWarmupS);
+                                            double warmup_s = kGpuWarmupS,
+                                            const UndecidedFn& undecided = {});
 
 // The bounds a case is held against on its backend.
 struct Bounds {

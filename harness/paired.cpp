@@ -63,7 +63,8 @@ bool sampled_together(const CaseResult& a, const CaseResult& b) {
 Interval time_ratio_interval(const CaseResult& a, const CaseResult& b, bool* paired) {
   const bool together = sampled_together(a, b);
   if (paired) *paired = together;
-  return together ? paired_ratio_interval(a.round_samples_s, b.round_samples_s)
+  return together ? paired_ratio_interval(a.round_samples_s, b.round_samples_s,
+                                          a.summary.median_ci_confidence)
                   : unpaired_ratio_interval(a.summary, b.summary);
 }
 

@@ -140,6 +140,37 @@ void finish_member(const RunState& rs, Member& mb, const GpuDevice* gpu) {
   }
 }
 
+// For a pairing group whose suite has checks over its cases: whether one of those checks, made
+// from the group's samples so far, is a law still INCONCLUSIVE. The suite's checks see the group's
+// members alone, as measured so far (each summary at the samplers' sequential confidence, which
+// the paired checks judge at); a check that cannot be made from them is no reason to go on. None
+// (empty) for a case sampled alone or a suite without such checks.
+UndecidedFn group_undecided(const RunState& rs, std::vector<Member>& ms,
+                            const std::vector<std::size_t>& index) {
+  if (index.size() < 2) return {};
+  const Suite& suite = *ms[index.front()].sel->suite;
+  if (!suite.suite_checks) return {};
+  const std::size_t run = rs.paired_runs + 1;  // the number this measurement will get
+  return [&ms, index, &suite, run](std::span<const Sampler> samplers) {
+    std::vector<CaseResult> partial;
+    for (std::size_t k = 0; k < index.size(); ++k) {
+      const Member& mb = ms[index[k]];
+      const Sampler& s = samplers[k];
+      partial.push_back({mb.name(), mb.sel->item->backend, mb.p.params, json::object(), mb.p.work,
+                         s.summary(), kept_samples(s.samples()), mb.sel->item->pairing_group, run,
+                         kept_rounds(s.samples())});
+    }
+    try {
+      const std::vector<Check> checks = suite.suite_checks(partial);
+      return std::any_of(checks.begin(), checks.end(), [](const Check& c) {
+        return c.kind == CheckKind::law && c.verdict == Verdict::inconclusive;
+      });
+    } catch (const std::exception&) {
+      return false;
+    }
+  };
+}
+
 // Measures one case, or the members of a pairing group together (prepared at once, sampled in
 // rotating rounds), and queues their records for run_one. `note`: why a member of a group is
 // measured alone.
@@ -173,10 +204,12 @@ void measure_members(RunState& rs, const std::vector<const SelectedCase*>& sels,
   if (!live.empty()) {
     try {
       if (gpu && !rs.nvml) rs.nvml = std::make_unique<Nvml>();  // once per run, if a GPU case
+      const UndecidedFn undecided = group_undecided(rs, ms, index);
       std::vector<Measurement> measured =
           gpu ? measure_cuda_group(live, rules, *gpu, rs.opts.hot || first.warm_caches,
-                                   rs.nvml.get(), rs.opts.quick ? kGpuWarmupQuickS : kGpuWarmupS)
-              : measure_host_group(live, rules);
+                                   rs.nvml.get(), rs.opts.quick ? kGpuWarmupQuickS : kGpuWarmupS,
+                                   undecided)
+              : measure_host_group(live, rules, undecided);
       const std::size_t run = live.size() >= 2 ? ++rs.paired_runs : 0;
       for (std::size_t k = 0; k < live.size(); ++k) {
         Member& mb = ms[index[k]];

@@ -78,8 +78,29 @@ std::vector<double> kept_rounds(std::span<const double> round_samples_s, std::si
   return kept_samples(round_samples_s, cap);
 }
 
-Summary summarize(std::span<const double> samples_s) {
+std::size_t look_index(std::size_t n, std::size_t min_samples) {
+  min_samples = std::max<std::size_t>(min_samples, 1);
+  if (n < min_samples) return 0;
+  std::size_t k = 1;
+  for (std::size_t at = min_samples; at < n; at *= 2) ++k;
+  return k;
+}
+
+bool is_scheduled_look(std::size_t n, std::size_t min_samples) {
+  min_samples = std::max<std::size_t>(min_samples, 1);
+  if (n < min_samples || n % min_samples) return false;
+  const std::size_t q = n / min_samples;
+  return (q & (q - 1)) == 0;
+}
+
+double sequential_confidence(std::size_t look, double alpha) {
+  const double k = static_cast<double>(std::max<std::size_t>(look, 1));
+  return 1 - alpha / (k * (k + 1));
+}
+
+Summary summarize(std::span<const double> samples_s, double confidence) {
   Summary s;
+  s.median_ci_confidence = confidence;
   s.samples = samples_s.size();
   if (s.samples == 0) return s;
   std::vector<double> sorted(samples_s.begin(), samples_s.end());
@@ -100,10 +121,11 @@ Summary summarize(std::span<const double> samples_s) {
   for (std::size_t i = 0; i < n; ++i) deviations[i] = std::fabs(sorted[i] - s.median_s);
   s.mad_s = median_of(std::move(deviations));
   s.rel_mad = s.median_s > 0 ? kMadToSigma * s.mad_s / s.median_s : 0.0;
-  const MedianRanks ranks = median_interval_ranks(n);
+  const MedianRanks ranks = median_interval_ranks(n, confidence);
   s.median_ci_low_s = sorted[ranks.low - 1];
   s.median_ci_high_s = sorted[ranks.high - 1];
   s.median_ci_coverage = ranks.coverage;
+  s.median_ci_confidence = confidence;
   return s;
 }
 
@@ -116,17 +138,20 @@ StoppingRule StoppingRule::simulated() {
           .min_samples = 3,
           .min_time_s = 0,
           .max_rel_noise = 0.01,
-          .timeout_s = 1e-3,                   // any simulated sample takes longer: stop at 3
-          .hard_timeout_factor = 600 / 1e-3};  // never more than 10 minutes
+          .timeout_s = 1e-3,                  // any simulated sample takes longer: stop at 3
+          .hard_timeout_factor = 600 / 1e-3,  // never more than 10 minutes
+          .check_timeout_factor = 0};         // and no more for an undecided check
 }
 
 StoppingRule StoppingRule::for_sweep_point() const {
   StoppingRule r = *this;
   r.min_samples = std::min<std::size_t>(min_samples, 5);
   r.min_time_s = min_time_s / 50;
-  r.timeout_s = std::max(timeout_s / 30, 0.1);
+  r.timeout_s = std::max(timeout_s / 10, 0.1);
   r.hard_timeout_factor = hard_timeout_s() / r.timeout_s;
-  r.max_rel_noise = std::max(max_rel_noise, 0.05);
+  r.check_timeout_factor = check_timeout_s() / r.timeout_s;
+  // The run's precision and noise target: a sweep point's samples are short, so its median reaches
+  // ±1% in a fraction of the shorter timeout, or stops there.
   return r;
 }
 
@@ -151,7 +176,22 @@ bool Sampler::converged() const {
   const std::size_t n = samples_.size();
   if (n < rule_.min_samples || sum_ < rule_.min_time_s || n < 2) return false;
   const double stddev = std::sqrt(m2_ / static_cast<double>(n - 1));
-  return mean_ > 0 && stddev / mean_ <= rule_.max_rel_noise;
+  return (mean_ > 0 && stddev / mean_ <= rule_.max_rel_noise) || precise();
+}
+
+bool Sampler::precise() const {
+  const std::size_t n = samples_.size();
+  if (n < 2 || !is_scheduled_look(n, rule_.min_samples)) return false;
+  std::vector<double> sorted(samples_);
+  std::sort(sorted.begin(), sorted.end());
+  const MedianRanks ranks = median_interval_ranks(n, confidence());
+  const double median = median_of(sorted);
+  return median > 0 && ranks.coverage >= confidence() &&
+         sorted[ranks.high - 1] - sorted[ranks.low - 1] <= 2 * rule_.precision * median;
+}
+
+double Sampler::confidence() const {
+  return sequential_confidence(look_index(samples_.size(), rule_.min_samples), rule_.alpha);
 }
 
 StopReason Sampler::should_stop(double wall_s) const {

@@ -22,13 +22,18 @@ struct Summary {
   // Distribution-free interval for the median from order statistics (median_interval_ranks) and
   // its actual coverage (≥ 0.95 from 6 samples on; below, [min, max] and what it reaches).
   double median_ci_low_s = 0, median_ci_high_s = 0, median_ci_coverage = 0;
+  // The confidence that interval was asked for: 0.95, or the sampler's look's sequential level
+  // (sequential_confidence). Checks over the samples (paired rounds) judge at the same level.
+  double median_ci_confidence = 0.95;
 
   Interval median_interval() const {
     return {median_s, median_ci_low_s, median_ci_high_s, median_ci_coverage};
   }
 };
 
-Summary summarize(std::span<const double> samples_s);
+// `confidence`: of the median's interval (median_interval_ranks); the sampler passes the
+// sequential level of its last look (sequential_confidence).
+Summary summarize(std::span<const double> samples_s, double confidence = 0.95);
 
 // The 1-based ranks (low, high = n + 1 − low) of the order statistics X_(low) ≤ median ≤ X_(high)
 // with coverage 1 − 2·P(B ≤ low − 1), B ~ Binomial(n, 1/2): the largest `low` whose coverage is at
@@ -62,19 +67,47 @@ std::vector<double> kept_samples(std::span<const double> samples_s, std::size_t 
 std::vector<double> kept_rounds(std::span<const double> round_samples_s,
                                 std::size_t cap = kKeptSamples);
 
+// Sequential looks at the median's interval (the stopping rule below). The rule looks at the
+// interval only at sample counts min_samples · 2^(k−1), k = 1, 2, … (look_index), and look k
+// judges it at confidence 1 − α/(k(k+1)): the α_k sum to α over every look there may ever be, so by
+// the union bound the interval the case stops with covers the true median with probability ≥ 1 − α
+// whatever rule chose when to stop (α spending over a geometric schedule of looks; README.md
+// "When a case stops"). A stop between two scheduled counts (the time limit, nvbench's noise rule)
+// is one more look, and takes the next index.
+// The index of the look made at `n` samples: k where n = min_samples · 2^(k−1); otherwise (between
+// scheduled counts) the index of the next scheduled look. 0 below min_samples.
+std::size_t look_index(std::size_t n, std::size_t min_samples);
+// Whether `n` samples is a scheduled look (min_samples · 2^(k−1)).
+bool is_scheduled_look(std::size_t n, std::size_t min_samples);
+// 1 − α/(k(k+1)): the confidence of look k ≥ 1 (1 − α/2 at the first look).
+double sequential_confidence(std::size_t look, double alpha);
+
 // nvbench's rule: sample until the relative noise is at most `max_rel_noise`, once at least
 // `min_samples` samples and `min_time_s` of measured time are in; stop when `timeout_s` of wall
 // time has passed and `min_samples` are in, so that every case has its minimum (the median's
 // interval needs 6 samples for 95%). Only the hard cap, `hard_timeout_s()` = 10 × timeout_s (of the
 // run's rule: a sweep point's shorter timeout keeps it), stops a case with fewer (at least 2, so
 // that the noise is defined): samples that take seconds each.
+// Then the rule made for what a verdict needs: stop as well when, at a scheduled look, the median's
+// interval at that look's sequential confidence is within ±`precision` of the median
+// (half-width / median ≤ precision; `run --precision`). A case that feeds a check keeps sampling
+// while the check is undecided (sample_group's `undecided`), up to the same limits.
 struct StoppingRule {
   std::size_t warmup_samples = 1;
   std::size_t min_samples = 10;
   double min_time_s = 0.5;
   double max_rel_noise = 0.005;
-  double timeout_s = 15.0;
+  double precision = 0.01;  // the median's interval half-width / median to stop at
+  double alpha = 0.05;  // spent over the looks: the intervals stopped with cover ≥ 1 − alpha
+  // 5 s: criterion.rs's default measurement time; a case on a noisy VM that has not reached its
+  // precision by then reports the interval it has (README.md "When a case stops").
+  double timeout_s = 5.0;
   double hard_timeout_factor = 10;  // hard cap / timeout_s
+  // How long a case or pairing group that feeds an undecided check may sample (sample_group):
+  // check_timeout_s() = 3 × timeout_s (the run's: a sweep point's shorter timeout keeps it).
+  double check_timeout_factor = 3;
+
+  double check_timeout_s() const { return check_timeout_factor * timeout_s; }
 
   double hard_timeout_s() const { return hard_timeout_factor * timeout_s; }
 
@@ -83,7 +116,8 @@ struct StoppingRule {
   // samples, stopping there whatever their spread (the spread is reported).
   static StoppingRule simulated();
   // For one point of a sweep (dozens of sizes, each judged by its median): at most 5 samples,
-  // 1/50 of the time, 1/30 of the timeout (≥ 0.1 s), noise target at least 5%; the same hard cap.
+  // 1/50 of the time, 1/10 of the timeout (≥ 0.1 s); the run's noise target and precision, the
+  // same hard cap.
   StoppingRule for_sweep_point() const;
 };
 
@@ -97,10 +131,16 @@ class Sampler {
   void add(double sample_s);
   // `wall_s`: wall time since sampling began (after warm-up).
   StopReason should_stop(double wall_s) const;
-  // The noise target met, with the minimum samples and time in.
+  // With the minimum samples and time in: the noise target met, or at a scheduled look the
+  // median's interval within ±precision (at that look's sequential confidence).
   bool converged() const;
+  // Whether the median's interval at the current look is within ±precision (false between looks).
+  bool precise() const;
+  // The confidence the median's interval is reported at when sampling stops now: that of the
+  // current look (look_index of the sample count).
+  double confidence() const;
   const StoppingRule& rule() const { return rule_; }
-  Summary summary() const { return summarize(samples_); }
+  Summary summary() const { return summarize(samples_, confidence()); }
   std::span<const double> samples() const { return samples_; }
 
  private:

@@ -285,7 +285,8 @@ TEST(StoppingRule, SweepPointRuleIsLighter) {
   EXPECT_EQ(s.min_samples, 5u);
   EXPECT_DOUBLE_EQ(s.min_time_s, full.min_time_s / 50);
   EXPECT_DOUBLE_EQ(s.timeout_s, 0.5);
-  EXPECT_DOUBLE_EQ(s.max_rel_noise, 0.05);
+  EXPECT_DOUBLE_EQ(s.max_rel_noise, full.max_rel_noise);
+  EXPECT_DOUBLE_EQ(s.precision, full.precision);
   EXPECT_DOUBLE_EQ(StoppingRule::quick().for_sweep_point().timeout_s, 0.1);
 }
 

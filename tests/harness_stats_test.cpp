@@ -250,34 +250,35 @@ TEST(Sampler, MinTimeNotReachedNeverStops) {
   Sampler sampler(StoppingRule{});
   for (int i = 0; i < 200; ++i) sampler.add(0.0009765625);
   EXPECT_EQ(sampler.should_stop(0.0), StopReason::none);
-  EXPECT_EQ(sampler.should_stop(14.9), StopReason::none);
-  EXPECT_EQ(sampler.should_stop(15.0), StopReason::timeout);
+  EXPECT_EQ(sampler.should_stop(4.9), StopReason::none);
+  EXPECT_EQ(sampler.should_stop(5.0), StopReason::timeout);
 }
 
 TEST(Sampler, NoisyStreamOnlyTimesOut) {
-  // Alternating 1.0 / 1.2: relative noise ≈ 0.1 / 1.1 ≈ 9%, far above 0.5%.
+  // Alternating 1.0 / 1.2: relative noise ≈ 0.1 / 1.1 ≈ 9%, far above 0.5%; the median's
+  // interval [1.0, 1.2] is ±9%, far outside ±1%.
   const auto alternating = [](std::size_t i) { return i % 2 ? 1.2 : 1.0; };
   Sampler sampler(StoppingRule{});
   StopReason reason = StopReason::none;
-  EXPECT_EQ(samples_until_stop(sampler, alternating, 14.999, 500, &reason), 0u);
+  EXPECT_EQ(samples_until_stop(sampler, alternating, 4.999, 500, &reason), 0u);
   EXPECT_GT(sampler.summary().rel_noise, 0.08);
-  EXPECT_EQ(sampler.should_stop(15.0), StopReason::timeout);
+  EXPECT_EQ(sampler.should_stop(5.0), StopReason::timeout);
   EXPECT_EQ(sampler.should_stop(100.0), StopReason::timeout);
 }
 
 TEST(Sampler, TimeoutWaitsForMinSamplesUntilTheHardCap) {
-  // Default rule: timeout 15 s, min_samples 10, hard cap 150 s.
+  // Default rule: timeout 5 s, min_samples 10, hard cap 50 s.
   Sampler sampler(StoppingRule{});
-  EXPECT_EQ(StoppingRule{}.hard_timeout_s(), 150.0);
+  EXPECT_EQ(StoppingRule{}.hard_timeout_s(), 50.0);
   EXPECT_EQ(sampler.should_stop(1000.0), StopReason::none);  // no sample yet
   sampler.add(1.0);
   EXPECT_EQ(sampler.should_stop(1000.0), StopReason::none);  // the cap needs 2 samples
   sampler.add(1.2);
-  EXPECT_EQ(sampler.should_stop(100.0), StopReason::none);     // past the timeout, 2 < 10 samples
-  EXPECT_EQ(sampler.should_stop(150.0), StopReason::timeout);  // the hard cap
+  EXPECT_EQ(sampler.should_stop(40.0), StopReason::none);     // past the timeout, 2 < 10 samples
+  EXPECT_EQ(sampler.should_stop(50.0), StopReason::timeout);  // the hard cap
   for (int i = 0; i < 8; ++i) sampler.add(i % 2 ? 1.0 : 1.2);
-  EXPECT_EQ(sampler.should_stop(14.9), StopReason::none);
-  EXPECT_EQ(sampler.should_stop(15.0), StopReason::timeout);  // 10 samples: the timeout stops it
+  EXPECT_EQ(sampler.should_stop(4.9), StopReason::none);
+  EXPECT_EQ(sampler.should_stop(5.0), StopReason::timeout);  // 10 samples: the timeout stops it
 }
 
 TEST(Sampler, QuickSweepPointKeepsItsFiveSamples) {
@@ -286,7 +287,8 @@ TEST(Sampler, QuickSweepPointKeepsItsFiveSamples) {
   EXPECT_EQ(rule.min_samples, 5u);
   EXPECT_DOUBLE_EQ(rule.timeout_s, 0.1);
   EXPECT_DOUBLE_EQ(rule.hard_timeout_s(), 10.0);
-  EXPECT_DOUBLE_EQ(StoppingRule{}.for_sweep_point().hard_timeout_s(), 150.0);
+  EXPECT_DOUBLE_EQ(StoppingRule{}.for_sweep_point().hard_timeout_s(), 50.0);
+  EXPECT_DOUBLE_EQ(StoppingRule{}.for_sweep_point().check_timeout_s(), 15.0);
   Sampler sampler(rule);
   const auto noisy = [](std::size_t i) { return i % 2 ? 1.8 : 1.5; };  // seconds each, noisy
   StopReason reason = StopReason::none;
@@ -315,9 +317,10 @@ TEST(StoppingRule, QuickIsLooserThanDefault) {
   EXPECT_GT(q.max_rel_noise, d.max_rel_noise);
   EXPECT_LT(q.timeout_s, d.timeout_s);
 
-  // Alternating 1.0 / 1.02 (≈ 1.1% noise): quick converges at its 5 minimum samples, the
-  // default rule does not converge at all.
-  const auto alternating = [](std::size_t i) { return i % 2 ? 1.02 : 1.0; };
+  // Alternating 1.0 / 1.03 (≈ 1.5% noise, the median's interval [1.0, 1.03] ±1.5%): quick
+  // converges at its 5 minimum samples (noise ≤ 2%), the default rule does not converge at all
+  // (noise > 0.5%, interval wider than ±1%).
+  const auto alternating = [](std::size_t i) { return i % 2 ? 1.03 : 1.0; };
   Sampler quick(q), strict(d);
   StopReason reason = StopReason::none;
   EXPECT_EQ(samples_until_stop(quick, alternating, 0.0, 100, &reason), 5u);

@@ -77,9 +77,14 @@ std::vector<Check> attention_suite_checks(const std::vector<CaseResult>& results
         paired_n.push_back(r->params.value("n", 0.0)), rounds.push_back(r->round_samples_s);
     // Guarded by the fit over the medians: a FAIL needs both outside the band.
     const Band band = Band::plus_minus(kExponent, kExponentTolerance);
-    const Interval exponent = paired ? guarded_interval(paired_exponent_interval(paired_n, rounds),
-                                                        robust.slope_interval(), band)
-                                     : robust.slope_interval();
+    // At the rounds' sequential confidence (stats.h): the group keeps sampling while this check is
+    // undecided, so it is looked at more than once.
+    const Interval exponent =
+        paired
+            ? guarded_interval(paired_exponent_interval(
+                                   paired_n, rounds, cases.front()->summary.median_ci_confidence),
+                               robust.slope_interval(), band)
+            : robust.slope_interval();
     Check c = fit(head, kExponent, band, exponent, n.size());
     c.tolerance = kExponentTolerance;
     c.reason += (paired ? fmt::format("; paired: median of {} per-round Theil-Sen exponents",

@@ -259,7 +259,8 @@ void analyse_strided(const std::vector<CaseResult>& rs, Backend b, Analysis& out
     const bool paired = sampled_together(*r, unit);
     const Interval unpaired = unpaired_ratio_interval(r->summary, unit.summary);
     const Interval ratio =
-        paired ? guarded_interval(paired_ratio_interval(r->round_samples_s, unit.round_samples_s),
+        paired ? guarded_interval(paired_ratio_interval(r->round_samples_s, unit.round_samples_s,
+                                                        r->summary.median_ci_confidence),
                                   unpaired, band)
                : unpaired;
     const double measured = ratio.value;
@@ -357,8 +358,11 @@ std::optional<PairedOverlap> paired_overlap(const std::vector<const CaseResult*>
     if (!(o.bw > 0 && o.peak > 0)) return std::nullopt;
     worst[q] = o.worst, ridge[q] = o.ridge;
   }
-  return PairedOverlap{median_interval_of(std::move(worst)), median_interval_of(std::move(ridge)),
-                       rounds};
+  // At the rounds' sequential confidence (stats.h sequential_confidence): a group that keeps
+  // sampling while these checks are undecided looks at them more than once.
+  const double confidence = pts.front()->summary.median_ci_confidence;
+  return PairedOverlap{median_interval_of(std::move(worst), confidence),
+                       median_interval_of(std::move(ridge), confidence), rounds};
 }
 
 void analyse_intensity(const std::vector<CaseResult>& rs, Backend b, Analysis& out) {
