@@ -16,6 +16,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "app/history_cli.h"
 #include "app/theory_catalogue.h"
 #include "harness/build_info.h"
 #include "harness/host_info.h"
@@ -382,6 +383,8 @@ int cli_main(int argc, char** argv) {
   auto* rep = app.add_subcommand("report", "HTML page and PNG plots comparing results files");
   rep->add_option("runs", report_runs, "results files")->required();
   rep->add_option("--out", report_out, "output folder")->required();
+  // The history store (issue 30): `history add`, `history changes`.
+  const HistoryCommand history = mount_history_command(app);
   // The suites with their own driver (collectives), each a subcommand of its own.
   const std::vector<suites::SuiteCommand> commands =
       suites::mount_suite_commands(app, parse_quantity);
@@ -422,6 +425,7 @@ int cli_main(int argc, char** argv) {
     if (*th) return cmd_theory(formula, th->remaining(), json, theory_from);
     for (const auto& c : commands)
       if (*c.command) return c.run(join_args(argc, argv), argc, argv);
+    if (*history.command) return history.run();
     if (*info) return cmd_info(json, info_results);
     if (*rep) return cmd_report(report_runs, report_out);
     if (*cmp)
