@@ -16,6 +16,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "app/ab_cli.h"
 #include "app/history_cli.h"
 #include "app/theory_catalogue.h"
 #include "harness/build_info.h"
@@ -385,6 +386,7 @@ int cli_main(int argc, char** argv) {
   rep->add_option("--out", report_out, "output folder")->required();
   // The history store (issue 30): `history add`, `history changes`.
   const HistoryCommand history = mount_history_command(app);
+  const AbCommand ab = mount_ab_command(app);  // `ab BASE NEW -- RUN_OPTIONS`
   // The suites with their own driver (collectives), each a subcommand of its own.
   const std::vector<suites::SuiteCommand> commands =
       suites::mount_suite_commands(app, parse_quantity);
@@ -421,6 +423,7 @@ int cli_main(int argc, char** argv) {
   }
 
   try {
+    if (*ab.command) return ab.run(passthrough);
     if (!passthrough.empty() && !*run) return usage_error("arguments after -- are for 'run' only");
     if (*th) return cmd_theory(formula, th->remaining(), json, theory_from);
     for (const auto& c : commands)
