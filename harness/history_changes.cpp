@@ -131,6 +131,20 @@ std::string changes_markdown(const ChangeReport& r) {
   return s;
 }
 
+std::map<std::string, BetweenRunSpread> between_run_spread(const History& h,
+                                                           const std::string& machine) {
+  std::map<std::string, BetweenRunSpread> out;
+  std::vector<double> x;
+  for (const CaseSeries& s : h.cases) {
+    if (h.machines[s.machine].machine != machine) continue;
+    x.clear();
+    for (const double m : s.median_s)
+      if (m > 0) x.push_back(std::log(m));
+    if (x.size() >= 3) out[s.name] = {difference_noise(x), x.size()};
+  }
+  return out;
+}
+
 bool regression_within(const ChangeReport& r, std::size_t n) {
   return std::any_of(r.changes.begin(), r.changes.end(), [&](const HistoryChange& c) {
     return c.slower() && c.index + n >= c.commits;

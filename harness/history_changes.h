@@ -3,12 +3,14 @@
 // (Benjamini–Hochberg), each with its commit, ratio and interval, and whether it is a regression.
 #pragma once
 
+#include <map>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
 #include "harness/change_points.h"
 #include "harness/history_store.h"
+#include "harness/regression.h"
 
 namespace bb {
 
@@ -38,6 +40,12 @@ ChangeReport find_history_changes(const History& h, const ChangeOptions& opts = 
 nlohmann::json changes_json(const ChangeReport& r);
 std::string changes_table(const ChangeReport& r);
 std::string changes_markdown(const ChangeReport& r);
+
+// Each case's spread between runs of `machine` (a machine id): the robust scale of the successive
+// differences of its log run medians (change_points.h difference_noise: a few steps barely move
+// it), with the number of runs; for `compare --db`.
+std::map<std::string, BetweenRunSpread> between_run_spread(const History& h,
+                                                           const std::string& machine);
 
 // Whether a slower change falls in the last `n` commits of its machine.
 bool regression_within(const ChangeReport& r, std::size_t n);

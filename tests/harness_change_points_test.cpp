@@ -12,6 +12,7 @@
 
 #include "harness/change_points.h"
 #include "harness/history_changes.h"
+#include "harness/regression.h"
 
 namespace bb {
 namespace {
@@ -134,6 +135,47 @@ TEST(HistoryChanges, PlantedStepsFoundUnchangedCasesQuiet) {
   // --fail-within: the steps are at commit 40 of 60 (index 40: the 20th from the end).
   EXPECT_TRUE(regression_within(r, 20));
   EXPECT_FALSE(regression_within(r, 15));
+}
+
+}  // namespace
+}  // namespace bb
+
+namespace bb {
+namespace {
+
+// Two runs of 12 cases with tight samples: case 0 is 12% slower in the second.
+nlohmann::json compare_run(double case0_factor) {
+  nlohmann::json benchmarks = nlohmann::json::array();
+  for (int c = 0; c < 12; ++c) {
+    const double m = 1e-3 * (1 + c) * (c == 0 ? case0_factor : 1.0);
+    std::vector<double> samples;
+    for (int i = 0; i < 30; ++i) samples.push_back(m * (1 + 0.001 * ((i * 7) % 11 - 5)));
+    benchmarks.push_back({{"name", fmt::format("suite/case{}", c)},
+                          {"run_type", "iteration"},
+                          {"median_s", m},
+                          {"samples_s", samples}});
+  }
+  return {{"context",
+           {{"boundbench",
+             {{"schema_version", 2}, {"fingerprint", {{"cpu", {{"model_name", "test CPU"}}}}}}}}},
+          {"benchmarks", benchmarks},
+          {"checks", nlohmann::json::array()}};
+}
+
+TEST(CompareWithStore, ACaseThatMovesBetweenRunsNeedsMoreThanOnePair) {
+  const nlohmann::json base = compare_run(1.0), next = compare_run(1.12);
+  CompareOptions opts;
+  const auto plain = compare_runs(base, next, opts);
+  ASSERT_EQ(plain.cases[0].name, "suite/case0");
+  EXPECT_EQ(plain.cases[0].verdict, "SLOWER");
+  // The store has seen this case move by 10% (log sd) between runs of the same code.
+  opts.between_runs["suite/case0"] = {0.10, 12};
+  const auto stored = compare_runs(base, next, opts);
+  EXPECT_EQ(stored.cases[0].verdict, "AMBIGUOUS");
+  EXPECT_LT(stored.cases[0].change_low, 0.0);
+  // A case the store knows to be steady is still called.
+  opts.between_runs["suite/case0"] = {0.002, 12};
+  EXPECT_EQ(compare_runs(base, next, opts).cases[0].verdict, "SLOWER");
 }
 
 }  // namespace
