@@ -38,9 +38,20 @@ double difference_noise(std::span<const double> x) {
   if (x.size() < 3) return kFloor;
   std::vector<double> d(x.size() - 1);
   for (std::size_t i = 1; i < x.size(); ++i) d[i - 1] = x[i] - x[i - 1];
+  // Tied run medians (a coarse timer, or kept samples that repeat) make most differences 0 and
+  // the MAD 0: the scale is also taken from the mean square of the 90% smallest differences, which
+  // for a normal is 0.623 of its variance (E[z²; |z| < 1.645] / 0.9), and the larger one kept.
+  std::vector<double> sq(d.size());
+  for (std::size_t i = 0; i < d.size(); ++i) sq[i] = d[i] * d[i];
+  std::sort(sq.begin(), sq.end());
+  const std::size_t kept = std::max<std::size_t>(1, sq.size() * 9 / 10);
+  double mean_sq = 0;
+  for (std::size_t i = 0; i < kept; ++i) mean_sq += sq[i];
+  mean_sq /= static_cast<double>(kept);
+  const double trimmed = std::sqrt(mean_sq / 0.623) / std::sqrt(2.0);
   const double m = median_of(d);
   for (auto& v : d) v = std::fabs(v - m);
-  return std::max(kFloor, 1.4826 * median_of(d) / std::sqrt(2.0));
+  return std::max({kFloor, 1.4826 * median_of(d) / std::sqrt(2.0), trimmed});
 }
 
 std::vector<Step> find_steps(std::span<const double> x, std::span<const std::uint8_t> can_split,

@@ -33,8 +33,9 @@ struct Step {
   std::size_t runs_before = 0, runs_after = 0;
 };
 
-// The robust noise of a series: σ = 1.4826·MAD(Δx)/√2 over successive differences, which a few
-// steps barely move (a step changes one difference). Floored at 1e-4 (0.01% in log units).
+// The robust noise of a series from its successive differences Δx, which a few steps barely move
+// (a step changes one difference): the larger of 1.4826·MAD(Δx)/√2 and the root mean square of the
+// 90% smallest |Δx| / √(2·0.623) (normal-consistent; not 0 when most medians tie). Floored at 1e-4.
 double difference_noise(std::span<const double> x);
 
 // `x`: log run-level medians in measurement order; `can_split[i]` (same length, or empty for all):
