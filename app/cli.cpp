@@ -18,8 +18,11 @@
 #include <fmt/ranges.h>
 
 #include "app/project_cmd.h"
+#include "app/ab_cli.h"
+#include "app/history_cli.h"
 #include "app/theory_catalogue.h"
 #include "harness/build_info.h"
+#include "harness/history_changes.h"
 #include "harness/host_info.h"
 #include "harness/measured_info.h"
 #include "harness/project.h"
@@ -255,11 +258,17 @@ int cmd_list(const std::vector<Suite>& suites, const std::vector<std::string>& w
 }
 
 int cmd_compare(const std::string& base_path, const std::string& next_path, double threshold_pct,
-                bool cross_device, const std::string& markdown_path, bool json) {
-  const CompareOptions opts{.threshold = threshold_pct / 100, .cross_device = cross_device};
+                bool cross_device, const std::string& markdown_path, bool json,
+                const std::string& history_db) {
+  CompareOptions opts{.threshold = threshold_pct / 100, .cross_device = cross_device};
   if (!markdown_path.empty()) ensure_writable(markdown_path);
   const nlohmann::json base = load_results(base_path);
   const nlohmann::json next = load_results(next_path);
+  if (!history_db.empty()) {  // each case's spread between runs of this machine (issue 30)
+    const std::string machine = run_identity(base).machine;
+    opts.between_runs =
+        between_run_spread(HistoryStore(history_db).history({.machine = machine}), machine);
+  }
   RunComparison c;
   try {
     c = compare_runs(base, next, opts);
@@ -402,11 +411,18 @@ int cli_main(int argc, char** argv) {
   cmp->add_option("--markdown", markdown_path, "also write a markdown summary here");
   cmp->add_flag("--cross-device", cross_device, "different devices: compare % of bound");
   cmp->add_flag("--json", json, "print JSON");
+  std::string compare_db;
+  cmp->add_option("--db", compare_db,
+                  "a history store: each case's spread between runs of this machine widens its "
+                  "interval");
   std::vector<std::string> report_runs;
   std::string report_out;
   auto* rep = app.add_subcommand("report", "HTML page and PNG plots comparing results files");
   rep->add_option("runs", report_runs, "results files")->required();
   rep->add_option("--out", report_out, "output folder")->required();
+  // The history store (issue 30): `history add`, `history changes`.
+  const HistoryCommand history = mount_history_command(app);
+  const AbCommand ab = mount_ab_command(app);  // `ab BASE NEW -- RUN_OPTIONS`
   // The suites with their own driver (collectives), each a subcommand of its own.
   const std::vector<suites::SuiteCommand> commands =
       suites::mount_suite_commands(app, parse_quantity);
@@ -451,15 +467,18 @@ int cli_main(int argc, char** argv) {
   }
 
   try {
+    if (*ab.command) return ab.run(passthrough);
     if (!passthrough.empty() && !*run) return usage_error("arguments after -- are for 'run' only");
     if (*th) return cmd_theory(formula, th->remaining(), json, theory_from);
     for (const auto& c : commands)
       if (*c.command) return c.run(join_args(argc, argv), argc, argv);
     if (*proj) return cmd_project(project_from, project_to, json);
+    if (*history.command) return history.run();
     if (*info) return cmd_info(json, info_results);
     if (*rep) return cmd_report(report_runs, report_out);
     if (*cmp)
-      return cmd_compare(base_path, next_path, threshold_pct, cross_device, markdown_path, json);
+      return cmd_compare(base_path, next_path, threshold_pct, cross_device, markdown_path, json,
+                         compare_db);
     // The case lists span this machine's caches (the sweeps), so the hardware is found first.
     const Environment env = discover();
     const GpuDevice* target_gpu = env.gpus.usable && opts.device >= 0 &&

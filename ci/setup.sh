@@ -17,6 +17,7 @@ packages=(
   python3 python3-jsonschema python3-scipy  # results validation; compare.py needs scipy
   python3-venv                     # build/oracle-venv: ml_dtypes from PyPI (format oracle test)
   python3-matplotlib               # boundbench report: plots
+  libsqlite3-dev                   # the history store (boundbench history)
   python3-yaml                     # tests/gpu_ci_test.py, ci/gpu_dryrun.py: the GPU workflow
   cmark-gfm                        # tests: summaries render as GitHub tables
   likwid                           # likwid-bench: the host STREAM reference measurement

@@ -365,14 +365,40 @@ RunComparison compare_runs(const json& base, const json& next, const CompareOpti
   const RunNoise noise = run_level_noise(sampled, 1 - opts.alpha);
   r.run_noise = noise.scale;
   r.run_noise_dof = noise.dof;
-  if (noise.scale > 0) {
-    for (std::size_t i = 0; i < r.cases.size(); ++i) {
-      if (std::isnan(p[i])) continue;
-      const RatioInterval w = widened(intervals[i], noise, opts.threshold, 1 - opts.alpha);
-      r.cases[i].change_low = w.low - 1;
-      r.cases[i].change_high = w.high - 1;
-      p[i] = std::min(1.0, 2 * std::min(w.p_slower, w.p_faster));
+  std::size_t from_store = 0;
+  for (std::size_t i = 0; i < r.cases.size(); ++i) {
+    if (std::isnan(p[i])) continue;
+    const bool run_level = noise.scale > 0;
+    RatioInterval w =
+        run_level ? widened(intervals[i], noise, opts.threshold, 1 - opts.alpha) : intervals[i];
+    // The store's spread for this case too, where known: its t has the runs' degrees of freedom,
+    // the run-level noise's may have heavier tails, so each side keeps the more cautious.
+    if (const auto it = opts.between_runs.find(r.cases[i].name);
+        it != opts.between_runs.end() && it->second.runs >= 3) {
+      const RunNoise own{std::sqrt(2.0) * it->second.log_sd,
+                         static_cast<double>(it->second.runs - 1)};
+      RatioInterval s = widened(intervals[i], own, opts.threshold, 1 - opts.alpha);
+      // The more cautious of the two: the wider interval, the larger p-values.
+      if (s.high / s.low > w.high / w.low) {
+        std::swap(w.low, s.low);
+        std::swap(w.high, s.high);
+        ++from_store;
+      }
+      w.p_slower = std::max(w.p_slower, s.p_slower);
+      w.p_faster = std::max(w.p_faster, s.p_faster);
+    } else if (!run_level) {
+      continue;
     }
+    r.cases[i].change_low = w.low - 1;
+    r.cases[i].change_high = w.high - 1;
+    p[i] = std::min(1.0, 2 * std::min(w.p_slower, w.p_faster));
+  }
+  if (!opts.between_runs.empty())
+    r.notes.push_back(fmt::format(
+        "between-run spread from the history store: {} case(s) widened by their own spread "
+        "between runs of this machine (wider than this pair's run-level noise)",
+        from_store));
+  if (noise.scale > 0) {
     r.notes.push_back(fmt::format(
         "run-level noise: the cases' changes scatter by {:.1f}% (robust scale; {}) beyond their "
         "own intervals; each interval is widened by it (a busy or drifting machine)",

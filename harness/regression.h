@@ -8,6 +8,7 @@
 
 #include <cmath>
 #include <limits>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <span>
 #include <string>
@@ -25,10 +26,21 @@ nlohmann::json load_results(const std::string& path);
 // corrections, as scipy's method="asymptotic"). NaN when either side has fewer than 2 values.
 double mann_whitney_p(std::span<const double> a, std::span<const double> b);
 
+// A case's spread between runs of one machine, as a history store measured it (log units: the
+// robust scale of successive run medians' differences; history_changes.h between_run_spread).
+struct BetweenRunSpread {
+  double log_sd = 0;
+  std::size_t runs = 0;
+};
+
 struct CompareOptions {
   double threshold = 0.05;  // a change within ±5% is SAME
   double alpha = 0.05;      // false discovery rate (and 1 − the intervals' confidence)
   bool cross_device = false;
+  // By case name, from `compare --db`: where known, each case's interval is widened by √2 times
+  // its own spread between runs (two runs, each with its own run effect), Student's t with
+  // runs − 1 degrees of freedom, when that is wider than the run-level noise of this pair.
+  std::map<std::string, BetweenRunSpread> between_runs;
 };
 
 struct CaseDelta {
