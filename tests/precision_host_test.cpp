@@ -135,6 +135,20 @@ void expect_quant_matches(const QuantShape& s, std::size_t offset, int threads,
   EXPECT_TRUE(x.guards_intact() && lo.guards_intact() && hi.guards_intact() && q.guards_intact() &&
               back.guards_intact())
       << at;
+
+  // The fused pass (range, parameters and codes per group in one pass) gives the same.
+  GuardedArray<Q> qf(s.n, offset + 2, static_cast<Q>(0x80));
+  // (A plain vector: GuardedArray aligns to 64 bytes by whole elements, which 32-byte ones may
+  // never reach.) One guard element past the end.
+  std::vector<theory::IntQuant> pf(groups + 1, theory::IntQuant{-1, 0, 0, 0});
+  kernels::quantize_groups_host(x.data(), s.n, s.group, 8, scheme, stochastic, 3, qf.data(),
+                                pf.data());
+  const std::vector<std::int32_t> got_qf(qf.span().begin(), qf.span().end());
+  EXPECT_TRUE(within(got_qf, ref.q, {0.0, 0.0})) << "fused codes " << at;
+  for (std::size_t g = 0; g < groups; ++g)
+    EXPECT_TRUE(pf[g].scale == ref.groups[g].scale && pf[g].zero_point == ref.groups[g].zero_point)
+        << "fused parameters of group " << g << " " << at;
+  EXPECT_TRUE(qf.guards_intact() && pf[groups].scale == -1) << at;
 }
 
 TEST(QuantHostKernel, MatchesTheReferenceAtOddShapesOffsetsAndThreads) {
@@ -148,6 +162,28 @@ TEST(QuantHostKernel, MatchesTheReferenceAtOddShapesOffsetsAndThreads) {
           expect_quant_matches<std::uint8_t>(s, offset, threads, theory::QuantScheme::asymmetric,
                                              stochastic);
         }
+  }
+}
+
+// Ties: with amax 127 the symmetric scale is 1, so x / s is x, and halves are exact ties, which
+// round away from zero (std::llround); a wrong rule (to even, up) moves some of these codes.
+TEST(QuantHostKernel, TiesRoundAwayFromZeroInBothPaths) {
+  const std::vector<float> x = {127,    0.5f,   -0.5f,   1.5f,        -1.5f,        2.5f,
+                                -2.5f,  126.5f, -126.5f, 0.49999997f, -0.49999997f, 3.25f,
+                                -3.75f, 0,      -127,    64.5f};
+  const std::vector<std::int32_t> want = {127,  1, -1, 2, -2, 3, -3,   127,
+                                          -127, 0, 0,  3, -4, 0, -127, 65};
+  const theory::IntQuant p = theory::int_quant_params(-127, 127, 8, theory::QuantScheme::symmetric);
+  ASSERT_EQ(p.scale, 1.0);
+  std::vector<std::int8_t> q(x.size()), qf(x.size());
+  std::vector<theory::IntQuant> pf(1);
+  kernels::quantize_host(x.data(), x.size(), x.size(), &p, false, 0, q.data());
+  kernels::quantize_groups_host(x.data(), x.size(), x.size(), 8, theory::QuantScheme::symmetric,
+                                false, 0, qf.data(), pf.data());
+  EXPECT_EQ(reference::quantize(x, x.size(), 8, theory::QuantScheme::symmetric).q, want);
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    EXPECT_EQ(q[i], want[i]) << "element " << i << " (" << x[i] << ")";
+    EXPECT_EQ(qf[i], want[i]) << "fused, element " << i << " (" << x[i] << ")";
   }
 }
 
