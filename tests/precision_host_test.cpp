@@ -187,6 +187,22 @@ TEST(QuantHostKernel, TiesRoundAwayFromZeroInBothPaths) {
   }
 }
 
+// A tie that the fast pass's product misses: 9.75 / 1.3 is exactly 7.5 (→ 8, away from zero), but
+// 9.75 · fl(1/1.3) = 7.499999999999999. The run must be redone with the division.
+TEST(QuantHostKernel, TieMissedByTheReciprocalIsRedoneWithTheDivision) {
+  theory::IntQuant p;
+  p.scale = 1.3, p.q_min = -127, p.q_max = 127;
+  ASSERT_EQ(9.75 / 1.3, 7.5);
+  ASSERT_NE(9.75 * (1 / 1.3), 7.5);
+  const std::vector<float> x = {9.75f, -9.75f, 1.0f, 9.75f};
+  std::vector<std::int8_t> q(x.size());
+  kernels::quantize_host(x.data(), x.size(), x.size(), &p, false, 0, q.data());
+  EXPECT_EQ(q[0], 8);
+  EXPECT_EQ(q[1], -8);
+  EXPECT_EQ(q[2], 1);
+  EXPECT_EQ(q[3], 8);
+}
+
 // --- block-scaled quantization (fp8 per tensor, MX, NVFP4) ---
 
 TEST(BlockQuantHostKernel, BitExactAtSmallSizesOffsetsAndThreads) {
