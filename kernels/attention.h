@@ -21,7 +21,7 @@ void attention_naive_host(const reference::AttentionDims& s, const float* q, con
 inline constexpr theory::NaiveAttentionLayout kHostNaiveLayout{4, 4, 4, true};
 // Tiled: blocks of kHostBlockRows query rows against blocks of kHostBlockKeys keys, with a running
 // max, sum and accumulator per row (the online softmax); per thread a few KiB of scratch.
-inline constexpr std::size_t kHostBlockRows = 32, kHostBlockKeys = 64, kHostMaxHeadDim = 256;
+inline constexpr std::size_t kHostBlockRows = 64, kHostBlockKeys = 64, kHostMaxHeadDim = 256;
 void attention_tiled_host(const reference::AttentionDims& s, const float* q, const float* k,
                           const float* v, float* o);
 

@@ -1,5 +1,7 @@
 #include <algorithm>
+#include <bit>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #include <stdexcept>
 #include <vector>
@@ -48,6 +50,213 @@ inline void scores_row(const AttentionDims& s, const float* qi, const float* k, 
 
 // max that keeps a NaN (std::max would drop it depending on the order).
 inline float nan_max(float a, float b) { return a != a || b != b ? a + b : (a > b ? a : b); }
+
+// --- Tiled kernel: a block of kHostBlockRows query rows against blocks of kHostBlockKeys keys ---
+// S = Q·Kᵀ for the tile by a register-blocked micro-kernel (4 rows × 64 keys of accumulators, K
+// packed transposed so that the keys are the vector lanes), the online softmax per row with a
+// vectorised exp, then O += P·V by a second micro-kernel (4 rows × 64 columns of d). A block is
+// FMAs over data in L1/L2: the n×n scores never leave the tile.
+constexpr std::size_t kBr = kHostBlockRows, kBc = kHostBlockKeys, kMr = 4;
+
+struct TileScratch {
+  explicit TileScratch(std::size_t d)
+      : kt(d * kBc), p((kBr + kMr) * kBc), acc(kBr * d), m(kBr), l(kBr) {}
+  std::vector<float> kt, p, acc, m, l;  // K block transposed, P tile (+ spare rows), O, max, sum
+};
+
+// a·b + c, fused where the ISA has FMA (the baseline build has none: a library call otherwise).
+template <bool kFma>
+[[gnu::always_inline]] inline float madd(float a, float b, float c) {
+  if constexpr (kFma) return __builtin_fmaf(a, b, c);
+  return a * b + c;
+}
+
+// e^x for x ≤ 0 as the softmax needs it (NaN stays NaN, −inf gives 0, large x gives +inf):
+// 2^k·e^r with k = round(x·log2 e), r = x − k·ln 2 in two parts (Cody–Waite), e^r by its Taylor
+// polynomial of degree 7 (|r| ≤ ln2/2: truncation < 6e-9 relative). Within a few ulps of expf;
+// branch-free, so that it vectorises.
+template <bool kFma>
+[[gnu::always_inline]] inline float exp_softmax(float x) {
+  const float xc = x < -87.0f ? -87.0f : (x > 88.0f ? 88.0f : x);   // NaN passes through
+  const float kf = (xc * 1.44269504f + 12582912.0f) - 12582912.0f;  // round to nearest (2^23·1.5)
+  float r = madd<kFma>(kf, -0.693359375f, xc);                      // ln2 high part: exact product
+  r = madd<kFma>(kf, 2.12194440e-4f, r);                            // − ln2 low part
+  float e = 1.0f / 5040;
+  e = madd<kFma>(e, r, 1.0f / 720);
+  e = madd<kFma>(e, r, 1.0f / 120);
+  e = madd<kFma>(e, r, 1.0f / 24);
+  e = madd<kFma>(e, r, 1.0f / 6);
+  e = madd<kFma>(e, r, 0.5f);
+  e = madd<kFma>(e, r, 1.0f);
+  e = madd<kFma>(e, r, 1.0f);
+  const float scale =
+      std::bit_cast<float>(static_cast<std::uint32_t>(static_cast<int>(kf) + 127) << 23);
+  const float y = e * scale;
+  return x < -87.0f ? 0.0f : (x > 88.5f ? std::numeric_limits<float>::infinity() : y);
+}
+
+// S[r][0 … kBc) = Q row r · K-block (kt: d × kBc, keys contiguous) for kMr rows at once.
+template <bool kFma>
+[[gnu::always_inline]] inline void scores_micro(const float* const* qr, const float* kt,
+                                                std::size_t d, float* const* sr) {
+  float acc[kMr][kBc] = {};
+  for (std::size_t c = 0; c < d; ++c) {
+    const float* ktc = kt + c * kBc;
+    for (std::size_t x = 0; x < kMr; ++x) {
+      const float qv = qr[x][c];
+#pragma omp simd
+      for (std::size_t j = 0; j < kBc; ++j) acc[x][j] = madd<kFma>(qv, ktc[j], acc[x][j]);
+    }
+  }
+  for (std::size_t x = 0; x < kMr; ++x)
+    for (std::size_t j = 0; j < kBc; ++j) sr[x][j] = acc[x][j];
+}
+
+// O rows += P rows · V[0 … keys) for kMr rows at once, over columns [c0, c0 + kW) of d.
+template <bool kFma, std::size_t kW>
+[[gnu::always_inline]] inline void pv_micro(const float* const* pr, const float* v0, std::size_t d,
+                                            std::size_t keys, std::size_t c0, float* const* ar) {
+  float acc[kMr][kW];
+  for (std::size_t x = 0; x < kMr; ++x)
+    for (std::size_t c = 0; c < kW; ++c) acc[x][c] = ar[x][c0 + c];
+  for (std::size_t j = 0; j < keys; ++j) {
+    const float* vj = v0 + j * d + c0;
+    for (std::size_t x = 0; x < kMr; ++x) {
+      const float pv = pr[x][j];
+#pragma omp simd
+      for (std::size_t c = 0; c < kW; ++c) acc[x][c] = madd<kFma>(pv, vj[c], acc[x][c]);
+    }
+  }
+  for (std::size_t x = 0; x < kMr; ++x)
+    for (std::size_t c = 0; c < kW; ++c) ar[x][c0 + c] = acc[x][c];
+}
+
+// One row's O += P · V[0 … keys), scalar over keys, vector over d (ragged ends of the tile).
+template <bool kFma>
+[[gnu::always_inline]] inline void pv_row(const float* p, const float* v0, std::size_t d,
+                                          std::size_t k0, std::size_t k1, float* a) {
+  for (std::size_t j = k0; j < k1; ++j) {
+    const float* vj = v0 + j * d;
+    const float pj = p[j];
+#pragma omp simd
+    for (std::size_t c = 0; c < d; ++c) a[c] = madd<kFma>(pj, vj[c], a[c]);
+  }
+}
+
+// Rows [i0, i0 + kBr) of head bh.
+template <bool kFma>
+[[gnu::always_inline]] inline void tile_rows(const AttentionDims& s, const float* q, const float* k,
+                                             const float* v, float* o, std::size_t bh,
+                                             std::size_t i0, TileScratch& t) {
+  const std::size_t n = s.n, d = s.d, b = bh / s.heads, h = bh % s.heads;
+  const std::size_t rows = std::min(kBr, n - i0);
+  const float scale = 1 / std::sqrt(static_cast<float>(d));
+  float* const acc = t.acc.data();
+  std::fill(acc, acc + rows * d, 0.0f);
+  std::fill(t.m.begin(), t.m.end(), kMinusInf);
+  std::fill(t.l.begin(), t.l.end(), 0.0f);
+  const float* const qb = q + s.q_row(b, h, i0);
+  const float* const kb = k + s.kv_row(b, h, 0);
+  const float* const vb = v + s.kv_row(b, h, 0);
+  const std::size_t key_end = s.causal ? i0 + rows : n;  // keys past the block's last row
+  static const float zeros[kHostMaxHeadDim] = {};
+  for (std::size_t j0 = 0; j0 < key_end; j0 += kBc) {
+    const std::size_t cols = std::min(kBc, key_end - j0);
+    // K block transposed (zeros past its last key).
+    for (std::size_t j = 0; j < kBc; ++j) {
+      const float* kj = j < cols ? kb + (j0 + j) * d : zeros;
+      for (std::size_t c = 0; c < d; ++c) t.kt[c * kBc + j] = kj[c];
+    }
+    // S tile, kMr rows at a time (spare rows past the block's end read row 0 of Q and write the
+    // spare P rows past kBr).
+    for (std::size_t r0 = 0; r0 < rows; r0 += kMr) {
+      const float* qr[kMr];
+      float* sr[kMr];
+      for (std::size_t x = 0; x < kMr; ++x) {
+        qr[x] = qb + (r0 + x < rows ? r0 + x : 0) * d;
+        sr[x] = t.p.data() + (r0 + x) * kBc;
+      }
+      scores_micro<kFma>(qr, t.kt.data(), d, sr);
+    }
+    // The online softmax per row: P over the seen keys, 0 past them.
+    std::size_t seen[kBr];
+    for (std::size_t r = 0; r < rows; ++r) {
+      const std::size_t i = i0 + r, keys = s.keys_seen(i);
+      seen[r] = std::min(cols, keys > j0 ? keys - j0 : 0);
+      float* pr = t.p.data() + r * kBc;
+      float m_block = kMinusInf;
+      int nan = 0;
+      for (std::size_t c = 0; c < seen[r]; ++c) {
+        pr[c] *= scale;
+        nan |= pr[c] != pr[c];
+        m_block = pr[c] > m_block ? pr[c] : m_block;
+      }
+      if (nan) m_block = std::numeric_limits<float>::quiet_NaN();
+      const float m_new = nan_max(t.m[r], m_block);
+      if (m_new == kMinusInf) {  // every key of this block is masked for this row
+        seen[r] = 0;
+        continue;
+      }
+      const float rescale = std::exp(t.m[r] - m_new);
+      float sum = 0;
+#pragma omp simd reduction(+ : sum)
+      for (std::size_t c = 0; c < seen[r]; ++c) {
+        const float e = exp_softmax<kFma>(pr[c] - m_new);
+        pr[c] = e;
+        sum += e;
+      }
+      t.l[r] = t.l[r] * rescale + sum;
+      t.m[r] = m_new;
+      float* a = acc + r * d;
+#pragma omp simd
+      for (std::size_t c = 0; c < d; ++c) a[c] *= rescale;
+    }
+    // O += P·V: kMr rows over the keys all of them see, each row's further keys alone.
+    const float* v0 = vb + j0 * d;
+    std::size_t r0 = 0;
+    for (; r0 + kMr <= rows; r0 += kMr) {
+      std::size_t common = seen[r0];
+      for (std::size_t x = 1; x < kMr; ++x) common = std::min(common, seen[r0 + x]);
+      const float* pr[kMr];
+      float* ar[kMr];
+      for (std::size_t x = 0; x < kMr; ++x) {
+        pr[x] = t.p.data() + (r0 + x) * kBc;
+        ar[x] = acc + (r0 + x) * d;
+      }
+      std::size_t c0 = 0;
+      if (common > 0) {
+        for (; c0 + 64 <= d; c0 += 64) pv_micro<kFma, 64>(pr, v0, d, common, c0, ar);
+        for (; c0 + 16 <= d; c0 += 16) pv_micro<kFma, 16>(pr, v0, d, common, c0, ar);
+        for (std::size_t x = 0; x < kMr && c0 < d; ++x)
+          for (std::size_t j = 0; j < common; ++j)
+            for (std::size_t c = c0; c < d; ++c)
+              ar[x][c] = madd<kFma>(pr[x][j], v0[j * d + c], ar[x][c]);
+      }
+      for (std::size_t x = 0; x < kMr; ++x) pv_row<kFma>(pr[x], v0, d, common, seen[r0 + x], ar[x]);
+    }
+    for (; r0 < rows; ++r0) pv_row<kFma>(t.p.data() + r0 * kBc, v0, d, 0, seen[r0], acc + r0 * d);
+  }
+  for (std::size_t r = 0; r < rows; ++r) {
+    float* oi = o + s.q_row(b, h, i0 + r);
+    const float inv = 1 / t.l[r];
+    for (std::size_t c = 0; c < d; ++c) oi[c] = acc[r * d + c] * inv;
+  }
+}
+
+[[gnu::target("avx512f,avx512vl,fma,prefer-vector-width=512")]] void tile_rows_avx512(
+    const AttentionDims& s, const float* q, const float* k, const float* v, float* o,
+    std::size_t bh, std::size_t i0, TileScratch& t) {
+  tile_rows<true>(s, q, k, v, o, bh, i0, t);
+}
+[[gnu::target("avx2,fma")]] void tile_rows_avx2(const AttentionDims& s, const float* q,
+                                                const float* k, const float* v, float* o,
+                                                std::size_t bh, std::size_t i0, TileScratch& t) {
+  tile_rows<true>(s, q, k, v, o, bh, i0, t);
+}
+void tile_rows_baseline(const AttentionDims& s, const float* q, const float* k, const float* v,
+                        float* o, std::size_t bh, std::size_t i0, TileScratch& t) {
+  tile_rows<false>(s, q, k, v, o, bh, i0, t);
+}
 
 }  // namespace
 
@@ -98,55 +307,21 @@ void attention_naive_host(const AttentionDims& s, const float* q, const float* k
 void attention_tiled_host(const AttentionDims& s, const float* q, const float* k, const float* v,
                           float* o) {
   if (s.d > kHostMaxHeadDim) throw std::invalid_argument("tiled host attention: d > 256");
-  constexpr std::size_t br = kHostBlockRows, bc = kHostBlockKeys;
-  const float scale = 1 / std::sqrt(static_cast<float>(s.d));
-  const std::size_t n = s.n, d = s.d, heads = s.batch * s.heads, blocks = (n + br - 1) / br;
+  const bool avx512 = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("fma");
+  const bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  const std::size_t heads = s.batch * s.heads, blocks = (s.n + kHostBlockRows - 1) / kHostBlockRows;
 #pragma omp parallel
   {
-    std::vector<float> acc(br * d), sc(br * bc), m(br), l(br);
+    TileScratch t(s.d);
 #pragma omp for collapse(2) schedule(dynamic)
     for (std::size_t bh = 0; bh < heads; ++bh)
       for (std::size_t blk = 0; blk < blocks; ++blk) {
-        const std::size_t b = bh / s.heads, h = bh % s.heads;
-        const std::size_t i0 = blk * br, rows = std::min(br, n - i0);
-        std::fill(acc.begin(), acc.end(), 0.0f);
-        std::fill(m.begin(), m.end(), kMinusInf);
-        std::fill(l.begin(), l.end(), 0.0f);
-        const std::size_t key_end = s.causal ? i0 + rows : n;  // keys past the block's last row
-        for (std::size_t j0 = 0; j0 < key_end; j0 += bc) {
-          const std::size_t cols = std::min(bc, key_end - j0);
-          for (std::size_t r = 0; r < rows; ++r) {
-            const std::size_t i = i0 + r, keys = s.keys_seen(i);
-            const float* qi = q + s.q_row(b, h, i);
-            float* srow = sc.data() + r * bc;
-            const std::size_t seen = std::min(cols, keys > j0 ? keys - j0 : 0);
-            scores_row(s, qi, k, b, h, j0, j0 + seen, scale, srow);
-            for (std::size_t c = seen; c < cols; ++c) srow[c] = kMinusInf;
-            float m_block = kMinusInf;
-            for (std::size_t c = 0; c < cols; ++c) m_block = nan_max(m_block, srow[c]);
-            const float m_new = nan_max(m[r], m_block);
-            if (m_new == kMinusInf) continue;  // every key of this block is masked for this row
-            const float rescale = std::exp(m[r] - m_new);
-            float* a = acc.data() + r * d;
-            float lr = l[r] * rescale;
-#pragma omp simd
-            for (std::size_t c = 0; c < d; ++c) a[c] *= rescale;
-            for (std::size_t c = 0; c < seen; ++c) {  // masked keys: weight 0, V never read
-              const float p = std::exp(srow[c] - m_new);
-              lr += p;
-              const float* vj = v + s.kv_row(b, h, j0 + c);
-#pragma omp simd
-              for (std::size_t e = 0; e < d; ++e) a[e] += p * vj[e];
-            }
-            l[r] = lr;
-            m[r] = m_new;
-          }
-        }
-        for (std::size_t r = 0; r < rows; ++r) {
-          float* oi = o + s.q_row(b, h, i0 + r);
-          const float inv = 1 / l[r];
-          for (std::size_t c = 0; c < d; ++c) oi[c] = acc[r * d + c] * inv;
-        }
+        if (avx512)
+          tile_rows_avx512(s, q, k, v, o, bh, blk * kHostBlockRows, t);
+        else if (avx2)
+          tile_rows_avx2(s, q, k, v, o, bh, blk * kHostBlockRows, t);
+        else
+          tile_rows_baseline(s, q, k, v, o, bh, blk * kHostBlockRows, t);
       }
   }
 }

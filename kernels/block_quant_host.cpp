@@ -3,6 +3,7 @@
 // at run time. The body is written branch-free (the element rounding is integer arithmetic and
 // selects: encode_small below) so that the compiler vectorizes it for each instruction set.
 #include <algorithm>
+#include <atomic>
 #include <bit>
 #include <cmath>
 #include <cstring>
@@ -58,7 +59,8 @@ constexpr std::size_t kRangeBlock = 32;  // fp8 per tensor: the unit of the rang
 // Blocks [b0, b1) (fp8 per tensor: runs of 32 elements); inlined into each ISA's wrapper.
 // The job's fields are copied to locals first: stores through the uint8_t outputs may alias
 // anything, so the compiler would reload j's fields after each and not vectorize.
-[[gnu::always_inline]] inline void quantize_range(const BlockJob& j, std::size_t b0,
+// Returns whether a block held a non-finite element (MX: its only check, no amax pass before).
+[[gnu::always_inline]] inline bool quantize_range(const BlockJob& j, std::size_t b0,
                                                   std::size_t b1) {
   const SmallTarget t = j.element;
   const float* const x = j.x;
@@ -71,7 +73,7 @@ constexpr std::size_t kRangeBlock = 32;  // fp8 per tensor: the unit of the rang
     for (std::size_t i = b0 * kRangeBlock; i < end; ++i)
       codes[i] = static_cast<std::uint8_t>(
           encode_small(t, fp32_round_to_odd_bits(static_cast<double>(x[i]) / tensor_scale)));
-    return;
+    return false;
   }
   const std::size_t block = j.spec.block();
   const bool four = j.spec.four_bit(), nvfp4 = j.spec.scheme == BlockScheme::nvfp4,
@@ -80,11 +82,16 @@ constexpr std::size_t kRangeBlock = 32;  // fp8 per tensor: the unit of the rang
   const SmallTarget e4m3_small = j.e4m3_small;
   const int emax = j.emax;
   const double top = j.top;
+  std::uint32_t worst = 0;  // the largest |x| bits: above 0x7F7FFFFF, ±inf or NaN
   for (std::size_t b = b0; b < b1; ++b) {
     const float* xb = x + b * block;
-    float ab = 0;
-#pragma omp simd reduction(max : ab)
-    for (std::size_t i = 0; i < block; ++i) ab = std::max(ab, std::fabs(xb[i]));
+    // |x|'s bits: finite floats order as their bits, so the max is amax's.
+    std::uint32_t abits = 0;
+#pragma omp simd reduction(max : abits)
+    for (std::size_t i = 0; i < block; ++i)
+      abits = std::max(abits, float_bits(xb[i]) & 0x7FFFFFFFu);
+    worst = std::max(worst, abits);
+    const float ab = std::bit_cast<float>(abits);
     std::uint8_t c[32];
     if (nvfp4) {
       const std::uint32_t sc = e4m3_code_up(e4m3_small, e4m3, ab / (6.0 * tensor_scale));
@@ -110,22 +117,23 @@ constexpr std::size_t kRangeBlock = 32;  // fp8 per tensor: the unit of the rang
       std::memcpy(codes + b * block, c, block);
     }
   }
+  return worst > 0x7F7FFFFFu;
 }
 
-[[gnu::target("avx512f,avx512bw,avx512vl,avx512dq")]] void quantize_range_avx512(const BlockJob& j,
+[[gnu::target("avx512f,avx512bw,avx512vl,avx512dq")]] bool quantize_range_avx512(const BlockJob& j,
                                                                                  std::size_t b0,
                                                                                  std::size_t b1) {
-  quantize_range(j, b0, b1);
+  return quantize_range(j, b0, b1);
 }
-[[gnu::target("avx2")]] void quantize_range_avx2(const BlockJob& j, std::size_t b0,
+[[gnu::target("avx2")]] bool quantize_range_avx2(const BlockJob& j, std::size_t b0,
                                                  std::size_t b1) {
-  quantize_range(j, b0, b1);
+  return quantize_range(j, b0, b1);
 }
-void quantize_range_baseline(const BlockJob& j, std::size_t b0, std::size_t b1) {
-  quantize_range(j, b0, b1);
+bool quantize_range_baseline(const BlockJob& j, std::size_t b0, std::size_t b1) {
+  return quantize_range(j, b0, b1);
 }
 
-using RangeFn = void (*)(const BlockJob&, std::size_t, std::size_t);
+using RangeFn = bool (*)(const BlockJob&, std::size_t, std::size_t);
 RangeFn range_fn() {
   if (__builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl") &&
       __builtin_cpu_supports("avx512dq"))
@@ -145,7 +153,11 @@ void block_quantize_host(const BlockQuantSpec& spec, const float* x, std::size_t
                          std::uint8_t* codes, std::uint8_t* scale_codes, float* tensor_scale) {
   spec.validate(n);
   const theory::FormatSpec& f = theory::format_spec(spec.element);
-  const float amax = amax_of(x, n);  // also refuses non-finite input
+  // fp8 per tensor and NVFP4 need the tensor's amax first (a pass of its own, which also refuses
+  // non-finite input); MX reads x once, its blocks' amax finding any non-finite element.
+  const bool tensor_pass =
+      spec.scheme == BlockScheme::fp8_tensor || spec.scheme == BlockScheme::nvfp4;
+  const float amax = tensor_pass ? amax_of(x, n) : 0.0f;
   BlockJob j{spec,
              small_target(element_target(spec)),
              small_target(e4m3_target()),
@@ -164,7 +176,11 @@ void block_quantize_host(const BlockQuantSpec& spec, const float* x, std::size_t
   *tensor_scale = j.tensor_scale;
   const std::size_t units = spec.block() ? n / spec.block() : (n + kRangeBlock - 1) / kRangeBlock;
   const RangeFn fn = range_fn();
-  for_each_thread_range(units, [&](std::size_t lo, std::size_t hi) { fn(j, lo, hi); });
+  std::atomic<bool> non_finite{false};
+  for_each_thread_range(units, [&](std::size_t lo, std::size_t hi) {
+    if (fn(j, lo, hi)) non_finite = true;
+  });
+  if (non_finite) amax_of(x, n);  // throws, naming the first non-finite element
 }
 
 void block_dequantize_host(const BlockQuantSpec& spec, const std::uint8_t* codes,

@@ -28,6 +28,14 @@ void group_minmax_host(const float* x, std::size_t n, std::size_t group, float* 
 template <class Q>
 void quantize_host(const float* x, std::size_t n, std::size_t group, const theory::IntQuant* params,
                    bool stochastic, std::uint64_t seed, Q* q);
+// The same for groups small enough to stay in cache (per channel, per group): one fused pass,
+// each group's min/max, its parameters (theory::int_quant_params of `bits`, `scheme`, into
+// `params`, n / group of them) and its codes while the group is still in cache. Bit-exact with
+// group_minmax_host + int_quant_params + quantize_host.
+template <class Q>
+void quantize_groups_host(const float* x, std::size_t n, std::size_t group, int bits,
+                          theory::QuantScheme scheme, bool stochastic, std::uint64_t seed, Q* q,
+                          theory::IntQuant* params);
 template <class Q>
 void dequantize_host(const Q* q, std::size_t n, std::size_t group, const theory::IntQuant* params,
                      float* x);

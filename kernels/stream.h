@@ -20,6 +20,12 @@ using theory::StreamOp;
 // Versions: 1 = plain loops, compiler-vectorised, plain stores.
 void stream_host(StreamOp op, double* a, double* b, double* c, double s, std::size_t n);
 void stream_host(StreamOp op, float* a, float* b, float* c, float s, std::size_t n);
+// The same with non-temporal (streaming) stores for the written array (kernels/stream_nt_host.cpp):
+// no write-allocate read, so the bytes moved are the STREAM count. Not dot (it writes nothing:
+// std::invalid_argument). stream_host_nt_isa() names the vector width used.
+void stream_host_nt(StreamOp op, double* a, double* b, double* c, double s, std::size_t n);
+void stream_host_nt(StreamOp op, float* a, float* b, float* c, float s, std::size_t n);
+const char* stream_host_nt_isa();
 
 // Host dot product Σ a_i b_i in the element type, each thread over its static share with
 // kDotHostLanes independent partial sums (so that the add latency does not bound the bandwidth).

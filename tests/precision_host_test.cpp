@@ -135,6 +135,20 @@ void expect_quant_matches(const QuantShape& s, std::size_t offset, int threads,
   EXPECT_TRUE(x.guards_intact() && lo.guards_intact() && hi.guards_intact() && q.guards_intact() &&
               back.guards_intact())
       << at;
+
+  // The fused pass (range, parameters and codes per group in one pass) gives the same.
+  GuardedArray<Q> qf(s.n, offset + 2, static_cast<Q>(0x80));
+  // (A plain vector: GuardedArray aligns to 64 bytes by whole elements, which 32-byte ones may
+  // never reach.) One guard element past the end.
+  std::vector<theory::IntQuant> pf(groups + 1, theory::IntQuant{-1, 0, 0, 0});
+  kernels::quantize_groups_host(x.data(), s.n, s.group, 8, scheme, stochastic, 3, qf.data(),
+                                pf.data());
+  const std::vector<std::int32_t> got_qf(qf.span().begin(), qf.span().end());
+  EXPECT_TRUE(within(got_qf, ref.q, {0.0, 0.0})) << "fused codes " << at;
+  for (std::size_t g = 0; g < groups; ++g)
+    EXPECT_TRUE(pf[g].scale == ref.groups[g].scale && pf[g].zero_point == ref.groups[g].zero_point)
+        << "fused parameters of group " << g << " " << at;
+  EXPECT_TRUE(qf.guards_intact() && pf[groups].scale == -1) << at;
 }
 
 TEST(QuantHostKernel, MatchesTheReferenceAtOddShapesOffsetsAndThreads) {
@@ -149,6 +163,44 @@ TEST(QuantHostKernel, MatchesTheReferenceAtOddShapesOffsetsAndThreads) {
                                              stochastic);
         }
   }
+}
+
+// Ties: with amax 127 the symmetric scale is 1, so x / s is x, and halves are exact ties, which
+// round away from zero (std::llround); a wrong rule (to even, up) moves some of these codes.
+TEST(QuantHostKernel, TiesRoundAwayFromZeroInBothPaths) {
+  const std::vector<float> x = {127,    0.5f,   -0.5f,   1.5f,        -1.5f,        2.5f,
+                                -2.5f,  126.5f, -126.5f, 0.49999997f, -0.49999997f, 3.25f,
+                                -3.75f, 0,      -127,    64.5f};
+  const std::vector<std::int32_t> want = {127,  1, -1, 2, -2, 3, -3,   127,
+                                          -127, 0, 0,  3, -4, 0, -127, 65};
+  const theory::IntQuant p = theory::int_quant_params(-127, 127, 8, theory::QuantScheme::symmetric);
+  ASSERT_EQ(p.scale, 1.0);
+  std::vector<std::int8_t> q(x.size()), qf(x.size());
+  std::vector<theory::IntQuant> pf(1);
+  kernels::quantize_host(x.data(), x.size(), x.size(), &p, false, 0, q.data());
+  kernels::quantize_groups_host(x.data(), x.size(), x.size(), 8, theory::QuantScheme::symmetric,
+                                false, 0, qf.data(), pf.data());
+  EXPECT_EQ(reference::quantize(x, x.size(), 8, theory::QuantScheme::symmetric).q, want);
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    EXPECT_EQ(q[i], want[i]) << "element " << i << " (" << x[i] << ")";
+    EXPECT_EQ(qf[i], want[i]) << "fused, element " << i << " (" << x[i] << ")";
+  }
+}
+
+// A tie that the fast pass's product misses: 9.75 / 1.3 is exactly 7.5 (→ 8, away from zero), but
+// 9.75 · fl(1/1.3) = 7.499999999999999. The run must be redone with the division.
+TEST(QuantHostKernel, TieMissedByTheReciprocalIsRedoneWithTheDivision) {
+  theory::IntQuant p;
+  p.scale = 1.3, p.q_min = -127, p.q_max = 127;
+  ASSERT_EQ(9.75 / 1.3, 7.5);
+  ASSERT_NE(9.75 * (1 / 1.3), 7.5);
+  const std::vector<float> x = {9.75f, -9.75f, 1.0f, 9.75f};
+  std::vector<std::int8_t> q(x.size());
+  kernels::quantize_host(x.data(), x.size(), x.size(), &p, false, 0, q.data());
+  EXPECT_EQ(q[0], 8);
+  EXPECT_EQ(q[1], -8);
+  EXPECT_EQ(q[2], 1);
+  EXPECT_EQ(q[3], 8);
 }
 
 // --- block-scaled quantization (fp8 per tensor, MX, NVFP4) ---

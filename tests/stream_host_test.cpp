@@ -4,6 +4,8 @@
 // bound; the fills bit-exact.
 #include <gtest/gtest.h>
 
+#include <stdexcept>
+
 #include <cmath>
 #include <limits>
 #include <vector>
@@ -38,7 +40,7 @@ void fill_positive(GuardedArray<T>& x, std::uint64_t seed) {
 }
 
 template <class T>
-void expect_ops_match(std::size_t n, std::size_t offset, int threads) {
+void expect_ops_match(std::size_t n, std::size_t offset, int threads, bool non_temporal = false) {
   const T s = T(0.4);
   for (StreamOp op :
        {StreamOp::copy, StreamOp::mul, StreamOp::add, StreamOp::triad, StreamOp::nstream}) {
@@ -54,10 +56,14 @@ void expect_ops_match(std::size_t n, std::size_t offset, int threads) {
                            : w == reference::StreamArray::b ? b
                                                             : c;
     if (op != StreamOp::nstream) out.poison();  // nstream reads what it writes
-    kernels::stream_host(op, a.data(), b.data(), c.data(), s, n);
+    if (non_temporal)
+      kernels::stream_host_nt(op, a.data(), b.data(), c.data(), s, n);
+    else
+      kernels::stream_host(op, a.data(), b.data(), c.data(), s, n);
 
     const std::string at = host_test::where(n, offset, threads) + " " + dtype<T>() + " " +
-                           std::string(theory::stream_kernel(op).name);
+                           std::string(theory::stream_kernel(op).name) +
+                           (non_temporal ? " non-temporal" : "");
     EXPECT_TRUE(within(out.span(), expected, {0.0, reference::stream_rtol<T>()})) << at;
     // The arrays the op only reads, bit for bit as they were.
     const std::pair<GuardedArray<T>*, const std::vector<T>*> inputs[] = {
@@ -77,6 +83,19 @@ TEST(StreamHostKernel, EveryOpMatchesTheReferenceAtOddSizesOffsetsAndThreads) {
       for (std::size_t offset : host_test::kOffsets) {
         expect_ops_match<double>(n, offset, threads);
         expect_ops_match<float>(n, offset, threads);
+      }
+  }
+}
+
+// Streaming stores: a scalar head up to the vector alignment, whole vectors, a scalar tail; the
+// odd sizes and offsets put every split (and none) in each thread's share.
+TEST(StreamHostKernel, NonTemporalStoresMatchTheReferenceAtOddSizesOffsetsAndThreads) {
+  for (int threads : host_test::kThreadCounts) {
+    const host_test::OmpThreads scope(threads);
+    for (std::size_t n : host_test::kOddSizes)
+      for (std::size_t offset : host_test::kOffsets) {
+        expect_ops_match<double>(n, offset, threads, true);
+        expect_ops_match<float>(n, offset, threads, true);
       }
   }
 }

@@ -19,8 +19,13 @@ namespace {
 template <class T>
 class StreamHost final : public Instance {
  public:
-  StreamHost(StreamOp op, std::size_t n)
-      : op_(op), n_(n), a_(allocate_host<T>(n)), b_(allocate_host<T>(n)), c_(allocate_host<T>(n)) {}
+  StreamHost(StreamOp op, bool non_temporal, std::size_t n)
+      : op_(op),
+        non_temporal_(non_temporal),
+        n_(n),
+        a_(allocate_host<T>(n)),
+        b_(allocate_host<T>(n)),
+        c_(allocate_host<T>(n)) {}
 
   Comparison validate() override {
     // Fresh inputs (seeds 1, 2, 3); also the first touch of every page, by the thread that will
@@ -45,7 +50,7 @@ class StreamHost final : public Instance {
     T* out = arrays[static_cast<std::size_t>(reference::written_array(op_))];
     if (op_ != StreamOp::nstream)  // nstream reads what it writes: its input is the poison check
       kernels::fill_value_host(out, n_, std::numeric_limits<T>::quiet_NaN());
-    kernels::stream_host(op_, a_.get(), b_.get(), c_.get(), scalar_, n_);
+    stream();
     return compare<T, T>({out, n_}, expected, {0.0, reference::stream_rtol<T>()});
   }
 
@@ -53,23 +58,36 @@ class StreamHost final : public Instance {
     if (op_ == StreamOp::dot)
       sink_ += kernels::dot_host(a_.get(), b_.get(), n_);
     else
-      kernels::stream_host(op_, a_.get(), b_.get(), c_.get(), scalar_, n_);
+      stream();
   }
 
  private:
+  void stream() {
+    if (non_temporal_)
+      kernels::stream_host_nt(op_, a_.get(), b_.get(), c_.get(), scalar_, n_);
+    else
+      kernels::stream_host(op_, a_.get(), b_.get(), c_.get(), scalar_, n_);
+  }
+
   StreamOp op_;
+  bool non_temporal_;
   std::size_t n_;
   HostArray<T> a_, b_, c_;
   T scalar_ = T(0.4);
   T sink_ = 0;
 };
 
+// `non_temporal`: the written array with streaming stores ("<kernel>-nt/…"): no write-allocate
+// read, so the STREAM count of bytes (theory/stream.h) is the bytes moved; with plain stores the
+// machine moves one more n·size per written array (the line read before it is written), which the
+// count leaves out, as STREAM and likwid-bench do. Both variants are DRAM cases: the run's ceiling
+// (best STREAM) is the faster.
 template <class T>
-Case stream_case(StreamOp op, const char* dtype, bool in_quick) {
+Case stream_case(StreamOp op, const char* dtype, bool in_quick, bool non_temporal = false) {
   const theory::StreamKernel& k = theory::stream_kernel(op);
   Case c{
-      std::string(k.name) + "/" + dtype + "/host", Backend::host,
-      [k, op, dtype](const CaseContext& ctx) {
+      std::string(k.name) + (non_temporal ? "-nt/" : "/") + dtype + "/host", Backend::host,
+      [k, op, dtype, non_temporal](const CaseContext& ctx) {
         const std::uint64_t llc = ctx.host.last_level_cache_bytes();
         const std::size_t n = stream_elements(llc, kHostCacheMultiple, sizeof(T), kHostMinElements);
         Declared d;
@@ -82,14 +100,16 @@ Case stream_case(StreamOp op, const char* dtype, bool in_quick) {
             {"working_set_bytes",
              (k.arrays_read + (k.arrays_written > 0 && op != StreamOp::nstream)) * n * sizeof(T)},
             {"last_level_cache_bytes", llc},
-            {"threads", openmp_threads()}};
+            {"threads", openmp_threads()},
+            {"stores", non_temporal ? "non-temporal" : "plain"}};
+        if (non_temporal) d.params["isa"] = kernels::stream_host_nt_isa();
         return d;
       },
-      [op](const CaseContext& ctx, Declared& d) -> std::unique_ptr<Instance> {
+      [op, non_temporal](const CaseContext& ctx, Declared& d) -> std::unique_ptr<Instance> {
         const auto n = d.params.at("elements").get<std::size_t>();
         // a, b, c and the reference's copy of the written array.
         check_host_memory(ctx.host, 4 * n * sizeof(T));
-        return std::make_unique<StreamHost<T>>(op, n);
+        return std::make_unique<StreamHost<T>>(op, non_temporal, n);
       },
       nullptr};
   c.in_quick = in_quick;
@@ -105,6 +125,12 @@ std::vector<Case> stream_host_cases() {
     // fp32: the triad in quick runs (the foundation's case), the rest in full runs.
     cases.push_back(stream_case<float>(k.op, "fp32", k.op == StreamOp::triad));
   }
+  // Streaming stores: the kernels that write an array they do not read (nstream reads a, dot
+  // writes nothing); fp64 for all four, fp32 for the triad.
+  for (StreamOp op : {StreamOp::copy, StreamOp::mul, StreamOp::add, StreamOp::triad})
+    cases.push_back(
+        stream_case<double>(op, "fp64", op == StreamOp::triad || op == StreamOp::copy, true));
+  cases.push_back(stream_case<float>(StreamOp::triad, "fp32", false, true));
   return cases;
 }
 

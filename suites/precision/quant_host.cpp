@@ -44,6 +44,11 @@ class QuantHost final : public Instance {
     return c;
   }
   void run(gpu_stream) override {
+    if (s_.group < kElements) {  // per channel, per group: one fused pass, each group in cache
+      kernels::quantize_groups_host(x_.data(), kElements, s_.group, 8, s_.scheme, s_.stochastic, 7,
+                                    q_.data(), params_.data());
+      return;
+    }
     kernels::group_minmax_host(x_.data(), kElements, s_.group, mins_.data(), maxs_.data());
     for (std::size_t g = 0; g < params_.size(); ++g)
       params_[g] = theory::int_quant_params(mins_[g], maxs_[g], 8, s_.scheme);
