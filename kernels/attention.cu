@@ -274,15 +274,17 @@ void launch_fused(const AttentionDims& s, const T* q, const T* k, const T* v, fl
 // kDecodeLoads of each before the first use: a warp iteration covers kDecodeLoads · 32 / (D/8)
 // positions, with one online-softmax rescale per iteration.
 // Little's law on an H200: 4.8 TB/s × ~0.65 µs loaded DRAM latency ≈ 3.1 MB in flight, ≈ 24 KB per
-// SM. A warp has 2 · kDecodeLoads · 512 B = 4 KiB in flight in its load phase; 8 warps a block and
-// 2 blocks an SM (128 registers a thread for 4 heads, 64 for 1: ptxas, sm_90) give 64 KiB per SM,
-// 8.7 MB on 132 SMs (≈ 2.8× the need, room for the warps in their arithmetic phase), given ≥ 2
-// blocks per SM: decode_plan aims at kDecodeTargetBlocks = 1024 blocks. The suite's 256 MiB case
-// (B 8, H 32, H_kv 8, n 8192, d 128): 64 groups × 16 splits of 512 positions. The design before
-// (one block per query head, 4 positions of scalar 2-byte loads per warp, a serial phase with no
-// load outstanding, each GQA head re-reading K/V) had ≈ 1 MiB in flight: ≈ 1.7 TB/s by this law.
+// SM. A warp keeps 2 · kDecodeLoads · 512 B = 4 KiB in flight all the time: the next iteration's K
+// and V rows are loaded before this one's arithmetic (register double buffering), so no warp has
+// an arithmetic phase with nothing outstanding. 8 warps a block and ≥ 1 block an SM give ≥ 32 KiB
+// per SM. decode_plan fills one wave of the device (SMs × resident blocks, occupancy API) and no
+// more: a second, partial wave or a short chunk per warp leaves the prologue (q loads), the warps'
+// merge and the tail exposed. The suite's 256 MiB case (B 8, H 32, H_kv 8, n 8192, d 128) on a
+// 132-SM device (4 heads a block: 177-183 registers, 1 block an SM, ptxas sm_90): 64 groups × 2
+// splits of 4096 positions, 64 iterations per warp (the plan before aimed at 1024 blocks whatever
+// the device: 3.9 waves of 2 blocks an SM, 8 iterations).
 constexpr int kDecodeWarps = 8, kDecodeLoads = 4, kDecodeMaxHeads = 4;
-constexpr int kDecodeTargetBlocks = 1024, kDecodeMinChunk = 256;
+constexpr int kDecodeMinChunk = 256;
 
 struct DecodePlan {
   int heads_per_block;  // query heads a block serves: the largest of 4, 2, 1 dividing the group
@@ -291,13 +293,14 @@ struct DecodePlan {
   int chunk;            // positions per split (the last may be shorter)
 };
 
-DecodePlan decode_plan(const AttentionDims& s) {
+// `slots`: blocks the device holds at once (SMs × resident blocks of the decode kernel).
+DecodePlan decode_plan(const AttentionDims& s, long long slots) {
   const int group = static_cast<int>(s.heads / s.kv_heads), n = static_cast<int>(s.n);
   int per_block = kDecodeMaxHeads;
   while (group % per_block != 0) per_block /= 2;
   const int slices = group / per_block;
   const long long rows = static_cast<long long>(s.batch * s.kv_heads) * slices;
-  const long long wanted = (kDecodeTargetBlocks + rows - 1) / rows;
+  const long long wanted = slots / rows;  // splits that keep every block in the first wave
   const long long most = (n + kDecodeMinChunk - 1) / kDecodeMinChunk;
   const int splits = static_cast<int>(std::max(1LL, std::min(wanted, most)));
   const int chunk = (n + splits - 1) / splits;
@@ -339,15 +342,20 @@ __global__ void __launch_bounds__(32 * kDecodeWarps)
     m[g] = -INFINITY, l[g] = 0;
   }
   const int begin = split * a.chunk, end = min(a.n, begin + a.chunk);
-  // j0 is the same on every lane of the warp: the shuffles below see all 32 lanes.
-  for (int j0 = begin + warp * kStep; j0 < end; j0 += kDecodeWarps * kStep) {
-    uint4 kr[kDecodeLoads], vr[kDecodeLoads];
+  const auto load = [&](int j0, uint4* kr, uint4* vr) {
     for (int u = 0; u < kDecodeLoads; ++u) {
       const int j = j0 + u * kRowsPerLoad + row_in_load;
       const std::size_t at = static_cast<std::size_t>(j) * D;
       kr[u] = j < end ? *reinterpret_cast<const uint4*>(kh + at) : make_uint4(0, 0, 0, 0);
       vr[u] = j < end ? *reinterpret_cast<const uint4*>(vh + at) : make_uint4(0, 0, 0, 0);
     }
+  };
+  uint4 kr[kDecodeLoads], vr[kDecodeLoads];
+  load(begin + warp * kStep, kr, vr);
+  // j0 is the same on every lane of the warp: the shuffles below see all 32 lanes.
+  for (int j0 = begin + warp * kStep; j0 < end; j0 += kDecodeWarps * kStep) {
+    uint4 k_next[kDecodeLoads], v_next[kDecodeLoads];  // in flight during this iteration's work
+    load(j0 + kDecodeWarps * kStep, k_next, v_next);
     // Scores of this lane's row of each load, for every head: a dot over the row's 8-lane span.
     float sc[kDecodeLoads][G];
     for (int u = 0; u < kDecodeLoads; ++u) {
@@ -385,6 +393,7 @@ __global__ void __launch_bounds__(32 * kDecodeWarps)
         for (int e = 0; e < 8; ++e) acc[g][e] += sc[u][g] * vf[e];
       }
     }
+    for (int u = 0; u < kDecodeLoads; ++u) kr[u] = k_next[u], vr[u] = v_next[u];
   }
   // The rows of a load sit in different lanes: sum l and the accumulator across them (m is
   // already the warp's).
@@ -464,10 +473,32 @@ void launch_decode_heads(const AttentionDims& s, const DecodePlan& p, const T* q
   check_launch("decode_merge");
 }
 
+// Blocks of the decode kernel (the one decode_plan picks for s: G heads a block) the current
+// device holds at once.
+template <class T, int D>
+long long decode_slots(const AttentionDims& s) {
+  const int group = static_cast<int>(s.heads / s.kv_heads);
+  const auto kernel = group % 4 == 0   ? decode_attention<T, D, 4>
+                      : group % 2 == 0 ? decode_attention<T, D, 2>
+                                       : decode_attention<T, D, 1>;
+  int device = 0, sms = 0, per_sm = 0;
+  check_cuda(cudaGetDevice(&device), "cudaGetDevice");
+  check_cuda(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device),
+             "cudaDeviceGetAttribute (SMs)");
+  check_cuda(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, 32 * kDecodeWarps, 0),
+             "cudaOccupancyMaxActiveBlocksPerMultiprocessor (decode)");
+  return static_cast<long long>(std::max(sms, 1)) * std::max(per_sm, 1);
+}
+
+template <class T, int D>
+DecodePlan decode_plan_here(const AttentionDims& s) {
+  return decode_plan(s, decode_slots<T, D>(s));
+}
+
 template <class T, int D>
 void launch_decode(const AttentionDims& s, const T* q, const T* k, const T* v, float* o,
                    void* workspace, cudaStream_t stream) {
-  const DecodePlan p = decode_plan(s);
+  const DecodePlan p = decode_plan_here<T, D>(s);
   if (decode_workspace_bytes(s, p) > 0 && workspace == nullptr)
     throw std::invalid_argument(
         "decode attention: no workspace (attention_decode_workspace_bytes)");
@@ -552,7 +583,17 @@ void attention_fused_cuda(AttentionDtype t, const AttentionDims& s, const void* 
 
 std::size_t attention_decode_workspace_bytes(const AttentionDims& s) {
   check_decode_dims(s);
-  return decode_workspace_bytes(s, decode_plan(s));
+  std::size_t bytes = 0;
+  for (AttentionDtype t :
+       {AttentionDtype::bf16, AttentionDtype::fp16})  // the larger plan of the two
+    by_type(t, [&](auto type) {
+      using T = typename decltype(type)::type;
+      for_head_dim(s.d, "decode", [&](auto d) {
+        bytes =
+            std::max(bytes, decode_workspace_bytes(s, decode_plan_here<T, decltype(d)::value>(s)));
+      });
+    });
+  return bytes;
 }
 
 void attention_decode_cuda(AttentionDtype t, const AttentionDims& s, const void* q, const void* k,

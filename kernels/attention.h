@@ -54,7 +54,8 @@ void attention_fused_cuda(AttentionDtype t, const reference::AttentionDims& s, c
 // to 4 query heads of its group, chunk of positions), 16-byte loads, the online softmax per warp,
 // merged in the block, then across the chunks by a second kernel through `workspace` (device
 // memory of attention_decode_workspace_bytes(s) bytes; may be null when that is 0). The plan
-// depends on the shape only, not on the device.
+// depends on the shape and on the current device (one wave of blocks: SMs × resident blocks): ask
+// for the workspace size on the device that runs the kernel.
 std::size_t attention_decode_workspace_bytes(const reference::AttentionDims& s);
 void attention_decode_cuda(AttentionDtype t, const reference::AttentionDims& s, const void* q,
                            const void* k, const void* v, float* o, void* workspace,

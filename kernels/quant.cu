@@ -1,6 +1,13 @@
-// Integer quantization on the GPU, the same arithmetic as quant_host.cpp and reference/quant.h:
-// per-group range (two passes: chunks of ≤ 64 Ki elements, then their groups), the parameters of
-// theory/quant.h computed on the device, and quantize/dequantize as grid-stride loops in double.
+// Integer quantization on the GPU, the same arithmetic as quant_host.cpp and reference/quant.h.
+//   1. Fused (groups of 128 · 2^k up to 4096, 16-byte aligned): one pass. A block of 256 threads
+//      takes a tile of 4096 values, four 16-byte loads per thread issued before any use; each warp
+//      reduces its 128 values per load, one thread per group turns the warps' ranges into the
+//      group's parameters (theory/quant.h), and the codes leave from the registers: x read once.
+//   2. Otherwise (per tensor, per channel past 4096, odd groups): the range in chunks of ≤ 64 Ki
+//      values (then their groups), and a quantize pass, 16-byte loads four deep when the group is a
+//      multiple of 4, scalar otherwise: x read twice.
+// x / s is never an fp64 divide per value: q = x·(1/s) corrected twice with fused multiply-adds
+// (Markstein), which is x / s correctly rounded, so the codes are the reference's bit for bit.
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
@@ -16,7 +23,123 @@ namespace bb::kernels {
 namespace {
 
 constexpr int kThreads = 256;
+constexpr int kLoadsPerThread = 4;  // float4 loads in flight
+constexpr std::size_t kTile = std::size_t{kThreads} * 4 * kLoadsPerThread;  // 4096 values
+constexpr unsigned kFullMask = 0xFFFFFFFFu;
 
+// theory::int_quant_params, on the device (theory/ has no CUDA); the GPU test compares the two.
+__device__ theory::IntQuant int_quant_params_device(double min, double max, bool symmetric) {
+  theory::IntQuant p;
+  if (symmetric) {
+    p.q_max = 127, p.q_min = -127, p.zero_point = 0;
+    const double amax = fmax(fabs(min), fabs(max));
+    p.scale = amax > 0 ? amax / 127.0 : 1.0;
+    return p;
+  }
+  p.q_min = 0, p.q_max = 255;
+  const double lo = fmin(min, 0.0), hi = fmax(max, 0.0);
+  p.scale = hi > lo ? (hi - lo) / 255.0 : 1.0;
+  p.zero_point = llround(-lo / p.scale);
+  return p;
+}
+
+// A group's parameters as the quantize step uses them: 1/s (rounded once) beside s.
+struct Step {
+  double scale, inv_scale, zero_point, q_min, q_max;
+};
+
+__device__ Step step_of(const theory::IntQuant& p) {
+  return {p.scale, 1.0 / p.scale, static_cast<double>(p.zero_point), static_cast<double>(p.q_min),
+          static_cast<double>(p.q_max)};
+}
+
+// x / s correctly rounded without a divide: q0 = x·y (y = RN(1/s)) is within 1.5 ulp; one
+// correction q + (x − s·q)·y (the residual exact in an FMA) makes it faithful, and a second is
+// RN(x / s) (Markstein's theorem: y within half an ulp of 1/s, q faithful). |x/s| ≤ 255 and s is
+// far from the double range's ends, so nothing under- or overflows.
+__device__ double quotient(double x, double s, double y) {
+  double q = __dmul_rn(x, y);
+  q = fma(fma(-q, s, x), y, q);
+  return fma(fma(-q, s, x), y, q);
+}
+
+// The code of value x, element i: x / s + z, rounded (ties away from zero, as std::llround, or
+// stochastically with the reference's stream), clamped.
+__device__ int code_of(float x, const Step& p, bool stochastic, std::uint64_t seed,
+                       std::uint64_t i) {
+  const double v = __dadd_rn(quotient(x, p.scale, p.inv_scale), p.zero_point);
+  const double r = stochastic ? reference::round_stochastic(v, seed, i) : round(v);
+  return static_cast<int>(fmin(fmax(r, p.q_min), p.q_max));
+}
+
+// Four codes as one 4-byte store (uchar4: a vector store of four bytes in PTX; packing them into
+// a word with shifts compiles to prmt, which GPGPU-Sim's functional model gets wrong).
+__device__ uchar4 pack4(float4 v, const Step& p, bool stochastic, std::uint64_t seed,
+                        std::uint64_t i) {
+  const auto byte = [](int c) {
+    return static_cast<unsigned char>(c);
+  };  // int8 as two's complement
+  return make_uchar4(byte(code_of(v.x, p, stochastic, seed, i)),
+                     byte(code_of(v.y, p, stochastic, seed, i + 1)),
+                     byte(code_of(v.z, p, stochastic, seed, i + 2)),
+                     byte(code_of(v.w, p, stochastic, seed, i + 3)));
+}
+
+// 1. Fused: thread t of a tile holds float4s t + 256·k (k < 4); float4s 32w … 32w + 31 of load k
+// are warp w's, 128 values inside one group (the group is a multiple of 128 dividing the tile).
+template <class Q>
+__global__ void __launch_bounds__(kThreads)
+    fused_quantize(const float4* x, std::size_t n, std::size_t group, bool symmetric,
+                   bool stochastic, std::uint64_t seed, theory::IntQuant* params, Q* q) {
+  constexpr int kWarps = kThreads / 32, kParts = kLoadsPerThread * kWarps;
+  __shared__ float s_lo[kParts], s_hi[kParts];
+  __shared__ Step s_step[kParts];  // ≤ 32 groups per tile
+  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  const int parts_per_group = static_cast<int>(group / 128);
+  for (std::size_t base = blockIdx.x * kTile; base < n; base += std::size_t{gridDim.x} * kTile) {
+    const std::size_t base4 = base / 4, rest4 = (n - base) / 4;
+    float4 v[kLoadsPerThread];
+#pragma unroll
+    for (int k = 0; k < kLoadsPerThread; ++k) {
+      const std::size_t j = static_cast<std::size_t>(k) * kThreads + threadIdx.x;
+      v[k] = j < rest4 ? x[base4 + j] : make_float4(0, 0, 0, 0);
+    }
+#pragma unroll
+    for (int k = 0; k < kLoadsPerThread; ++k) {
+      float lo = fminf(fminf(v[k].x, v[k].y), fminf(v[k].z, v[k].w));
+      float hi = fmaxf(fmaxf(v[k].x, v[k].y), fmaxf(v[k].z, v[k].w));
+      for (int o = 16; o > 0; o /= 2) {
+        lo = fminf(lo, __shfl_xor_sync(kFullMask, lo, o));
+        hi = fmaxf(hi, __shfl_xor_sync(kFullMask, hi, o));
+      }
+      if (lane == 0) s_lo[k * kWarps + warp] = lo, s_hi[k * kWarps + warp] = hi;
+    }
+    __syncthreads();
+    // One thread per group of the tile (a tile's tail holds whole groups: group divides n).
+    const int groups_here = static_cast<int>((n - base < kTile ? n - base : kTile) / group);
+    if (static_cast<int>(threadIdx.x) < groups_here) {
+      const int first = static_cast<int>(threadIdx.x) * parts_per_group;
+      float lo = s_lo[first], hi = s_hi[first];
+      for (int c = 1; c < parts_per_group; ++c)
+        lo = fminf(lo, s_lo[first + c]), hi = fmaxf(hi, s_hi[first + c]);
+      const theory::IntQuant p = int_quant_params_device(lo, hi, symmetric);
+      params[base / group + threadIdx.x] = p;
+      s_step[threadIdx.x] = step_of(p);
+    }
+    __syncthreads();
+    auto* q4 = reinterpret_cast<uchar4*>(q + base);
+#pragma unroll
+    for (int k = 0; k < kLoadsPerThread; ++k) {
+      const std::size_t j = static_cast<std::size_t>(k) * kThreads + threadIdx.x;
+      if (j >= rest4) continue;
+      const Step p = s_step[(k * kWarps + warp) / parts_per_group];
+      q4[j] = pack4(v[k], p, stochastic, seed, base + 4 * j);
+    }
+    __syncthreads();  // s_lo/s_hi/s_step are rewritten by the next tile
+  }
+}
+
+// 2. The range, then the parameters.
 __global__ void chunk_minmax(const float* x, std::size_t chunk, float* lo, float* hi) {
   __shared__ float s_lo[kThreads], s_hi[kThreads];
   const float* p = x + blockIdx.x * chunk;
@@ -35,22 +158,6 @@ __global__ void chunk_minmax(const float* x, std::size_t chunk, float* lo, float
   if (threadIdx.x == 0) lo[blockIdx.x] = s_lo[0], hi[blockIdx.x] = s_hi[0];
 }
 
-// theory::int_quant_params, on the device (theory/ has no CUDA); the GPU test compares the two.
-__device__ theory::IntQuant int_quant_params_device(double min, double max, bool symmetric) {
-  theory::IntQuant p;
-  if (symmetric) {
-    p.q_max = 127, p.q_min = -127, p.zero_point = 0;
-    const double amax = fmax(fabs(min), fabs(max));
-    p.scale = amax > 0 ? amax / 127.0 : 1.0;
-    return p;
-  }
-  p.q_min = 0, p.q_max = 255;
-  const double lo = fmin(min, 0.0), hi = fmax(max, 0.0);
-  p.scale = hi > lo ? (hi - lo) / 255.0 : 1.0;
-  p.zero_point = llround(-lo / p.scale);
-  return p;
-}
-
 __global__ void group_params(const float* lo, const float* hi, std::size_t groups,
                              std::size_t per_group, bool symmetric, theory::IntQuant* params) {
   const std::size_t g = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x;
@@ -61,19 +168,34 @@ __global__ void group_params(const float* lo, const float* hi, std::size_t group
   params[g] = int_quant_params_device(l, h, symmetric);
 }
 
-template <class Q>
-__global__ void quantize(const float* x, std::size_t n, std::size_t group,
-                         const theory::IntQuant* params, bool stochastic, std::uint64_t seed,
-                         Q* q) {
-  for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i < n;
-       i += std::size_t{gridDim.x} * blockDim.x) {
-    const theory::IntQuant p = params[i / group];
-    const double v = static_cast<double>(x[i]) / p.scale + static_cast<double>(p.zero_point);
-    // Nearest: ties away from zero, as std::llround.
-    const double r = stochastic ? reference::round_stochastic(v, seed, i) : round(v);
-    q[i] =
-        static_cast<Q>(fmin(fmax(r, static_cast<double>(p.q_min)), static_cast<double>(p.q_max)));
+// The quantize pass over float4s (the group a multiple of 4): four loads in flight per thread.
+__global__ void __launch_bounds__(kThreads)
+    quantize4(const float4* x, std::size_t n4, std::size_t group4, const theory::IntQuant* params,
+              bool stochastic, std::uint64_t seed, uchar4* q4) {
+  const std::size_t stride = std::size_t{gridDim.x} * kThreads;
+  for (std::size_t i0 = blockIdx.x * std::size_t{kThreads} + threadIdx.x; i0 < n4;
+       i0 += kLoadsPerThread * stride) {
+    float4 v[kLoadsPerThread];
+#pragma unroll
+    for (int k = 0; k < kLoadsPerThread; ++k) {
+      const std::size_t i = i0 + k * stride;
+      if (i < n4) v[k] = x[i];
+    }
+#pragma unroll
+    for (int k = 0; k < kLoadsPerThread; ++k) {
+      const std::size_t i = i0 + k * stride;
+      if (i < n4) q4[i] = pack4(v[k], step_of(params[i / group4]), stochastic, seed, 4 * i);
+    }
   }
+}
+
+template <class Q>
+__global__ void quantize1(const float* x, std::size_t n, std::size_t group,
+                          const theory::IntQuant* params, bool stochastic, std::uint64_t seed,
+                          Q* q) {
+  for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i < n;
+       i += std::size_t{gridDim.x} * blockDim.x)
+    q[i] = static_cast<Q>(code_of(x[i], step_of(params[i / group]), stochastic, seed, i));
 }
 
 template <class Q>
@@ -87,18 +209,40 @@ __global__ void dequantize(const Q* q, std::size_t n, std::size_t group,
   }
 }
 
-unsigned grid_for(std::size_t n) {
-  return static_cast<unsigned>(std::min<std::size_t>((n + kThreads - 1) / kThreads, 65536));
+// Enough blocks to fill every SM `per_sm` deep, never more than the work has.
+unsigned grid_for(std::size_t blocks_of_work, int per_sm = 8) {
+  int device = 0, sms = 0;
+  check_cuda(cudaGetDevice(&device), "cudaGetDevice");
+  check_cuda(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device),
+             "cudaDeviceGetAttribute");
+  return static_cast<unsigned>(
+      std::clamp<std::size_t>(blocks_of_work, 1, std::size_t(std::max(sms, 1)) * per_sm));
 }
+
+bool aligned16(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; }
 
 }  // namespace
 
-void quant_params_cuda(const float* x, std::size_t n, std::size_t group, bool symmetric,
-                       float* chunk_lo, float* chunk_hi, theory::IntQuant* params,
-                       CUstream_st* stream) {
+bool quant_cuda_fused(std::size_t group) {
+  return group >= 128 && group <= kTile && group % 128 == 0 && kTile % group == 0;
+}
+
+template <class Q>
+void quantize_cuda(const float* x, std::size_t n, std::size_t group, bool symmetric,
+                   bool stochastic, std::uint64_t seed, float* chunk_lo, float* chunk_hi,
+                   theory::IntQuant* params, Q* q, CUstream_st* stream) {
+  if (group == 0 || n % group != 0)
+    throw std::invalid_argument("quantize_cuda: the group size must divide n");
+  if (n == 0) return;
+  if (quant_cuda_fused(group) && aligned16(x) && aligned16(q)) {
+    fused_quantize<Q><<<grid_for((n + kTile - 1) / kTile), kThreads, 0, stream>>>(
+        reinterpret_cast<const float4*>(x), n, group, symmetric, stochastic, seed, params, q);
+    check_launch("fused_quantize");
+    return;
+  }
   const std::size_t chunk = quant_chunk_elements(group), chunks = n / chunk;
-  if (group == 0 || n % group != 0 || chunks > 0x7FFFFFFFu)
-    throw std::invalid_argument("quant_params_cuda: the group size must divide n");
+  if (chunks > 0x7FFFFFFFu)
+    throw std::invalid_argument("quantize_cuda: more than 2^31 chunks of the range");
   chunk_minmax<<<static_cast<unsigned>(chunks), kThreads, 0, stream>>>(x, chunk, chunk_lo,
                                                                        chunk_hi);
   check_launch("chunk_minmax");
@@ -106,26 +250,31 @@ void quant_params_cuda(const float* x, std::size_t n, std::size_t group, bool sy
   group_params<<<static_cast<unsigned>((groups + kThreads - 1) / kThreads), kThreads, 0, stream>>>(
       chunk_lo, chunk_hi, groups, group / chunk, symmetric, params);
   check_launch("group_params");
-}
-
-template <class Q>
-void quantize_cuda(const float* x, std::size_t n, std::size_t group, const theory::IntQuant* params,
-                   bool stochastic, std::uint64_t seed, Q* q, CUstream_st* stream) {
-  quantize<Q><<<grid_for(n), kThreads, 0, stream>>>(x, n, group, params, stochastic, seed, q);
-  check_launch("quantize");
+  if (group % 4 == 0 && aligned16(x) && aligned16(q)) {
+    const std::size_t n4 = n / 4;
+    quantize4<<<grid_for((n4 + kThreads - 1) / kThreads), kThreads, 0, stream>>>(
+        reinterpret_cast<const float4*>(x), n4, group / 4, params, stochastic, seed,
+        reinterpret_cast<uchar4*>(q));
+    check_launch("quantize4");
+  } else {
+    quantize1<Q><<<grid_for((n + kThreads - 1) / kThreads), kThreads, 0, stream>>>(
+        x, n, group, params, stochastic, seed, q);
+    check_launch("quantize1");
+  }
 }
 
 template <class Q>
 void dequantize_cuda(const Q* q, std::size_t n, std::size_t group, const theory::IntQuant* params,
                      float* x, CUstream_st* stream) {
-  dequantize<Q><<<grid_for(n), kThreads, 0, stream>>>(q, n, group, params, x);
+  dequantize<Q>
+      <<<grid_for((n + kThreads - 1) / kThreads), kThreads, 0, stream>>>(q, n, group, params, x);
   check_launch("dequantize");
 }
 
-template void quantize_cuda(const float*, std::size_t, std::size_t, const theory::IntQuant*, bool,
-                            std::uint64_t, std::int8_t*, CUstream_st*);
-template void quantize_cuda(const float*, std::size_t, std::size_t, const theory::IntQuant*, bool,
-                            std::uint64_t, std::uint8_t*, CUstream_st*);
+template void quantize_cuda(const float*, std::size_t, std::size_t, bool, bool, std::uint64_t,
+                            float*, float*, theory::IntQuant*, std::int8_t*, CUstream_st*);
+template void quantize_cuda(const float*, std::size_t, std::size_t, bool, bool, std::uint64_t,
+                            float*, float*, theory::IntQuant*, std::uint8_t*, CUstream_st*);
 template void dequantize_cuda(const std::int8_t*, std::size_t, std::size_t, const theory::IntQuant*,
                               float*, CUstream_st*);
 template void dequantize_cuda(const std::uint8_t*, std::size_t, std::size_t,

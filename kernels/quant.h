@@ -40,15 +40,15 @@ template <class Q>
 void dequantize_host(const Q* q, std::size_t n, std::size_t group, const theory::IntQuant* params,
                      float* x);
 
-// CUDA (quant.cu). The range: chunks of quant_chunk_elements(group) reduced to
-// `chunk_lo`/`chunk_hi` (n / chunk floats each), then per group into `params` (n / group; int8
-// symmetric or asymmetric), all on the device.
-void quant_params_cuda(const float* x, std::size_t n, std::size_t group, bool symmetric,
-                       float* chunk_lo, float* chunk_hi, theory::IntQuant* params,
-                       CUstream_st* stream);
+// CUDA (quant.cu): the parameters (`params`, n / group) and the codes of x in one call; int8
+// symmetric or asymmetric. Groups of 128·2^k ≤ 4096 (quant_cuda_fused) take one fused pass that
+// reads x once; other groups reduce the range first into `chunk_lo`/`chunk_hi` (n /
+// quant_chunk_elements(group) floats each; unused by the fused pass) and read x twice.
+bool quant_cuda_fused(std::size_t group);
 template <class Q>
-void quantize_cuda(const float* x, std::size_t n, std::size_t group, const theory::IntQuant* params,
-                   bool stochastic, std::uint64_t seed, Q* q, CUstream_st* stream);
+void quantize_cuda(const float* x, std::size_t n, std::size_t group, bool symmetric,
+                   bool stochastic, std::uint64_t seed, float* chunk_lo, float* chunk_hi,
+                   theory::IntQuant* params, Q* q, CUstream_st* stream);
 template <class Q>
 void dequantize_cuda(const Q* q, std::size_t n, std::size_t group, const theory::IntQuant* params,
                      float* x, CUstream_st* stream);

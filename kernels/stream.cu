@@ -1,6 +1,9 @@
 // CUDA STREAM kernels. Versions: 1 = grid-stride loops of 4-, 8- or 16-byte accesses (one aligned
 // Pack of N elements per thread access), a scalar loop for the tail; dot reduces each thread's sum
-// in a shared-memory tree and writes one double per block.
+// in a shared-memory tree and writes one double per block. 2 = as 1, with 16 bytes in flight per
+// thread and array at every width: a narrow access is unrolled 16 / width times, independent
+// loads issued before any use (one 4-byte load in flight per thread cannot cover DRAM latency:
+// bytes in flight, not instructions per byte, limit the narrow variants).
 #include <bit>
 
 #include "base/cuda_check.h"
@@ -14,6 +17,11 @@ template <class T, int N>
 struct alignas(sizeof(T) * N) Pack {
   T v[N];
 };
+
+// Accesses of `bytes` a thread issues before it uses any: 16 bytes in flight per array.
+constexpr int unroll_for(std::size_t bytes) {
+  return bytes >= 16 ? 1 : static_cast<int>(16 / bytes);
+}
 
 struct Grid {
   std::size_t first, stride;
@@ -43,13 +51,9 @@ __global__ void stream_kernel(T* __restrict__ a, T* __restrict__ b, T* __restric
   auto* av = reinterpret_cast<P*>(a);
   auto* bv = reinterpret_cast<P*>(b);
   auto* cv = reinterpret_cast<P*>(c);
-  const Grid g = grid();
-  const std::size_t vec_n = n / N;
-  for (std::size_t i = g.first; i < vec_n; i += g.stride) {
-    P x{}, y{}, z{};
-    if constexpr (reads_a) x = av[i];
-    if constexpr (reads_b) y = bv[i];
-    if constexpr (reads_c) z = cv[i];
+  constexpr int U = unroll_for(sizeof(P));
+  const auto step = [&](std::size_t i, const P& x0, const P& y0, const P& z0) {
+    P x = x0, y = y0, z = z0;
 #pragma unroll
     for (int k = 0; k < N; ++k) apply<Op>(x.v[k], y.v[k], z.v[k], s);
     if constexpr (Op == StreamOp::mul)
@@ -58,8 +62,29 @@ __global__ void stream_kernel(T* __restrict__ a, T* __restrict__ b, T* __restric
       cv[i] = z;
     else
       av[i] = x;
+  };
+  const Grid g = grid();
+  const std::size_t vec_n = n / N;
+  std::size_t i = g.first;
+  for (; i + (U - 1) * g.stride < vec_n; i += U * g.stride) {
+    P x[U]{}, y[U]{}, z[U]{};
+#pragma unroll
+    for (int u = 0; u < U; ++u) {
+      if constexpr (reads_a) x[u] = av[i + u * g.stride];
+      if constexpr (reads_b) y[u] = bv[i + u * g.stride];
+      if constexpr (reads_c) z[u] = cv[i + u * g.stride];
+    }
+#pragma unroll
+    for (int u = 0; u < U; ++u) step(i + u * g.stride, x[u], y[u], z[u]);
   }
-  for (std::size_t i = vec_n * N + g.first; i < n; i += g.stride) apply<Op>(a[i], b[i], c[i], s);
+  for (; i < vec_n; i += g.stride) {
+    P x{}, y{}, z{};
+    if constexpr (reads_a) x = av[i];
+    if constexpr (reads_b) y = bv[i];
+    if constexpr (reads_c) z = cv[i];
+    step(i, x, y, z);
+  }
+  for (std::size_t j = vec_n * N + g.first; j < n; j += g.stride) apply<Op>(a[j], b[j], c[j], s);
 }
 
 template <class T, int N>
@@ -71,13 +96,24 @@ __global__ void dot_kernel(const T* __restrict__ a, const T* __restrict__ b, std
   const auto* bv = reinterpret_cast<const P*>(b);
   const Grid g = grid();
   const std::size_t vec_n = n / N;
+  constexpr int U = unroll_for(sizeof(P));
   T sum = 0;
-  for (std::size_t i = g.first; i < vec_n; i += g.stride) {
+  std::size_t i = g.first;
+  for (; i + (U - 1) * g.stride < vec_n; i += U * g.stride) {
+    P x[U], y[U];
+#pragma unroll
+    for (int u = 0; u < U; ++u) x[u] = av[i + u * g.stride], y[u] = bv[i + u * g.stride];
+#pragma unroll
+    for (int u = 0; u < U; ++u)
+#pragma unroll
+      for (int k = 0; k < N; ++k) sum += x[u].v[k] * y[u].v[k];
+  }
+  for (; i < vec_n; i += g.stride) {
     const P x = av[i], y = bv[i];
 #pragma unroll
     for (int k = 0; k < N; ++k) sum += x.v[k] * y.v[k];
   }
-  for (std::size_t i = vec_n * N + g.first; i < n; i += g.stride) sum += a[i] * b[i];
+  for (std::size_t j = vec_n * N + g.first; j < n; j += g.stride) sum += a[j] * b[j];
   tree[threadIdx.x] = sum;
   __syncthreads();
   for (unsigned w = blockDim.x / 2; w > 0; w /= 2) {

@@ -237,7 +237,8 @@ std::optional<Expected> expected_work(const std::string& suite, const Case& c, c
                           theory::summation_flop_per_element(text(p, "algorithm") == "kahan")),
                       precision_of(text(p, "dtype"))};
     if (starts(name, "quantize/int8/"))
-      return Expected{theory::int_quant_work(number(p, "elements"), p.at("bits").get<int>()),
+      return Expected{theory::int_quant_work(number(p, "elements"), p.at("bits").get<int>(),
+                                             p.contains("passes") ? p.at("passes").get<int>() : 2),
                       std::nullopt};
     if (starts(name, "quantize/")) return block_quant(p);
     if (starts(name, "gemm/")) return gemm_mode(p);

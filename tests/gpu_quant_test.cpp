@@ -31,10 +31,8 @@ void expect_matches(const std::vector<float>& x, std::size_t group, bool symmetr
       dparams(n / group * sizeof(theory::IntQuant));
   dx.upload(x.data(), n * 4);
   dq.fill_bytes(0x5A), dback.fill_bytes(0xFF);
-  kernels::quant_params_cuda(dx.as<float>(), n, group, symmetric, lo.as<float>(), hi.as<float>(),
-                             dparams.as<theory::IntQuant>(), nullptr);
-  kernels::quantize_cuda(dx.as<float>(), n, group, dparams.as<theory::IntQuant>(), stochastic, 3,
-                         dq.as<Q>(), nullptr);
+  kernels::quantize_cuda(dx.as<float>(), n, group, symmetric, stochastic, 3, lo.as<float>(),
+                         hi.as<float>(), dparams.as<theory::IntQuant>(), dq.as<Q>(), nullptr);
   kernels::dequantize_cuda(dq.as<Q>(), n, group, dparams.as<theory::IntQuant>(), dback.as<float>(),
                            nullptr);
   check_cuda(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
@@ -71,7 +69,9 @@ TEST_F(GpuQuant, MatchesTheReferenceCodeForCode) {
   std::vector<float> x(gpu_test::bulk(std::size_t{3} << 16, std::size_t{3} << 15));
   for (std::size_t i = 0; i < x.size(); ++i)
     x[i] = static_cast<float>(-3 + 5 * reference::uniform01(5, i) + ((i % 97) == 0 ? 40 : 0));
-  for (std::size_t group : {x.size(), std::size_t{4096}, std::size_t{128}, std::size_t{3}}) {
+  // 4096, 1024 and 128: the fused pass; the whole tensor, 384 and 12 (float4s) and 3: two passes.
+  for (std::size_t group : {x.size(), std::size_t{4096}, std::size_t{1024}, std::size_t{384},
+                            std::size_t{128}, std::size_t{12}, std::size_t{3}}) {
     const std::size_t n = group == x.size() ? x.size()
                           : group >= 128    ? gpu_test::bulk(x.size(), std::size_t{3} << 12)
                                             : gpu_test::bulk(x.size(), std::size_t{3} << 9);
@@ -87,10 +87,24 @@ TEST_F(GpuQuant, MatchesTheReferenceCodeForCode) {
   expect_matches<std::int8_t>(zero, 1024, true, false);
 }
 
+// x / s exactly halfway between two codes: x = amax / 2 gives x / s = 63.5 exactly, while
+// x · RN(1/s) rounds to 63.49999999999999 for this amax (found by search): a kernel that multiplies
+// by the reciprocal without correcting it codes 63, the reference 64. Groups of 128 (fused) and
+// one group of all (two passes); the halfway value at both signs, in every group.
+TEST_F(GpuQuant, HalfwayQuotientsRoundAsTheReference) {
+  const float amax = 2.413017749786377f, half = amax / 2;
+  ASSERT_NE(static_cast<double>(half) * (1.0 / (amax / 127.0)), 63.5);  // the premise
+  std::vector<float> x(1024);
+  for (std::size_t i = 0; i < x.size(); ++i)
+    x[i] = i % 4 == 0 ? half : i % 4 == 1 ? -half : i % 4 == 2 ? amax : -0.37f;
+  expect_matches<std::int8_t>(x, 128, true, false);
+  expect_matches<std::int8_t>(x, x.size(), true, false);
+}
+
 TEST(GpuQuantArguments, AGroupThatDoesNotDivideIsRefused) {
-  EXPECT_THROW(
-      kernels::quant_params_cuda(nullptr, 1000, 128, true, nullptr, nullptr, nullptr, nullptr),
-      std::invalid_argument);
+  EXPECT_THROW(kernels::quantize_cuda<std::int8_t>(nullptr, 1000, 128, true, false, 0, nullptr,
+                                                   nullptr, nullptr, nullptr, nullptr),
+               std::invalid_argument);
 }
 
 }  // namespace

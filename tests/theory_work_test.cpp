@@ -78,6 +78,7 @@ TEST(Work, ConversionAndSummation) {
 TEST(Work, Quantization) {
   // int8: the range pass and the quantize pass read the floats; one byte out per value.
   expect_work(int_quant_work(1024, 8), 8192, 1024, 0, 1024);
+  expect_work(int_quant_work(1024, 8, 1), 4096, 1024, 0, 1024);  // one fused pass
   expect_work(int_quant_work(1024, 4), 8192, 512, 0, 1024);
   // MXFP8 blocks of 32: one pass; 1024 codes and 32 E8M0 scales.
   expect_work(block_quant_work(1024, 8, 32, false), 4096, 1056, 0, 1024);

@@ -71,9 +71,10 @@ inline double quant_bits_per_value(int bits, QuantScheme scheme, double group) {
 
 // Quantizing n fp32 values to b-bit integers in two passes, the range (min/max per tensor, channel
 // or group), then the quantize pass, each reading them: 2 × 4n bytes read, n·b/8 written (the
-// scales and zero points, one per group, not counted), n elements.
-inline WorkCount int_quant_work(double elements, int bits) {
-  return {2 * 4 * elements, elements * bits / 8, 0, elements};
+// scales and zero points, one per group, not counted), n elements. A fused pass that keeps each
+// group in registers between its range and its codes (kernels/quant.cu) reads them once: passes 1.
+inline WorkCount int_quant_work(double elements, int bits, int passes = 2) {
+  return {passes * 4 * elements, elements * bits / 8, 0, elements};
 }
 
 }  // namespace bb::theory

@@ -146,7 +146,8 @@ std::vector<Case> stream_cuda_cases() {
     cases.push_back(stream_case<double>(k.op, "fp64", 16, true));
     cases.push_back(stream_case<float>(k.op, "fp32", 16, true));
   }
-  // Narrower accesses: more instructions per byte, same bytes (full runs).
+  // Narrower accesses, same bytes in flight (kernels/stream.cu unrolls them to 16 bytes per thread
+  // and array: one narrow load in flight per thread, not instructions per byte, starved them).
   for (StreamOp op : {StreamOp::copy, StreamOp::triad, StreamOp::dot}) {
     cases.push_back(stream_case<double>(op, "fp64", 8, false));
     cases.push_back(stream_case<float>(op, "fp32", 8, false));

@@ -44,10 +44,9 @@ class QuantCuda final : public Instance {
     return quant_compare<Q>(s_, x_host_, q, params, back);
   }
   void run(gpu_stream stream) override {
-    kernels::quant_params_cuda(x_.as<float>(), n_, s_.group, s_.symmetric(), lo_.as<float>(),
-                               hi_.as<float>(), params_.as<theory::IntQuant>(), stream);
-    kernels::quantize_cuda(x_.as<float>(), n_, s_.group, params_.as<theory::IntQuant>(),
-                           s_.stochastic, 7, q_.as<Q>(), stream);
+    kernels::quantize_cuda(x_.as<float>(), n_, s_.group, s_.symmetric(), s_.stochastic, 7,
+                           lo_.as<float>(), hi_.as<float>(), params_.as<theory::IntQuant>(),
+                           q_.as<Q>(), stream);
   }
 
  private:
@@ -67,7 +66,12 @@ Case quant_cuda_case(QuantSetup s, bool in_quick) {
   Case c{quant_case_name(s, Backend::cuda), Backend::cuda,
          [s](const CaseContext& ctx) {
            const std::size_t n = affordable_elements(ctx.gpu, kElements);
-           return quant_declared(over(s, n), n);
+           Declared d = quant_declared(over(s, n), n);
+           // Groups the fused kernel holds in registers are read once, not twice.
+           const int passes = kernels::quant_cuda_fused(over(s, n).group) ? 1 : 2;
+           d.work = work_of(theory::int_quant_work(static_cast<double>(n), 8, passes));
+           d.params["passes"] = passes;
+           return d;
          },
          [s](const CaseContext& ctx, Declared&) -> std::unique_ptr<Instance> {
            const std::size_t n = affordable_elements(ctx.gpu, kElements);
