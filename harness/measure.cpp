@@ -113,8 +113,9 @@ std::vector<Measurement> measure_cuda_group(std::span<Instance* const> instances
                                             const GpuDevice& gpu, bool hot, const Nvml* nvml,
                                             double warmup_s) {
   // Warm up first (at least one round: the first launch binds library handles to the stream), so
-  // that the starting clock is the loaded clock.
-  const std::size_t warmup = group_warmup(instances, rules, 1);
+  // that the starting clock is the loaded clock. A timing simulator has no clock to raise and its
+  // case was just launched to be validated: no warm-up (each launch costs minutes of simulation).
+  const std::size_t warmup = group_warmup(instances, rules, gpu.simulated_timing ? 0 : 1);
   const std::size_t members = instances.size();
   GpuSession session(gpu, !hot);
   CpuTally cpu(members);
