@@ -7,13 +7,21 @@
 #                                      time), test -> PASS / FAIL / cannot run (why); then the
 #                                      conversion tests from compute_90 PTX (build/gpusim90), where
 #                                      the fp8 conversions take the sm_89+ path (fp8cvt.patch)
-#   bash ci/gpusim.sh job OUT_DIR      the GPU runner's main job (ci/gpu_run.sh): `boundbench run
+#   bash ci/gpusim.sh job [--timing --config NAME] OUT_DIR
+#                                      the GPU runner's main job (ci/gpu_run.sh): `boundbench run
 #                                      --backend cuda` over every suite at the sizes a simulated
 #                                      device affords (OUT_DIR/run.json, run.md), the NCCL engines
 #                                      of collectives and strategies (they say they cannot run), then
 #                                      `report`, `compare` and ci/validate_results.py on run.json;
 #                                      ci/gpusim_job_check.py judges it: every CUDA case validated
-#                                      (PASS) or cannot run for cuBLAS/cuBLASLt/NCCL only
+#                                      (PASS) or cannot run for cuBLAS/cuBLASLt/NCCL only.
+#                                      --timing: in the simulator's timing model (cycle-level;
+#                                      events give simulated time, the device is named
+#                                      "GPGPU-Sim timing [NAME] ...") with the config NAME of its
+#                                      tested-cfgs (SM7_QV100, SM86_RTX3070, ...): the cases of
+#                                      GPUSIM_TIMING_ARGS timed and judged by the GPU laws; no
+#                                      validation gate (ci/gpusim_job_check.py), a law count per
+#                                      status in OUT_DIR/job.md instead
 #
 # Exit 1 if a test or case FAILs, 2 when the simulator or the build cannot be made, 77 (SKIP)
 # without a CUDA toolkit or the simulator's sources.
@@ -24,15 +32,24 @@
 # when none is given (every test). Job: GPUSIM_JOB_ARGS: `boundbench run`'s selection (default
 # "--backend cuda --quick", as ci/gpu_run.sh; "--backend cuda" for every case, "--backend cuda
 # --suite occupancy" for one suite); GPUSIM_JOB_TIMEOUT_S:
-# the limit of `boundbench run` (1800).
+# the limit of `boundbench run` (1800). Timing job: GPUSIM_TIMING_ARGS (default: the cases the
+# issue-26 laws need, see timing_args below), GPUSIM_JOB_TIMEOUT_S (3600).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
 mode=tests
+timing_config=""
 if [[ ${1:-} == job ]]; then
   mode=job
-  [[ -n ${2:-} ]] || { echo "usage: bash ci/gpusim.sh job OUT_DIR" >&2; exit 2; }
-  job_out=$(mkdir -p "$2" && cd "$2" && pwd)
+  usage="usage: bash ci/gpusim.sh job [--timing --config NAME] OUT_DIR"
+  shift
+  if [[ ${1:-} == --timing ]]; then
+    [[ ${2:-} == --config && -n ${3:-} ]] || { echo "$usage" >&2; exit 2; }
+    timing_config=$3
+    shift 3
+  fi
+  [[ $# -eq 1 ]] || { echo "$usage" >&2; exit 2; }
+  job_out=$(mkdir -p "$1" && cd "$1" && pwd)
 else
   filter=${1:-${GPUSIM_FILTER:-*}}
 fi
@@ -81,14 +98,37 @@ echo "gpusim: built $build $target ($((SECONDS - t0)) s)"
 # its working directory, and the mode: functional (PTX_SIM_MODE_FUNC=1: real results, no timing).
 # Sourced only where a process runs under the simulator (not while listing tests with the real
 # runtime, nor for report/compare).
+# With --timing: the timing model (PTX_SIM_MODE_FUNC unset) and the config named, which
+# timing.patch puts in the device's name (GPGPUSIM_CONFIG_NAME).
 simulated_env() {
   export GPUSIM_HOST_LD_LIBRARY_PATH=${LD_LIBRARY_PATH:-}  # for what runs no kernel
   # shellcheck disable=SC1090
   source "$env_file"
   sim_config_dir=$GPUSIM_CONFIG_DIR
   export PTX_SIM_MODE_FUNC=1
+  if [[ -n $timing_config ]]; then
+    sim_config_dir=$(dirname "$GPUSIM_CONFIG_DIR")/$timing_config
+    [[ -f $sim_config_dir/gpgpusim.config ]] ||
+      { echo "gpusim: no config $timing_config (choose one of: $(ls "$(dirname "$sim_config_dir")"))" >&2; exit 2; }
+    unset PTX_SIM_MODE_FUNC
+    export GPGPUSIM_CONFIG_NAME=$timing_config
+  fi
 }
 
+# The timed job's cases: STREAM (the fp32 copy, 16-byte accesses) and the strided reads at
+# strides 1, 8, 16 and 32 (the sector model's ratios 1, 1, 0.5, 0.25; strides 2 and 4 predict the
+# same 1 as 8 and are left out for time), at harness/gpu.h's kSimulatedTimingBulkElements; each
+# sample tens of thousands of simulated cycles, minutes of one core. The simulator is deterministic
+# up to block placement: no warm-up, three samples (StoppingRule::simulated).
+timing_args="--backend cuda --quick --suite bandwidth --filter ^bandwidth/(copy/fp32/cuda|strided/fp32/cuda/s(1|8|16|32))$"
+
+if [[ $mode == job && -n $timing_config ]]; then
+  simulated_env
+  exec python3 "$root/ci/gpusim_job.py" --bin "$root/$build/boundbench" \
+    --config "$sim_config_dir" --work "$root/$build/job-$timing_config" --out "$job_out" \
+    --timing "$timing_config" --timeout "${GPUSIM_JOB_TIMEOUT_S:-3600}" \
+    --run-args "${GPUSIM_TIMING_ARGS:-$timing_args}"
+fi
 if [[ $mode == job ]]; then
   simulated_env
   exec python3 "$root/ci/gpusim_job.py" --bin "$root/$build/boundbench" \

@@ -13,8 +13,13 @@ Steps, each with its wall time, in OUT_DIR/job.md (and printed):
   validate     ci/validate_results.py run.json
   check        ci/gpusim_job_check.py run.json: every CUDA case PASS or cannot run (cuBLAS,
                cuBLASLt, NCCL only), 0 FAIL, each GPU suite with a validated case
-Exit 1 if a step fails."""
+With --timing NAME (`ci/gpusim.sh job --timing --config NAME`): the simulator's timing model with
+config NAME; `run` times its cases (events give simulated time) and the GPU laws judge them; the
+NCCL steps and the validation gate (check) are the functional job's and are left out; instead
+job.md counts each law's verdicts. Exit 1 if a step fails (a law that FAILs fails `run`)."""
 import argparse
+import collections
+import json
 import os
 import shutil
 import subprocess
@@ -68,6 +73,30 @@ class Job:
         return ok, text
 
 
+def verdict_counts(run_json):
+    """{(suite, law kind): Counter(verdict)} over run.json's checks, and the FAILs' lines."""
+    with open(run_json) as f:
+        checks = json.load(f).get("checks", [])
+    counts = collections.defaultdict(collections.Counter)
+    fails = []
+    for c in checks:
+        counts[(c.get("suite", "?"), c.get("kind", "?"))][c.get("verdict", "?")] += 1
+        if c.get("verdict") == "FAIL":
+            fails.append(f"{c.get('suite')}/{c.get('name')}: {c.get('reason', '')}")
+    return counts, fails
+
+
+def write_timing_summary(f, run_json):
+    counts, fails = verdict_counts(run_json)
+    verdicts = ["PASS", "FAIL", "INCONCLUSIVE", "BELOW-EXPECTATION", "SKIP"]
+    f.write("\n## Verdicts (timing model)\n\n| suite | kind | " + " | ".join(verdicts) +
+            " |\n|---|---|" + "---:|" * len(verdicts) + "\n")
+    for (suite, kind), c in sorted(counts.items()):
+        f.write(f"| {suite} | {kind} | " + " | ".join(str(c[v]) for v in verdicts) + " |\n")
+    if fails:
+        f.write("\nFAIL:\n\n" + "".join(f"- {line}\n" for line in fails))
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     p.add_argument("--bin", required=True, help="boundbench built for the simulator")
@@ -76,6 +105,7 @@ def main():
     p.add_argument("--out", required=True)
     p.add_argument("--timeout", type=float, default=1800, help="limit of `boundbench run`")
     p.add_argument("--run-args", default="--backend cuda --quick", help="boundbench run's selection")
+    p.add_argument("--timing", metavar="CONFIG", help="the timing model with this config's name")
     args = p.parse_args()
     start = time.monotonic()
     os.makedirs(args.out, exist_ok=True)
@@ -91,13 +121,9 @@ def main():
 
     job.step("run", [bb, "run", *args.run_args.split(), "--out", out("run.json"),
                      "--summary", out("run.md")], cwd=sim, timeout=args.timeout)
-    job.step("collectives", [bb, "collectives", "--transport", "nccl", "--quick",
-                             "--out", os.path.join(args.work, "collectives.json")],
-             cwd=sim, timeout=300, expect_output=NCCL_CANNOT_RUN)
-    job.step("strategies", [bb, "strategies", "--engine", "nccl", "--quick", "--no-fail",
-                            "--compute", "synthetic", "--synthetic-rate", "1e10",
-                            "--out", os.path.join(args.work, "strategies.json")],
-             cwd=sim, timeout=300, expect_output=NCCL_CANNOT_RUN)
+    timing = args.timing is not None
+    if not timing:
+        nccl_steps(job, bb, sim, args)
     have_run = os.path.exists(out("run.json"))
     if have_run:
         report = os.path.join(args.work, "report")
@@ -110,20 +136,24 @@ def main():
         job.step("validate", [sys.executable, os.path.join(HERE, "validate_results.py"),
                               out("run.json"), "--require-complete", "--schema-optional"],
                  env=host_env())
-        _, text = job.step("check", [sys.executable, os.path.join(HERE, "gpusim_job_check.py"),
-                                     out("run.json"), "--require-suites", GPU_SUITES],
-                           env=host_env())
-        print(text, end="")
+        if not timing:
+            _, text = job.step("check", [sys.executable, os.path.join(HERE, "gpusim_job_check.py"),
+                                         out("run.json"), "--require-suites", GPU_SUITES],
+                               env=host_env())
+            print(text, end="")
     else:
         job.rows.append(("run.json", False, 0.0, "boundbench run wrote no results file"))
     total = time.monotonic() - start
     failed = [r for r in job.rows if not r[1]]
     with open(out("job.md"), "w") as f:
-        f.write("# The GPU job under GPGPU-Sim (functional mode)\n\n")
+        mode = f"timing model, config {args.timing}" if timing else "functional mode"
+        f.write(f"# The GPU job under GPGPU-Sim ({mode})\n\n")
         f.write(f"`boundbench run {args.run_args}`; {total:.0f} s in all.\n\n")
         f.write("| step | result | s | |\n|---|---|---:|---|\n")
         for name, ok, seconds, what in job.rows:
             f.write(f"| {name} | {'ok' if ok else 'FAIL'} | {seconds:.0f} | {what} |\n")
+        if timing and have_run:
+            write_timing_summary(f, out("run.json"))
     print(f"gpusim job: {len(job.rows) - len(failed)} of {len(job.rows)} steps ok, "
           f"{total:.0f} s (OUT: {args.out})")
     for name, _, _, _ in failed:
@@ -133,6 +163,17 @@ def main():
             with open(log, errors="replace") as f:
                 sys.stdout.writelines(f.readlines()[-15:])
     return 1 if failed else 0
+
+
+def nccl_steps(job, bb, sim, args):
+    """The NCCL engines of collectives and strategies: each must say it cannot run."""
+    job.step("collectives", [bb, "collectives", "--transport", "nccl", "--quick",
+                             "--out", os.path.join(args.work, "collectives.json")],
+             cwd=sim, timeout=300, expect_output=NCCL_CANNOT_RUN)
+    job.step("strategies", [bb, "strategies", "--engine", "nccl", "--quick", "--no-fail",
+                            "--compute", "synthetic", "--synthetic-rate", "1e10",
+                            "--out", os.path.join(args.work, "strategies.json")],
+             cwd=sim, timeout=300, expect_output=NCCL_CANNOT_RUN)
 
 
 if __name__ == "__main__":

@@ -63,9 +63,19 @@ struct GpuDevice {
 // choice the suites make on a simulated device.
 inline constexpr std::size_t kSimulatedBulkElements = std::size_t{1} << 18;
 inline constexpr std::size_t kSimulatedTailElements = 4096;
+// A timing simulator (GPGPU-Sim's performance model, `simulated_timing`) is slower still: about
+// 800 simulated cycles per second of one core on SM7_QV100 (80 SMs; a 2^18-element fp32 triad,
+// 3 MiB, ran 8,600 cycles, half of them the launch and ramp). It affords 2^21 elements (8 MiB of
+// fp32): the strided read's stride 32 still moves 2 MiB of sectors, several times the ramp's worth,
+// so the sector model's time ratios are those of the bytes; 8,192 256-thread blocks' worth of
+// elements, several waves of the 46-80 SMs of the configs.
+inline constexpr std::size_t kSimulatedTimingBulkElements = std::size_t{1} << 21;
 inline std::size_t affordable_elements(const GpuDevice* gpu, std::size_t n) {
-  if (gpu == nullptr || !gpu->simulated || n <= kSimulatedBulkElements) return n;
-  return kSimulatedBulkElements + n % kSimulatedTailElements;
+  if (gpu == nullptr || !gpu->simulated) return n;
+  const std::size_t bulk =
+      gpu->simulated_timing ? kSimulatedTimingBulkElements : kSimulatedBulkElements;
+  if (n <= bulk) return n;
+  return bulk + n % kSimulatedTailElements;
 }
 
 // Why a functional simulator cannot run `library`'s device code (cuBLAS, cuBLASLt, NCCL: SASS

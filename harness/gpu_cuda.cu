@@ -171,8 +171,14 @@ struct GpuSession::Impl {
   DeviceBuffer flush;  // one L2-sized buffer, zeroed once, read before every sample
   DeviceBuffer clock_out;
   int flush_blocks = 0;
-  // The clock probe's spin: ~1 ms of %globaltimer; 20 us of simulated time in a timing simulator
-  // (22,640 cycles at 1132 MHz: a 1 ms spin would cost many seconds of simulation).
+  // A timing simulator's flush: a host-to-device copy of 2x its L2 (flush_copy_source), which the
+  // simulator's copy-engine model (-gpgpu_perf_sim_memcpy 1) writes into the L2 as clean lines,
+  // evicting the case's data in zero simulated cycles. A flush kernel would cost as many simulated
+  // cycles as a large case; -gpgpu_flush_l2_cache drops only dirty lines (tag_array::flush), so
+  // read data stays in L2. Empty on a GPU.
+  std::vector<std::uint8_t> flush_copy_source;
+  // The clock probe's spin: ~1 ms of %globaltimer; 2 us of simulated time in a timing simulator
+  // (2,264 cycles at 1132 MHz: a 1 ms spin would cost minutes of simulation per case).
   std::uint64_t clock_spin_ns = 1'000'000;
 };
 
@@ -181,8 +187,11 @@ GpuSession::GpuSession(const GpuDevice& device, bool flush_l2) : impl_(std::make
   check_cuda(cudaStreamCreateWithFlags(&impl_->stream, cudaStreamNonBlocking), "cudaStreamCreate");
   check_cuda(cudaEventCreate(&impl_->start), "cudaEventCreate");
   check_cuda(cudaEventCreate(&impl_->stop), "cudaEventCreate");
-  if (device.simulated_timing) impl_->clock_spin_ns = 20'000;
-  if (flush_l2 && device.l2_bytes > 0) {
+  if (device.simulated_timing) impl_->clock_spin_ns = 2'000;
+  if (flush_l2 && device.simulated_timing && device.l2_bytes > 0) {
+    impl_->flush = DeviceBuffer(2 * device.l2_bytes);
+    impl_->flush_copy_source.assign(2 * device.l2_bytes, 0);
+  } else if (flush_l2 && device.l2_bytes > 0) {
     impl_->flush = DeviceBuffer(device.l2_bytes / sizeof(int4) * sizeof(int4));
     impl_->flush.fill_bytes(0);
     impl_->flush_blocks = device.sm_count * 4;
@@ -200,7 +209,11 @@ GpuSession::~GpuSession() {
 
 double GpuSession::time_sample_s(const std::function<void(gpu_stream)>& enqueue) {
   Impl& s = *impl_;
-  if (s.flush.bytes() > 0) {
+  if (!s.flush_copy_source.empty()) {
+    check_cuda(cudaMemcpyAsync(s.flush.get(), s.flush_copy_source.data(), s.flush.bytes(),
+                               cudaMemcpyHostToDevice, s.stream),
+               "cudaMemcpyAsync (the timing simulator's L2 flush)");
+  } else if (s.flush.bytes() > 0) {
     l2_flush_kernel<<<s.flush_blocks, 256, 0, s.stream>>>(
         s.flush.as<int4>(), s.flush.bytes() / sizeof(int4), s.clock_out.as<int>());
     check_launch("l2_flush_kernel");

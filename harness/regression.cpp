@@ -118,8 +118,22 @@ std::string params_difference(const json& a, const json& b) {
 
 std::string p_text(double p) { return std::isnan(p) ? "-" : fmt::format("{:.3g}", p); }
 
-// Refuses runs from different machines (one line naming what differs) unless cross-device; notes a
-// file that predates fingerprints.
+// The name of the first simulated GPU in a fingerprint ("GPGPU-Sim…", harness/gpu.h), else "".
+std::string simulated_gpu(const json& fields) {
+  for (const auto& g : fields.value("gpus", json::array()))
+    if (g.value("name", "").starts_with("GPGPU-Sim")) return g.value("name", "");
+  return "";
+}
+
+// The first GPU's name in a fingerprint, or "no GPU".
+std::string first_gpu(const json& fields) {
+  const json gpus = fields.value("gpus", json::array());
+  return gpus.empty() ? "no GPU" : gpus[0].value("name", "");
+}
+
+// Refuses runs from different machines (one line naming what differs) unless cross-device; a
+// simulated GPU against a real one (or none) is named as such first. Notes a file that predates
+// fingerprints.
 void check_identity(const json& base, const json& next, const CompareOptions& opts,
                     RunComparison& r) {
   const RecordedFingerprint fb = recorded_fingerprint(base), fn = recorded_fingerprint(next);
@@ -130,7 +144,17 @@ void check_identity(const json& base, const json& next, const CompareOptions& op
                       " (written before fingerprints): compared only what the context records "
                       "(CPU model, cores, caches, memory, GPU name and clocks)");
   r.machine_differences = fingerprint_differences(fb.fields, fn.fields);
-  if (r.machine_differences.empty() || opts.cross_device) return;
+  if (opts.cross_device) return;
+  const std::string sim_b = simulated_gpu(fb.fields), sim_n = simulated_gpu(fn.fields);
+  const auto device = [](const std::string& sim, const json& fields) {
+    return sim.empty() ? "'" + first_gpu(fields) + "'" : "a simulated GPU '" + sim + "'";
+  };
+  if (sim_b.empty() != sim_n.empty())
+    throw std::invalid_argument("base is on " + device(sim_b, fb.fields) + ", new on " +
+                                device(sim_n, fn.fields) +
+                                ": a simulator's times are a model's, not a device's; use "
+                                "--cross-device to compare % of bound");
+  if (r.machine_differences.empty()) return;
   std::string what;
   const std::size_t shown = std::min<std::size_t>(r.machine_differences.size(), 4);
   for (std::size_t i = 0; i < shown; ++i) what += (i ? "; " : "") + r.machine_differences[i];

@@ -112,7 +112,7 @@ struct StoppingRule {
   double hard_timeout_s() const { return hard_timeout_factor * timeout_s; }
 
   static StoppingRule quick();
-  // For a timing simulator (deterministic, seconds of host time per sample): 1 warm-up, then 3
+  // For a timing simulator (deterministic, minutes of host time per sample): no warm-up, 3
   // samples, stopping there whatever their spread (the spread is reported).
   static StoppingRule simulated();
   // For one point of a sweep (dozens of sizes, each judged by its median): at most 5 samples,

@@ -401,6 +401,18 @@ TEST(AffordableElements, ShrinkOnlyTheBulkOnASimulator) {
   EXPECT_EQ(affordable_elements(&gpu, kSimulatedBulkElements + 7), kSimulatedBulkElements + 7);
 }
 
+// A timing simulator affords its own bulk, 2^21 elements (sized from its measured speed).
+TEST(AffordableElements, TimingSimulatorHasItsOwnBulk) {
+  GpuDevice gpu = nominal_gpu();
+  gpu.simulated = gpu.simulated_timing = true;
+  const std::size_t big = std::size_t{1} << 26;
+  EXPECT_EQ(affordable_elements(&gpu, big), std::size_t{1} << 21);
+  EXPECT_EQ(affordable_elements(&gpu, big + 5), (std::size_t{1} << 21) + 5);
+  EXPECT_EQ(affordable_elements(&gpu, std::size_t{1} << 20), std::size_t{1} << 20);
+  gpu.simulated_timing = false;  // functional: the smaller bulk
+  EXPECT_EQ(affordable_elements(&gpu, std::size_t{1} << 20), kSimulatedBulkElements);
+}
+
 // On a simulated GPU every case still declares the theory of its params, at sizes the simulator
 // affords (each CUDA case's declared bytes at most 64 bulk arrays of 8-byte elements: the full
 // sizes are 2^25-2^26 elements and fail this), with unique names, and the cases that run cuBLAS

@@ -134,6 +134,26 @@ TEST(CompareRuns, DevicesMustMatchUnlessCrossDevice) {
   EXPECT_EQ(delta(c, "a").verdict, "FASTER");
 }
 
+TEST(CompareRuns, SimulatedAgainstRealGpuOnlyCrossDevice) {
+  const json sim = run("GPGPU-Sim_v4.2.0 timing SM7_QV100 sm_70 80 SMs 1132 MHz", {{"a", 2e-3}});
+  const json h200 = run("NVIDIA H200", {{"a", 1e-3}});
+  for (const auto& [base, next] : {std::pair{sim, h200}, std::pair{h200, sim}}) {
+    try {
+      compare_runs(base, next, {});
+      FAIL() << "a simulated run compared with a real one";
+    } catch (const std::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find("simulated GPU 'GPGPU-Sim_v4.2.0 timing"),
+                std::string::npos)
+          << e.what();
+    }
+  }
+  CompareOptions cross;
+  cross.cross_device = true;
+  EXPECT_EQ(delta(compare_runs(sim, h200, cross), "a").verdict, "FASTER");
+  // Two simulated runs of one config are one machine.
+  EXPECT_NO_THROW(compare_runs(sim, sim, {}));
+}
+
 // A schema-2 run with samples and a fingerprint: `cases` maps a name to its samples (s).
 json sampled_run(const std::vector<std::pair<std::string, std::vector<double>>>& cases,
                  std::uint64_t l3_bytes = 32u << 20) {

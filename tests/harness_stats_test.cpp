@@ -220,6 +220,7 @@ TEST(Sampler, ConstantStreamStopsAtMinSamples) {
 TEST(Sampler, SimulatedRuleStopsAtThreeSamples) {
   // A timing simulator: microseconds of simulated time per sample, seconds of host time each.
   // Identical samples converge at 3; a spread one stops there too (reported, not re-sampled).
+  EXPECT_EQ(StoppingRule::simulated().warmup_samples, 0u);  // no clock to raise
   Sampler same(StoppingRule::simulated());
   StopReason reason = StopReason::none;
   EXPECT_EQ(samples_until_stop(
