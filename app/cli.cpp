@@ -17,9 +17,9 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "app/project_cmd.h"
 #include "app/ab_cli.h"
 #include "app/history_cli.h"
+#include "app/project_cmd.h"
 #include "app/theory_catalogue.h"
 #include "harness/build_info.h"
 #include "harness/history_changes.h"

@@ -8,6 +8,7 @@
 #include <map>
 #include <regex>
 #include <stdexcept>
+#include <thread>
 #include <tuple>
 
 #include <fmt/format.h>
@@ -181,7 +182,16 @@ HistoryStore::HistoryStore(const std::string& path) : path_(path) {
     if (tables > 0 && meta_tables == 0)
       throw std::invalid_argument(path +
                                   ": an SQLite database, but not a boundbench history store");
-    exec("PRAGMA journal_mode=WAL");
+    // Switching to WAL takes an exclusive lock that SQLite does not wait for through the busy
+    // handler: two adds opening a new store at once saw "database is locked" here (ctest under
+    // load). Retried for as long as the busy timeout would wait.
+    for (const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(60);;) {
+      const int rc = sqlite3_exec(db_, "PRAGMA journal_mode=WAL", nullptr, nullptr, nullptr);
+      if (rc == SQLITE_OK) break;
+      if ((rc != SQLITE_BUSY && rc != SQLITE_LOCKED) || std::chrono::steady_clock::now() > give_up)
+        exec("PRAGMA journal_mode=WAL");  // throws with SQLite's message
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
     exec("PRAGMA synchronous=NORMAL");  // WAL: durable at each checkpoint, atomic always
     exec("BEGIN IMMEDIATE");
     try {
