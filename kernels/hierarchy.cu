@@ -39,7 +39,7 @@ __global__ void read_kernel(const float4* __restrict__ x, std::size_t n16, int p
 // is one coalesced access pattern. kStridedLoads of them are issued before any is added, into
 // independent partial sums, so that each thread keeps kStridedLoads loads in flight (one at a time
 // leaves a stride-1 read latency-bound far below DRAM bandwidth: kernels/hierarchy.h).
-constexpr int kStridedLoads = 8;
+constexpr int kStridedLoads = kStridedLoadsInFlight;
 
 __global__ void strided_kernel(const float* __restrict__ x, std::size_t accesses,
                                std::size_t stride, double* __restrict__ out) {

@@ -46,6 +46,7 @@ void chase_cuda(const std::uint32_t* next, std::uint64_t steps, std::uint32_t* p
 // stride 1 — an estimate from the SASS, not a measurement). One load at a time kept 1.08 MB in
 // flight: stride 1 latency-bound at ≈ 1.7–2.2 TB/s.
 // `threads` a power of two ≤ 1024.
+inline constexpr int kStridedLoadsInFlight = 8;
 void strided_read_cuda(const float* x, std::size_t accesses, std::size_t stride, double* out,
                        int blocks, int threads, CUstream_st* stream);
 

@@ -302,6 +302,9 @@ Case strided_case(std::size_t stride) {
            auto inst = std::make_unique<StridedCuda>(blocks, n, stride, gpu.simulated);
            // What the device did with the fetch granularity: only it can tell.
            d.params["l2_fetch_granularity"] = inst->fetch_granularity();
+           // How many loads each thread has to keep in flight (the sector model's premise).
+           d.params["threads"] = static_cast<std::size_t>(blocks) * kThreads;
+           d.params["loads_in_flight_per_thread"] = kernels::kStridedLoadsInFlight;
            return inst;
          },
          nullptr};
