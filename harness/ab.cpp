@@ -8,6 +8,7 @@
 #include <boost/math/distributions/students_t.hpp>
 
 #include "harness/change_interval.h"
+#include "harness/stats.h"
 
 namespace bb {
 namespace {
@@ -22,11 +23,7 @@ std::map<std::string, double> medians(const json& doc) {
         b.contains("median_s") && b["median_s"].is_number() && b["median_s"].get<double>() > 0)
       reps[b.at("name").get<std::string>()].push_back(b["median_s"].get<double>());
   std::map<std::string, double> out;
-  for (auto& [name, v] : reps) {
-    std::sort(v.begin(), v.end());
-    const std::size_t n = v.size();
-    out[name] = n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-  }
+  for (auto& [name, v] : reps) out[name] = median_of(std::move(v));
   return out;
 }
 
@@ -165,9 +162,7 @@ AbReport judge_ab(const std::vector<json>& base, const std::vector<json>& next,
     for (std::size_t i = 0; i < full; ++i) {
       std::vector<double> at;
       for (const auto& v : partners) at.push_back(v[i]);
-      std::sort(at.begin(), at.end());
-      const std::size_t n = at.size();
-      group[i] = n % 2 ? at[n / 2] : 0.5 * (at[n / 2 - 1] + at[n / 2]);
+      group[i] = median_of(std::move(at));
       own[i] = mine[i] - group[i];
     }
     const Judged rest = judge_rounds(own, opts), shared = judge_rounds(group, opts);

@@ -14,6 +14,7 @@
 #include <fmt/format.h>
 
 #include "harness/fingerprint.h"
+#include "harness/stats.h"
 
 namespace bb {
 namespace {
@@ -448,10 +449,8 @@ History HistoryStore::history(const HistoryFilter& filter) const {
         auto [it, fresh] = series_of.try_emplace({w->second.first, case_id}, h.cases.size());
         if (fresh) h.cases.push_back({w->second.first, names[case_id], {}, {}});
         CaseSeries& s = h.cases[it->second];
-        std::sort(reps.begin(), reps.end());
-        const std::size_t n = reps.size();
         s.run.push_back(w->second.second);
-        s.median_s.push_back(n % 2 ? reps[n / 2] : 0.5 * (reps[n / 2 - 1] + reps[n / 2]));
+        s.median_s.push_back(median_of(std::move(reps)));
       }
       reps.clear();
     };
