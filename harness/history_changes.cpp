@@ -37,6 +37,7 @@ ChangeReport find_history_changes(const History& h, const ChangeOptions& opts) {
       idx[i] = i == 0 ? 0 : idx[i - 1] + (commits[i] != commits[i - 1]);
   }
   ChangeReport r;
+  r.fdr = opts.alpha;
   std::vector<HistoryChange> candidates;
   std::vector<double> p;
   std::vector<double> x;
@@ -101,12 +102,12 @@ json changes_json(const ChangeReport& r) {
                     {"interval", {c.low, c.high}},
                     {"direction", c.slower() ? "slower" : "faster"},
                     {"q_value", c.q_value}});
-  return {{"changes", list}, {"series", r.series}, {"points", r.points}};
+  return {{"changes", list}, {"series", r.series}, {"points", r.points}, {"fdr", r.fdr}};
 }
 
 std::string changes_table(const ChangeReport& r) {
-  std::string s = fmt::format("{} change point(s) in {} case series ({} run medians), FDR 5%\n",
-                              r.changes.size(), r.series, r.points);
+  std::string s = fmt::format("{} change point(s) in {} case series ({} run medians), FDR {:g}%\n",
+                              r.changes.size(), r.series, r.points, 100 * r.fdr);
   for (const auto& c : r.changes)
     s += fmt::format("  {:<44} {} commit {:.12} (#{} of {}) {:>8} [{}, {}] {} q={:.2g}\n",
                      c.case_name, c.machine.substr(0, 8), c.commit, c.index, c.commits,
@@ -118,9 +119,8 @@ std::string changes_table(const ChangeReport& r) {
 std::string changes_markdown(const ChangeReport& r) {
   std::string s = fmt::format(
       "## boundbench history changes\n\n{} change point(s) in {} case series ({} run medians); "
-      "false "
-      "discovery rate 5%.\n\n",
-      r.changes.size(), r.series, r.points);
+      "false discovery rate {:g}%.\n\n",
+      r.changes.size(), r.series, r.points, 100 * r.fdr);
   if (r.changes.empty()) return s;
   s += "| case | machine | commit | index | change | interval | direction |\n";
   s += "|---|---|---|---:|---:|---:|---|\n";

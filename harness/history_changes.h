@@ -30,6 +30,7 @@ struct HistoryChange {
 
 struct ChangeReport {
   std::size_t series = 0, points = 0;  // case series examined, run medians in them
+  double fdr = 0.05;                   // the false discovery rate held (ChangeOptions::alpha)
   std::vector<HistoryChange> changes;  // by machine, case, index
 };
 

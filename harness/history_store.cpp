@@ -388,6 +388,40 @@ std::vector<json> HistoryStore::documents(const std::string& machine) const {
   return out;
 }
 
+std::vector<CaseRunInterval> HistoryStore::case_intervals(const std::string& name) const {
+  std::vector<CaseRunInterval> out;
+  // Entries are stored as nlohmann's compact dump: the quoted name narrows the scan, the parse
+  // decides.
+  const std::string needle = "\"name\":" + json(name).dump();
+  exec("BEGIN");
+  try {
+    Statement s(db_,
+                "SELECT r.id, r.machine, r.git_commit, r.date, r.label, d.entry FROM case_data d "
+                "JOIN runs r ON r.id = d.run_id WHERE instr(d.entry, ?1) > 0 ORDER BY r.id");
+    s.bind(1, needle);
+    long long last = -1;
+    while (s.step()) {
+      const json entry = json::parse(s.text(5));
+      if (entry.value("name", "") != name) continue;
+      const double lo = entry.value("median_ci_low_s", 0.0),
+                   hi = entry.value("median_ci_high_s", 0.0);
+      if (s.integer(0) != last) {
+        out.push_back({s.text(1), s.text(2), s.text(3), s.text(4), lo, hi});
+        last = s.integer(0);
+      } else if (lo > 0 && hi > 0) {  // another repetition: the widest
+        CaseRunInterval& c = out.back();
+        c.low_s = c.low_s > 0 ? std::min(c.low_s, lo) : lo;
+        c.high_s = std::max(c.high_s, hi);
+      }
+    }
+    exec("COMMIT");
+  } catch (...) {
+    sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+    throw;
+  }
+  return out;
+}
+
 History HistoryStore::history(const HistoryFilter& filter) const {
   std::regex case_re;
   try {

@@ -69,6 +69,11 @@ struct HistoryFilter {
   std::string since;       // runs dated at or after this ISO 8601 prefix ("2026-12-01")
 };
 
+struct CaseRunInterval {
+  std::string machine, commit, date, label;
+  double low_s = 0, high_s = 0;  // 0: the run recorded no interval for it
+};
+
 class HistoryStore {
  public:
   // Opens (creating when absent) the store at `path`. Throws std::invalid_argument, one line, for
@@ -89,6 +94,9 @@ class HistoryStore {
   // Each stored run's results document as it was added (samples included), oldest first.
   std::vector<nlohmann::json> documents(const std::string& machine = "") const;
   History history(const HistoryFilter& filter) const;
+  // One case's median interval in every stored run that has it (`history show`): the widest over
+  // the run's repetitions of median_ci_low_s/median_ci_high_s, keyed as the run is.
+  std::vector<CaseRunInterval> case_intervals(const std::string& name) const;
 
  private:
   void exec(const char* sql) const;

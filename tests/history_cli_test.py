@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""`boundbench history add|changes` from the command line: a foreign or truncated file is refused
-with one line and exit 2 and adds nothing, the same run twice is one run, two adds at once both
-land, and `changes` finds a planted step with the issue's JSON shape and `--fail-within`.
+"""`boundbench history add|changes|show` from the command line: a foreign or truncated file is
+refused with one line and exit 2 and adds nothing, the same run twice is one run, two adds at once
+both land, `changes` finds a planted step with the issue's JSON shape and `--fail-within`, and
+`show CASE` gives the case's series (commit, median, interval) with that change point on its run.
 
 usage: history_cli_test.py BOUNDBENCH"""
 import json
@@ -27,7 +28,8 @@ def run_doc(index, step_at=None, cases=12, seed=0):
         level = 1.2 if step_at is not None and c == 0 and index >= step_at else 1.0
         m = 1e-4 * (1 + c) * level * math.exp(rng.gauss(0, 0.01))
         benchmarks.append({"name": f"suite/case{c:02d}", "run_type": "iteration", "median_s": m,
-                           "samples_s": [m * 0.99, m, m * 1.01]})
+                           "samples_s": [m * 0.99, m, m * 1.01],
+                           "median_ci_low_s": m * 0.99, "median_ci_high_s": m * 1.01})
     date = f"2026-11-{1 + index // 24:02d}T{index % 24:02d}:00:00Z"
     return {"context": {"date": date,
                         "boundbench": {"schema_version": 2, "git_commit": f"{index:040x}",
@@ -119,6 +121,36 @@ class History(unittest.TestCase):
         self.assertEqual(bb("history", "changes", "--db", self.db, "--fail-within", "9").returncode, 0)
         quiet = bb("history", "changes", "--db", self.db, "--case", "case0[1-9]", "--json")
         self.assertEqual(json.loads(quiet.stdout)["changes"], [])
+
+    def test_show_the_series_and_its_change_point(self):
+        docs = [run_doc(i, step_at=20) for i in range(30)]
+        paths = [self.write(f"r{i}.json", d) for i, d in enumerate(docs)]
+        self.assertEqual(bb("history", "add", "--db", self.db, *paths).returncode, 0)
+        out = bb("history", "show", "suite/case00", "--db", self.db, "--json")
+        self.assertEqual(out.returncode, 0, out.stderr)
+        doc = json.loads(out.stdout)
+        self.assertEqual(doc["case"], "suite/case00")
+        (m,) = doc["machines"]
+        self.assertEqual(len(m["runs"]), 30)
+        for i, r in enumerate(m["runs"]):
+            b = docs[i]["benchmarks"][0]
+            self.assertEqual((r["run"], r["commit"], r["commit_index"]), (i, f"{i:040x}", i))
+            self.assertAlmostEqual(r["median_s"], b["median_s"], delta=1e-15)
+            self.assertEqual(r["interval_s"], [b["median_ci_low_s"], b["median_ci_high_s"]])
+        self.assertEqual([(c["index"], c["commit"], c["direction"]) for c in m["changes"]],
+                         [(20, f"{20:040x}", "slower")])
+        self.assertGreater(m["changes"][0]["ratio"], 1.15)
+        # The table marks the change on run 20's line and nowhere else.
+        text = bb("history", "show", "suite/case00", "--db", self.db).stdout
+        marked = [line for line in text.splitlines() if "SLOWER" in line]
+        self.assertEqual(len(marked), 1, text)
+        self.assertTrue(marked[0].split()[0] == "20" and f"{20:040x}"[:12] in marked[0], marked)
+        quiet = json.loads(bb("history", "show", "suite/case01", "--db", self.db, "--json").stdout)
+        self.assertEqual(quiet["machines"][0]["changes"], [])
+        missing = bb("history", "show", "suite/nope", "--db", self.db)
+        self.assertEqual(missing.returncode, 2)
+        self.assertEqual(len(missing.stderr.strip().splitlines()), 1, missing.stderr)
+        self.assertIn("suite/nope", missing.stderr)
 
 
 if __name__ == "__main__":
