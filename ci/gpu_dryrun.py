@@ -61,6 +61,7 @@ def main():
     base.update({k: str(v) for k, v in (job.get("env") or {}).items()})
     overrides = {"BUNDLE_DIR": os.path.join(work, "bundle"),
                  "RESULTS_DIR": os.path.join(work, "gpu-results"),
+                 "HISTORY_DIR": os.path.join(work, "history"),
                  "BUNDLE_FROM_BUILD": build, "BB_GPU_RUN_DRY": "1", "CUDA_VISIBLE_DEVICES": "",
                  "GITHUB_STEP_SUMMARY": os.path.join(work, "summary.md"), "GITHUB_SHA": sha,
                  "GITHUB_WORKSPACE": ROOT}
