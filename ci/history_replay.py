@@ -1,8 +1,11 @@
 #!/usr/bin/env python3
 """Replay benchmark of `boundbench history changes` (issue 30): histories built from a committed
 run's kept samples, with planted steps, drifts and one-run spells; precision, recall and delay of
-ours beside peers run on the same histories (a Perfherder-style sliding t-test; asv's step
-detection when `asv` imports).
+ours beside peers run on the same histories: a Perfherder-style sliding t-test, asv's step
+detection, Apache Otava's E-divisive with t-tests and MongoDB's E-divisive with a permutation test
+(signal-processing-algorithms), the last three from PyPI when they import (ci/history_replay_peers.py;
+Otava pins numpy 2.2 and signal-processing-algorithms numpy < 2, so each may run in its own venv:
+--peer-python, --edivisive-python).
 
 Each case of the source run becomes several synthetic cases of RUNS runs (one commit each). A run's
 median is the median of 15 of the case's kept samples drawn with replacement, times a run-level
@@ -14,7 +17,12 @@ factor exp(0.02·t3) (heavy-tailed run-to-run drift of a shared VM), times the p
 A step is found when a slower change is reported at commit STEP_AT..STEP_AT+2 (delay: reported
 index − STEP_AT); a flagged case is an unchanged or spell case with any change reported.
 
-usage: history_replay.py BOUNDBENCH SOURCE_RUN.json OUT.md [--runs 30] [--seed 1]"""
+An oracle row is added for scale: a z test of the step at its true position (which no method knows)
+with the series' robust noise, two-sided at 1%: the recall a method could reach if finding the
+position were free.
+
+usage: history_replay.py BOUNDBENCH SOURCE_RUN.json OUT.md [--runs 30] [--seed 1]
+                         [--peer-python PY] [--edivisive-python PY]"""
 import argparse
 import json
 import math
@@ -55,10 +63,10 @@ def build(source, runs, seed):
     return series, step_at
 
 
-def ours(boundbench, series, runs, workdir):
+def ours(boundbench, series, runs, workdir, fdr=None):
     db = os.path.join(workdir, "replay.sqlite")
     files = []
-    for i in range(runs):
+    for i in range(runs if not os.path.exists(db) else 0):
         date = f"2026-01-{1 + i // 24:02d}T{i % 24:02d}:00:00Z"
         doc = {"context": {"boundbench": {"schema_version": 2, "git_commit": f"{i:040x}", "date": date,
                                           "label": "replay", "complete": True,
@@ -69,8 +77,10 @@ def ours(boundbench, series, runs, workdir):
         with open(path, "w") as f:
             json.dump(doc, f)
         files.append(path)
-    subprocess.run([boundbench, "history", "add", "--db", db, *files], check=True, capture_output=True)
-    out = subprocess.run([boundbench, "history", "changes", "--db", db, "--json"], check=True,
+    if files:
+        subprocess.run([boundbench, "history", "add", "--db", db, *files], check=True, capture_output=True)
+    extra = ["--fdr", str(fdr)] if fdr is not None else []
+    out = subprocess.run([boundbench, "history", "changes", "--db", db, "--json", *extra], check=True,
                          capture_output=True, text=True)
     found = {}
     for c in json.loads(out.stdout)["changes"]:
@@ -99,21 +109,34 @@ def ttest_peer(series, threshold=7.0, window=12):
     return found
 
 
-def asv_peer(series):
-    try:
-        from asv.step_detect import detect_steps
-    except ImportError:
-        return None
-    found = {}
-    for name, (_, m) in series.items():
-        steps = detect_steps([math.log(v) for v in m])
-        # steps: (left, right, mu, mu_err, ...) per segment; a change where a segment starts.
-        changes = []
-        for s0, s1 in zip(steps, steps[1:]):
-            changes.append((s1[0], s1[2] > s0[2]))
-        if changes:
-            found[name] = changes
-    return found
+def peer(python, method, series, **kw):
+    """{name: [(index, slower)]} from ci/history_replay_peers.py METHOD under `python`, or the reason
+    it could not run (a string)."""
+    script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "history_replay_peers.py")
+    args = [python, script, method] + [f"--{k.replace('_', '-')}={v}" for k, v in kw.items()]
+    p = subprocess.run(args, input=json.dumps({n: m for n, (_, m) in series.items()}),
+                       capture_output=True, text=True)
+    if p.returncode != 0:
+        return (p.stderr.strip().splitlines() or [f"exit {p.returncode}"])[-1]
+    out = json.loads(p.stdout)
+    return {n: [tuple(c) for c in v] for n, v in out["found"].items()}, out["version"]
+
+
+def oracle(series, step_at, flagged=0.01):
+    """A z test at the true step position (which no method knows) with the robust noise of the
+    series' successive differences, its threshold set on this seed's own unchanged and spell
+    cases so that `flagged` of them are called: an upper reference, not a method."""
+    z = {}
+    for name, (plant, m) in series.items():
+        y = [math.log(v) for v in m]
+        d = [b - a for a, b in zip(y, y[1:])]
+        md = statistics.median(d)
+        sigma = max(1e-4, 1.4826 * statistics.median(abs(v - md) for v in d) / math.sqrt(2))
+        a, b = y[:step_at], y[step_at:]
+        z[name] = (statistics.mean(b) - statistics.mean(a)) / (sigma * math.sqrt(1 / len(a) + 1 / len(b)))
+    quiet = sorted(abs(z[n]) for n, (p, _) in series.items() if p in ("unchanged", "spell"))
+    z_crit = quiet[min(len(quiet) - 1, int(len(quiet) * (1 - flagged)))]
+    return {n: [(step_at, v > 0)] for n, v in z.items() if abs(v) > z_crit}, z_crit
 
 
 def score(series, found, step_at):
@@ -138,16 +161,33 @@ def main():
     ap.add_argument("out")
     ap.add_argument("--runs", type=int, default=30)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--peer-python", default=sys.executable, help="interpreter with asv and apache-otava")
+    ap.add_argument("--edivisive-python", default=sys.executable,
+                    help="interpreter with signal-processing-algorithms")
     a = ap.parse_args()
     with open(a.source) as f:
         source = json.load(f)
     series, step_at = build(source, a.runs, a.seed)
     with tempfile.TemporaryDirectory() as work:
-        methods = {"boundbench history changes": ours(os.path.abspath(a.boundbench), series, a.runs, work),
+        bb = os.path.abspath(a.boundbench)
+        methods = {"boundbench history changes (FDR 5%, its default)": ours(bb, series, a.runs, work),
+                   "boundbench history changes --fdr 0.01": ours(bb, series, a.runs, work, 0.01),
                    "sliding Welch t, t > 7 (Perfherder's rule)": ttest_peer(series)}
-    asv = asv_peer(series)
-    if asv is not None:
-        methods["asv 0.6.6 detect_steps"] = asv
+    missing = []
+    for label, python, method, kw in [
+            ("asv {v} detect_steps", a.peer_python, "asv", {}),
+            ("Apache Otava {v}, p < 0.0001", a.peer_python, "otava", {"pvalue": 0.0001}),
+            ("Apache Otava {v}, p < 0.001 (its default)", a.peer_python, "otava", {"pvalue": 0.001}),
+            ("Apache Otava {v}, p < 0.01", a.peer_python, "otava", {"pvalue": 0.01}),
+            ("E-divisive (signal-processing-algorithms {v}), p < 0.01, 100 permutations",
+             a.edivisive_python, "edivisive", {"pvalue": 0.01})]:
+        got = peer(python, method, series, seed=a.seed, **kw)
+        if isinstance(got, str):
+            missing.append(f"{label.split(' ')[0]} ({method}): not run: {got}")
+        else:
+            methods[label.format(v=got[1])] = got[0]
+    found, z_crit = oracle(series, step_at)
+    methods[f"oracle: z test at the true position, abs(z) > {z_crit:.2f} (1% of this seed's quiet cases; not a method)"] = found
     lines = [f"# History replay: {len(series)} cases × {a.runs} runs (seed {a.seed})", "",
              f"Source: `{a.source}` ({source['context']['boundbench'].get('git_commit', '?')[:12]}), "
              f"its kept samples; steps at run {step_at}; run-to-run factor exp(0.02·t3).", "",
@@ -159,10 +199,9 @@ def main():
         lines.append(f"| {name} | {cell('step3')} | {cell('step5')} | {cell('step10')} | {cell('step20')} | "
                      f"{r['step10'][2]:.2f} | {r['flagged'][0]}/{r['flagged'][1]} "
                      f"({100 * r['flagged'][0] / r['flagged'][1]:.1f}%) | {r['drift'][0]}/{r['drift'][1]} |")
-    if asv is None:
-        lines.append("\nasv not importable here: its row is missing.")
-    lines.append("\nNot in this table (not run): apache-otava and signal-processing-algorithms "
-                 "(MongoDB's E-divisive).")
+    if missing:
+        lines.append("")
+        lines += [f"- {m}" for m in missing]
     text = "\n".join(lines) + "\n"
     with open(a.out, "w") as f:
         f.write(text)
