@@ -343,7 +343,7 @@ int cli_main(int argc, char** argv) {
   RunOptions opts;
   std::string backend = "all";
   bool no_fail = false;
-  double max_noise = -1, min_time = -1, timeout = -1, precision = -1;
+  double max_noise = -1, min_time = -1, timeout = -1, precision = -1, spare = -1;
   int min_samples = -1;
   auto* run = app.add_subcommand("run", "run suites and write a results file");
   run->add_option("--suite", opts.suites, "suite to run (repeatable; default: all)");
@@ -377,6 +377,11 @@ int cli_main(int argc, char** argv) {
                   "seconds of sampling per case at most (default 5; a case or group feeding an "
                   "undecided check: 3 times this)")
       ->check(CLI::PositiveNumber);
+  // Issue 27: spare seconds for the cases on track to their precision at their limit.
+  run->add_option("--spare", spare,
+                  "seconds the run may add, shared by the cases that reach their timeout on track "
+                  "to --precision (each up to 3 times its timeout; default 120, --quick 0)")
+      ->check(CLI::NonNegativeNumber);
   // Issue 29: the measured ceilings of an earlier run of this machine.
   run->add_option("--ceilings", opts.ceilings_path,
                   "an earlier results file of this machine: its measured ceilings bound the cases "
@@ -503,6 +508,7 @@ int cli_main(int argc, char** argv) {
     if (min_time >= 0) opts.rule.min_time_s = min_time;
     if (timeout > 0) opts.rule.timeout_s = timeout;
     if (precision > 0) opts.rule.precision = precision;
+    opts.spare_s = spare >= 0 ? spare : opts.quick ? 0.0 : kDefaultSpareS;
     if (opts.summary_path.empty())
       opts.summary_path = std::filesystem::path(opts.out_path).replace_extension(".md").string();
     opts.command_line = join_args(argc, argv);

@@ -4,6 +4,14 @@
 # host-only (BOUNDBENCH_CUDA=AUTO).
 set -euo pipefail
 
+# --main: only what ci/main.sh needs (build boundbench, run the suites and the MPI collectives);
+# the test programs' packages and the ml_dtypes environment are left out.
+main_only=false
+[[ "${1:-}" == "--main" ]] && main_only=true
+main_packages=(
+  cmake g++ make pkg-config git ccache libbenchmark-dev nlohmann-json3-dev libcli11-dev libfmt-dev
+  libboost-dev libsqlite3-dev python3 openmpi-bin libopenmpi-dev
+)
 packages=(
   cmake g++ make pkg-config git
   ccache                           # compiler cache (CMakeLists.txt uses it where installed)
@@ -26,6 +34,7 @@ packages=(
   munge slurmctld slurmd slurm-client  # the Slurm launch test (tests/slurm_test.sh): srun
 )
 
+$main_only && packages=("${main_packages[@]}")
 missing=()
 for p in "${packages[@]}"; do
   [[ "$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null)" == "install ok installed" ]] || missing+=("$p")
@@ -42,6 +51,7 @@ fi
 # ml_dtypes (PyPI), an independent implementation of bf16/fp8/fp6/fp4 for the format oracle test,
 # in its own environment: it needs a newer numpy than Debian's scipy accepts. Without a registry
 # the test skips with the reason.
+$main_only && exit 0
 cd "$(dirname "$0")/.."
 venv=build/oracle-venv
 if ! "$venv/bin/python" -c "import ml_dtypes" 2>/dev/null; then

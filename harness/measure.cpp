@@ -77,7 +77,7 @@ std::vector<std::size_t> round_order(std::size_t round, std::size_t members) {
 
 std::vector<Measurement> sample_group(std::span<const StoppingRule> rules, std::size_t warmup,
                                       const std::function<double(std::size_t)>& sample_s,
-                                      const UndecidedFn& undecided) {
+                                      const UndecidedFn& undecided, SpareTime* spare) {
   const std::size_t members = rules.size();
   for (std::size_t r = 0; r < warmup; ++r)
     for (std::size_t i : round_order(r, members)) sample_s(i);
@@ -85,19 +85,32 @@ std::vector<Measurement> sample_group(std::span<const StoppingRule> rules, std::
   StopReason stop = StopReason::none;
   const auto t0 = clock_type::now();
   const double limit_s = check_limit_s(rules);
+  // Spare time: from the wall time the group first went on past its limit (-1: not yet).
+  double spare_since_s = -1;
   for (std::size_t r = 0; stop == StopReason::none; ++r) {
     for (std::size_t i : round_order(r, members)) samplers[i].add(sample_s(i));
     const double wall = seconds_since(t0);
     stop = group_should_stop(samplers, wall);
+    const bool look = is_scheduled_look(r + 1, samplers.front().rule().min_samples);
     // A check the group feeds is looked at only at scheduled looks, each at its own sequential
     // confidence, so that looking again does not raise its false-FAIL rate.
     if (undecided && stop != StopReason::none) {
-      const bool decided =
-          is_scheduled_look(r + 1, samplers.front().rule().min_samples) && !undecided(samplers);
+      const bool decided = look && !undecided(samplers);
       if (!decided) stop = wall >= limit_s ? StopReason::timeout : StopReason::none;
+    }
+    // At its limit, a group on track to its precision goes on on spare time, judged again at each
+    // scheduled look (stats.h, on_track); never past the check limit.
+    if (spare && stop == StopReason::timeout && wall < limit_s) {
+      const bool first = spare_since_s < 0;
+      const double since = first ? wall : spare_since_s;
+      if (first || look ? on_track(samplers, wall, since, *spare) : true) {
+        spare_since_s = since;
+        stop = StopReason::none;
+      }
     }
   }
   const double wall_s = seconds_since(t0);
+  if (spare && spare_since_s >= 0) spare->spend(wall_s - spare_since_s);
   std::vector<Measurement> out(members);
   double sampled_s = 0;
   std::size_t samples = 0;
@@ -114,7 +127,7 @@ std::vector<Measurement> sample_group(std::span<const StoppingRule> rules, std::
 
 std::vector<Measurement> measure_host_group(std::span<Instance* const> instances,
                                             std::span<const StoppingRule> rules,
-                                            const UndecidedFn& undecided) {
+                                            const UndecidedFn& undecided, SpareTime* spare) {
   const std::size_t warmup = group_warmup(instances, rules, 0);
   CpuTally cpu(instances.size());
   std::vector<Measurement> ms = sample_group(
@@ -126,7 +139,7 @@ std::vector<Measurement> measure_host_group(std::span<Instance* const> instances
           return seconds_since(t);
         });
       },
-      undecided);
+      undecided, spare);
   for (std::size_t i = 0; i < ms.size(); ++i) ms[i].cpu_per_sample_s = cpu.per_sample_s(i);
   return ms;
 }
@@ -134,7 +147,8 @@ std::vector<Measurement> measure_host_group(std::span<Instance* const> instances
 std::vector<Measurement> measure_cuda_group(std::span<Instance* const> instances,
                                             std::span<const StoppingRule> rules,
                                             const GpuDevice& gpu, bool hot, const Nvml* nvml,
-                                            double warmup_s, const UndecidedFn& undecided) {
+                                            double warmup_s, const UndecidedFn& undecided,
+                                            SpareTime* spare) {
   // Warm up first (at least one round: the first launch binds library handles to the stream), so
   // that the starting clock is the loaded clock. A timing simulator has no clock to raise and its
   // case was just launched to be validated: no warm-up (each launch costs minutes of simulation).
@@ -162,7 +176,7 @@ std::vector<Measurement> measure_cuda_group(std::span<Instance* const> instances
     session.wait();
   }
   const double clock_start_hz = session.measure_sm_clock_hz();
-  std::vector<Measurement> ms = sample_group(rules, 0, sample_s, undecided);
+  std::vector<Measurement> ms = sample_group(rules, 0, sample_s, undecided, spare);
   const double clock_end_hz = session.measure_sm_clock_hz();
   NvmlClocks c;
   c.reasons_missing = "NVML not consulted";

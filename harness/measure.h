@@ -28,17 +28,22 @@ std::vector<std::size_t> round_order(std::size_t round, std::size_t members);
 // stops only at a scheduled look (is_scheduled_look of the rounds) where the check is decided and
 // the rules would stop, or at the time limit for checks: the larger of the group's timeout and
 // the rules' check_timeout_s.
+// `spare` (optional): the run's spare seconds; a group that times out while on track to its
+// precision (stats.h, on_track) goes on, judged again at each scheduled look, to the same check
+// limit at most, and spends from `spare` the seconds it sampled past its limit.
 using UndecidedFn = std::function<bool(std::span<const Sampler>)>;
 std::vector<Measurement> sample_group(std::span<const StoppingRule> rules, std::size_t warmup,
                                       const std::function<double(std::size_t)>& sample_s,
-                                      const UndecidedFn& undecided = {});
+                                      const UndecidedFn& undecided = {},
+                                      SpareTime* spare = nullptr);
 
 // A pairing group (or a single case) on the host: steady clock around Instance::run, one instance
 // per member, warm-up discarded (the largest of the rules'), stopping rule applied. Each member's
 // CPU time per sample is measured (the calling thread's).
 std::vector<Measurement> measure_host_group(std::span<Instance* const> instances,
                                             std::span<const StoppingRule> rules,
-                                            const UndecidedFn& undecided = {});
+                                            const UndecidedFn& undecided = {},
+                                            SpareTime* spare = nullptr);
 // Wall time of back-to-back launches of a GPU case before its first timed sample, so that the SM
 // clock has left its idle level before it is probed (a case follows up to seconds of host-side
 // preparation): 100 ms, 50 ms under --quick — nvbench lets a throttled GPU recover for 50 ms
@@ -55,12 +60,10 @@ inline constexpr double kGpuWarmupQuickS = 0.05;
 // samples are discarded. When the two clock probes would fail the clock check, the clock is probed
 // once more (clock_reprobe_hz). With `nvml` (may be null or unavailable), the applications clock
 // and the clock-event reasons after the case are recorded, or why they are unknown.
-std::vector<Measurement> measure_cuda_group(std::span<Instance* const> instances,
-                                            std::span<const StoppingRule> rules,
-                                            const GpuDevice& gpu, bool hot,
-                                            const Nvml* nvml = nullptr,
-                                            double warmup_s = kGpuWarmupS,
-                                            const UndecidedFn& undecided = {});
+std::vector<Measurement> measure_cuda_group(
+    std::span<Instance* const> instances, std::span<const StoppingRule> rules, const GpuDevice& gpu,
+    bool hot, const Nvml* nvml = nullptr, double warmup_s = kGpuWarmupS,
+    const UndecidedFn& undecided = {}, SpareTime* spare = nullptr);
 
 // The bounds a case is held against on its backend.
 struct Bounds {

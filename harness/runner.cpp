@@ -53,6 +53,8 @@ struct RunState {
   std::map<std::string, std::vector<double>> cpu_per_sample;  // by case, one per repetition
   std::map<const Suite*, std::vector<CaseResult>> results;    // measured cases, for suite checks
   RunOutcome outcome;
+  SpareTime spare{opts.spare_s};                    // what is left of the run's spare seconds
+  std::map<const Suite*, std::size_t> suite_cases;  // selected cases per suite (case_undecided)
   std::unique_ptr<Nvml>
       nvml;  // the GPU clocks and their event reasons: loaded at the 1st CUDA case
   // Pairing groups of two or more selected cases, by "suite/backend/group", in selection order;
@@ -171,6 +173,69 @@ UndecidedFn group_undecided(const RunState& rs, std::vector<Member>& ms,
   };
 }
 
+bool law_inconclusive(const Check& c) {
+  return c.kind == CheckKind::law && c.verdict == Verdict::inconclusive;
+}
+
+// For a case sampled alone (issue 27): whether a law it feeds is still INCONCLUSIVE given its
+// samples so far, as group_undecided does for a pairing group: its own checks (the roofline, the
+// case's extra_checks) made from those samples, and, once every other case of its suite in this
+// run has been measured (a series judged before it is complete is no reason to go on), its suite's
+// checks over those cases and it, counting only the laws it changes (absent without it, or with
+// another verdict or value). None for a group, or under --repetitions (a suite's cases then come
+// back more than once).
+UndecidedFn case_undecided(const RunState& rs, std::vector<Member>& ms,
+                           const std::vector<std::size_t>& index) {
+  if (index.size() != 1 || rs.opts.repetitions > 1) return {};
+  const Member& mb = ms[index.front()];
+  const Suite& suite = *mb.sel->suite;
+  const auto measured = rs.results.find(&suite);
+  const std::size_t before = measured == rs.results.end() ? 0 : measured->second.size();
+  const bool last_of_suite = suite.suite_checks && rs.suite_cases.at(&suite) == before + 1;
+  const Bounds bounds = bounds_for(mb.sel->item->backend, mb.p.work, gpu_of(rs, *mb.sel->item),
+                                   rs.env.host, rs.opts.host_peak_bytes_per_s);
+  // The suite's laws without this case: name → (verdict, measured).
+  std::map<std::string, std::pair<Verdict, double>> without;
+  const std::vector<CaseResult> others =
+      last_of_suite && measured != rs.results.end() ? measured->second : std::vector<CaseResult>{};
+  if (last_of_suite) {
+    try {
+      for (const Check& c : suite.suite_checks(others)) without[c.name] = {c.verdict, c.measured};
+    } catch (const std::exception&) {
+      // Judged below with this case, where a failure means no reason to go on.
+    }
+  }
+  return [&mb, &suite, &rs, bounds, last_of_suite, without,
+          others](std::span<const Sampler> samplers) {
+    const Sampler& s = samplers.front();
+    Measurement m;
+    m.summary = s.summary();
+    m.samples_s.assign(s.samples().begin(), s.samples().end());
+    try {
+      if ((mb.p.work.bytes() > 0 || mb.p.work.flop > 0) &&
+          law_inconclusive(roofline_check(mb.suite(), mb.name(), mb.p.work, bounds, m.summary,
+                                          rs.opts.roofline_tolerance)))
+        return true;
+      if (mb.sel->item->extra_checks)
+        for (const Check& c : mb.sel->item->extra_checks(mb.p, m))
+          if (law_inconclusive(c)) return true;
+      if (!last_of_suite) return false;
+      std::vector<CaseResult> results = others;
+      results.push_back({mb.name(), mb.sel->item->backend, mb.p.params, json::object(), mb.p.work,
+                         m.summary, kept_samples(s.samples())});
+      for (const Check& c : suite.suite_checks(results)) {
+        if (!law_inconclusive(c)) continue;
+        const auto w = without.find(c.name);
+        if (w == without.end() || w->second.first != c.verdict || w->second.second != c.measured)
+          return true;
+      }
+    } catch (const std::exception&) {
+      // A check that cannot be made from these samples is no reason to go on.
+    }
+    return false;
+  };
+}
+
 // Measures one case, or the members of a pairing group together (prepared at once, sampled in
 // rotating rounds), and queues their records for run_one. `note`: why a member of a group is
 // measured alone.
@@ -204,12 +269,13 @@ void measure_members(RunState& rs, const std::vector<const SelectedCase*>& sels,
   if (!live.empty()) {
     try {
       if (gpu && !rs.nvml) rs.nvml = std::make_unique<Nvml>();  // once per run, if a GPU case
-      const UndecidedFn undecided = group_undecided(rs, ms, index);
+      const UndecidedFn undecided =
+          index.size() == 1 ? case_undecided(rs, ms, index) : group_undecided(rs, ms, index);
       std::vector<Measurement> measured =
           gpu ? measure_cuda_group(live, rules, *gpu, rs.opts.hot || first.warm_caches,
                                    rs.nvml.get(), rs.opts.quick ? kGpuWarmupQuickS : kGpuWarmupS,
-                                   undecided)
-              : measure_host_group(live, rules, undecided);
+                                   undecided, &rs.spare)
+              : measure_host_group(live, rules, undecided, &rs.spare);
       const std::size_t run = live.size() >= 2 ? ++rs.paired_runs : 0;
       for (std::size_t k = 0; k < live.size(); ++k) {
         Member& mb = ms[index[k]];
@@ -539,6 +605,7 @@ RunOutcome run_cases(const Selection& selection, const RunOptions& opts, const E
   RunState rs{opts, env};
   rs.total = selection.run.size() * static_cast<std::size_t>(std::max(opts.repetitions, 1));
   rs.checks = selection.skipped;
+  for (const auto& c : selection.run) ++rs.suite_cases[c.suite];
   for (const auto& c : selection.run) {
     if (c.item->pairing_group.empty()) continue;
     const std::string key =

@@ -2,8 +2,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <numeric>
 #include <stdexcept>
+
+#include "harness/fit.h"
 
 namespace bb {
 namespace {
@@ -196,6 +199,45 @@ double Sampler::confidence() const {
 
 StopReason Sampler::should_stop(double wall_s) const {
   return group_should_stop(std::span(this, 1), wall_s);  // a group of one
+}
+
+double precise_by_s(const Sampler& s, double wall_s) {
+  constexpr double kNever = std::numeric_limits<double>::infinity();
+  const StoppingRule& rule = s.rule();
+  const std::size_t n = s.samples().size();
+  if (n < 2 || n < rule.min_samples || rule.precision <= 0) return kNever;
+  if (s.precise()) return wall_s;
+  // The interval now, at the confidence of the look it would be judged at (this one or the next).
+  const double conf = s.confidence();
+  const Summary sum = summarize(s.samples(), conf);
+  if (!(sum.median_s > 0)) return kNever;
+  const double z = normal_quantile(0.5 + conf / 2);
+  const double dn = static_cast<double>(n);
+  // 1.2533 = sqrt(π/2): the median's standard error over the mean's for normal noise.
+  const double half = sum.median_ci_coverage >= conf
+                          ? (sum.median_ci_high_s - sum.median_ci_low_s) / 2 / sum.median_s
+                          : z * 1.2533 * sum.rel_mad / std::sqrt(dn);
+  if (!(half > 0)) return kNever;
+  const std::size_t first = look_index(n, rule.min_samples);
+  double n_j = static_cast<double>(std::max<std::size_t>(rule.min_samples, 1));
+  for (std::size_t j = 1; j < first; ++j) n_j *= 2;
+  for (std::size_t j = first; j <= first + 20; ++j, n_j *= 2) {
+    const double z_j = normal_quantile(0.5 + sequential_confidence(j, rule.alpha) / 2);
+    if (n_j > dn && half * std::sqrt(dn / n_j) * z_j / z <= rule.precision)
+      return wall_s * n_j / dn;
+  }
+  return kNever;
+}
+
+bool on_track(std::span<const Sampler> members, double wall_s, double since_s,
+              const SpareTime& spare) {
+  double by_s = wall_s, check_s = 0, limit_s = 0;
+  for (const Sampler& m : members) {
+    by_s = std::max(by_s, precise_by_s(m, wall_s));
+    check_s = std::max(check_s, m.rule().check_timeout_s());
+    limit_s += m.rule().timeout_s;
+  }
+  return by_s <= std::max(check_s, limit_s) && by_s - since_s <= spare.left_s();
 }
 
 StopReason group_should_stop(std::span<const Sampler> members, double wall_s) {

@@ -1,6 +1,7 @@
 // Sample statistics and the stopping rule that decides how many samples a case takes.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <span>
 #include <string>
@@ -148,6 +149,37 @@ class Sampler {
   std::vector<double> samples_;
   double sum_ = 0, mean_ = 0, m2_ = 0;  // Welford's running mean and squared deviations
 };
+
+// Spare seconds (issue 27): at its time limit, a case (or pairing group) whose median's interval is
+// on track to reach the precision keeps sampling, for as long as the extrapolation says and at most
+// to its check limit (StoppingRule::check_timeout_s, as long as an undecided check may take), out
+// of a pool of spare seconds that the run's cases share, first come first served (`run --spare`).
+// precise_by_s: the wall time (seconds since sampling began) at which the sampler is on track to be
+// within ±precision at a scheduled look: the half-width h of its n samples now (taken in `wall_s`)
+// at the confidence of the look they would be judged at (confidence()), scaled to a later look j
+// of n_j samples by sqrt(n / n_j) · z_j / z (z: the normal quantile of a look's sequential
+// confidence), time by n_j / n; the first such look with that ≤ precision. With [min, max] the
+// only interval (n < 6 at 95%), h is z · 1.2533 · 1.4826 · MAD / median / sqrt(n) (the median's
+// normal-theory standard error). Infinity below min_samples or when no look up to 2^20 more would
+// do; `wall_s` when the sampler is precise now.
+double precise_by_s(const Sampler& s, double wall_s);
+
+class SpareTime {
+ public:
+  explicit SpareTime(double seconds) : left_s_(std::max(seconds, 0.0)) {}
+  double left_s() const { return left_s_; }
+  void spend(double seconds) { left_s_ = std::max(0.0, left_s_ - std::max(seconds, 0.0)); }
+
+ private:
+  double left_s_;
+};
+
+// Whether a group past its time limit keeps sampling on spare time: every member on track
+// (precise_by_s) by the check limit (the larger of the members' check_timeout_s and the sum of
+// their timeouts), and the seconds from `since_s` (when the group first went past its limit) to
+// then covered by `spare`.
+bool on_track(std::span<const Sampler> members, double wall_s, double since_s,
+              const SpareTime& spare);
 
 // The stopping rule over a pairing group sampled in rounds (every member has as many samples):
 // converged when every member's own rule has converged; timed out when the group's wall time

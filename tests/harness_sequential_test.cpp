@@ -195,5 +195,98 @@ TEST(SequentialLooks, GroupAsksTheCheckOnlyAtLooks) {
   EXPECT_DOUBLE_EQ(ms.front().summary.median_ci_confidence, sequential_confidence(3, 0.05));
 }
 
+// 40 samples 1 + c·(i − 19.5), c = 0.02 / 9.5: look 3 (99.583%) takes ranks 11 and 30, 1 ∓ 9.5c, so
+// the half-width is 2.000%. Scaled to look 5 (160 samples, z 3.1440 against 2.8653 at look 3):
+// 2% · sqrt(40/160) · 3.1440/2.8653 = 1.097%, not yet; look 6 (320, z 3.2412): 2% · sqrt(1/8) ·
+// 3.2412/2.8653 = 0.800%: precise by 320/40 = 8 times the wall time so far.
+Sampler half_width_at_40(StoppingRule rule, double half) {
+  Sampler s(rule);
+  for (int i = 0; i < 40; ++i) s.add(1.0 + half / 9.5 * (((i * 7) % 40) - 19.5));  // any order
+  return s;
+}
+
+Sampler two_percent_at_40(StoppingRule rule) { return half_width_at_40(rule, 0.02); }
+
+TEST(SpareTime, OnTrackExtrapolatesTheHalfWidthByHand) {
+  StoppingRule rule;
+  rule.min_time_s = 0;
+  rule.max_rel_noise = 0;
+  const Sampler s = two_percent_at_40(rule);
+  const Summary sum = s.summary();
+  EXPECT_NEAR((sum.median_ci_high_s - sum.median_ci_low_s) / 2, 0.02, 1e-12);
+  EXPECT_DOUBLE_EQ(precise_by_s(s, 1.0), 8.0);
+  EXPECT_DOUBLE_EQ(precise_by_s(s, 2.5), 20.0);
+  // The looks' levels count: 1.4% scaled to look 4 (80 samples, z 3.0233) is 1.4% · sqrt(1/2) ·
+  // 3.0233/2.8653 = 1.045%, still above 1% (0.990% without the levels' z); look 5: 0.768%.
+  EXPECT_DOUBLE_EQ(precise_by_s(half_width_at_40(rule, 0.014), 1.0), 4.0);
+  // Half the precision asked: look 7 (640 = 16 × 40, z 3.3223) gives 2% · sqrt(1/16) · 3.3223 /
+  // 2.8653 = 0.580%, look 8 (1280, z 3.3918) 2% · sqrt(1/32) · 3.3918 / 2.8653 = 0.419% ≤ 0.5%.
+  rule.precision = 0.005;
+  EXPECT_DOUBLE_EQ(precise_by_s(two_percent_at_40(rule), 1.0), 32.0);
+  // Precise now: now. Fewer than min_samples: never.
+  rule.precision = 0.03;
+  EXPECT_DOUBLE_EQ(precise_by_s(two_percent_at_40(rule), 1.0), 1.0);
+  Sampler few(rule);
+  for (int i = 0; i < 9; ++i) few.add(1.0 + 0.01 * i);
+  EXPECT_TRUE(std::isinf(precise_by_s(few, 1.0)));
+}
+
+TEST(SpareTime, OnTrackWithinTheCheckLimitAndTheSpareSeconds) {
+  // Precise by 8 s (above) from a limit of 1 s reached at 1 s: on track when the check limit (3 ×
+  // the timeout by default) reaches 8 s and the spare seconds cover the 7 s past the limit.
+  StoppingRule rule;
+  rule.min_time_s = 0;
+  rule.max_rel_noise = 0;
+  rule.timeout_s = 1;
+  std::vector<Sampler> one{two_percent_at_40(rule)};
+  EXPECT_FALSE(on_track(one, 1.0, 1.0, SpareTime(100)));  // check limit 3 s < 8 s
+  rule.check_timeout_factor = 8;
+  one = {two_percent_at_40(rule)};
+  EXPECT_TRUE(on_track(one, 1.0, 1.0, SpareTime(7)));
+  EXPECT_FALSE(on_track(one, 1.0, 1.0, SpareTime(6.9)));
+  EXPECT_FALSE(on_track(one, 1.0, 0.5, SpareTime(7)));  // went past its limit at 0.5 s: 7.5 s
+  // A group: every member must be on track. A member at ±8% needs ~90× its samples (look 10, by
+  // 128 s), past the 8 s check limit, so the group is not, whatever the spare seconds.
+  rule.precision = 0.01;
+  Sampler noisy(rule);
+  for (int i = 0; i < 40; ++i) noisy.add(1.0 + 0.08 / 9.5 * (((i * 7) % 40) - 19.5));
+  std::vector<Sampler> group{two_percent_at_40(rule), noisy};
+  EXPECT_FALSE(on_track(group, 1.0, 1.0, SpareTime(1e9)));
+}
+
+TEST(SpareTime, GroupGoesOnPastItsLimitOnlyOnSpareSeconds) {
+  // The limit is reached at once (timeout 1 ns) and the check limit and hard cap are far (10^9 s):
+  // ±2% uniform samples stop at their timeout at 10 samples without spare seconds; with them they
+  // go on and stop converged (±1%) at a later look, and the seconds past the limit are spent.
+  StoppingRule rule;
+  rule.min_time_s = 0;
+  rule.max_rel_noise = 0;
+  rule.timeout_s = 1e-9;
+  rule.check_timeout_factor = 1e18;
+  rule.hard_timeout_factor = 1e18;
+  const std::vector<StoppingRule> rules(1, rule);
+  std::size_t k = 0;
+  const auto sample_s = [&k](std::size_t) {
+    return 1.0 + 0.02 * (static_cast<double>((k++ * 7) % 41) - 20) / 20;
+  };
+  const auto plain = sample_group(rules, 0, sample_s);
+  k = 0;
+  EXPECT_EQ(plain.front().stop, StopReason::timeout);
+  EXPECT_EQ(plain.front().samples_s.size(), 10u);
+  SpareTime none(0);
+  const auto no_spare = sample_group(rules, 0, sample_s, {}, &none);
+  k = 0;
+  EXPECT_EQ(no_spare.front().stop, StopReason::timeout);
+  EXPECT_EQ(no_spare.front().samples_s.size(), 10u);
+  SpareTime spare(60);
+  const auto extended = sample_group(rules, 0, sample_s, {}, &spare);
+  EXPECT_EQ(extended.front().stop, StopReason::converged);
+  EXPECT_GT(extended.front().samples_s.size(), 10u);
+  EXPECT_TRUE(is_scheduled_look(extended.front().samples_s.size(), rule.min_samples));
+  const Summary& sum = extended.front().summary;
+  EXPECT_LE(sum.median_ci_high_s - sum.median_ci_low_s, 2 * 0.01 * sum.median_s);
+  EXPECT_LT(spare.left_s(), 60.0);
+}
+
 }  // namespace
 }  // namespace bb
