@@ -134,6 +134,44 @@ max_tree(__m512i* p) {
   return _mm512_mask_mov_epi32(e, zero, _mm512_set1_epi32(-127));
 }
 
+// E4M3 codes c in [0, 0x7E] as fp32 values (exact): (8 + m)·2^(e − 10), or m·2^-9 for e = 0.
+[[gnu::target("avx512f,avx512bw,avx512vl,avx512dq,avx512cd"), gnu::always_inline]] inline __m512
+decode_e4m3(__m512i c) {
+  const __m512i e = _mm512_srli_epi32(c, 3), m = _mm512_and_si512(c, _mm512_set1_epi32(7));
+  const __m512i normal = _mm512_or_si512(
+      _mm512_slli_epi32(_mm512_add_epi32(e, _mm512_set1_epi32(120)), 23), _mm512_slli_epi32(m, 20));
+  const __m512 sub = _mm512_mul_ps(_mm512_cvtepi32_ps(m), _mm512_set1_ps(0x1p-9f));
+  return _mm512_mask_mov_ps(sub, _mm512_cmpgt_epi32_mask(e, _mm512_setzero_si512()),
+                            _mm512_castsi512_ps(normal));
+}
+
+// NVFP4 block scales of 16 blocks (e4m3_code_up of amax / (6g), 6g = `six_g`): the least code
+// c ≥ 1 with dec(c)·6g ≥ amax, 0x7E at most. The nearest code to amax·fl(1/(6g)) (within 2^-22
+// of the quotient) is at most one above the answer and two below it; from one below it, up to
+// three steps, each tested exactly in double (dec(c)·6g has at most 4 + 26 bits).
+[[gnu::target("avx512f,avx512bw,avx512vl,avx512dq,avx512cd")]] __m512i nvfp4_scale_codes(
+    const Enc& e4m3, __m512i amax_bits, double six_g, float inv_six_g) {
+  const __m512 amax = _mm512_castsi512_ps(amax_bits);
+  const __m512i nearest =
+      encode16<false>(e4m3, _mm512_mul_ps(amax, _mm512_set1_ps(inv_six_g)), nullptr);
+  __m512i c =
+      _mm512_max_epi32(_mm512_sub_epi32(nearest, _mm512_set1_epi32(1)), _mm512_set1_epi32(1));
+  const __m512d a_lo = _mm512_cvtps_pd(_mm512_castps512_ps256(amax));
+  const __m512d a_hi = _mm512_cvtps_pd(_mm512_extractf32x8_ps(amax, 1));
+  const __m512d sg = _mm512_set1_pd(six_g);
+  for (int step = 0; step < 3; ++step) {
+    const __m512 d = decode_e4m3(c);
+    const __mmask8 lo = _mm512_cmp_pd_mask(
+        _mm512_mul_pd(_mm512_cvtps_pd(_mm512_castps512_ps256(d)), sg), a_lo, _CMP_LT_OQ);
+    const __mmask8 hi = _mm512_cmp_pd_mask(
+        _mm512_mul_pd(_mm512_cvtps_pd(_mm512_extractf32x8_ps(d, 1)), sg), a_hi, _CMP_LT_OQ);
+    const __mmask16 below = static_cast<__mmask16>(lo | (hi << 8)) &
+                            _mm512_cmplt_epi32_mask(c, _mm512_set1_epi32(0x7E));
+    c = _mm512_mask_add_epi32(c, below, c, _mm512_set1_epi32(1));
+  }
+  return c;
+}
+
 // x / S rounded as the portable body does (exact division, fp32 to odd, then nearest even).
 inline std::uint8_t exact_code(const SmallTarget& t, float x, double scale) {
   return static_cast<std::uint8_t>(
@@ -185,6 +223,10 @@ inline bool fp32_reciprocal(double scale, float* inv) {
   const std::size_t vectors = block / 16;  // per block: 2 (MX), 1 (NVFP4)
   __m512i worst = _mm512_setzero_si512();
   bool non_finite = false;
+  // NVFP4: the block scales 16 at a time where fl(1/(6g)) is a normal fp32.
+  const Enc e4m3_enc = make_enc(j.e4m3_small, 8);
+  float inv6g = 0;
+  const bool vector_scales = nvfp4 && fp32_reciprocal(6.0 * j.tensor_scale, &inv6g);
   std::size_t b = b0;
   for (; b + 16 <= b1; b += 16) {
     const float* xb = x + b * block;
@@ -197,15 +239,49 @@ inline bool fp32_reciprocal(double scale, float* inv) {
     worst = _mm512_max_epu32(worst, amax);
     std::uint8_t* out = codes + b * block / (four ? 2 : 1);
     if (nvfp4) {
-      alignas(64) std::uint32_t ab[16];
-      _mm512_store_si512(ab, amax);
       const double g = j.tensor_scale;
+      alignas(64) std::uint32_t sc[16];
+      if (vector_scales) {
+        // Codes, S = dec(c)·g (exact in double) and fl(1/S), 16 blocks at once.
+        const __m512i c = nvfp4_scale_codes(e4m3_enc, amax, 6.0 * g, inv6g);
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(j.scale_codes + b), _mm512_cvtepi32_epi8(c));
+        const __m512 d = decode_e4m3(c);
+        const __m512d s_lo =
+            _mm512_mul_pd(_mm512_cvtps_pd(_mm512_castps512_ps256(d)), _mm512_set1_pd(g));
+        const __m512d s_hi =
+            _mm512_mul_pd(_mm512_cvtps_pd(_mm512_extractf32x8_ps(d, 1)), _mm512_set1_pd(g));
+        const __m512d one = _mm512_set1_pd(1.0);
+        alignas(64) double scale[16];
+        alignas(64) float inv[16];
+        _mm512_store_pd(scale, s_lo);
+        _mm512_store_pd(scale + 8, s_hi);
+        _mm256_store_ps(inv, _mm512_cvtpd_ps(_mm512_div_pd(one, s_lo)));
+        _mm256_store_ps(inv + 8, _mm512_cvtpd_ps(_mm512_div_pd(one, s_hi)));
+        for (int i = 0; i < 16; ++i) {
+          const float* xe = xb + i * 16;
+          std::uint8_t* oe = out + i * 16 / (four ? 2 : 1);
+          if (scale[i] >= 0x1p-120 && scale[i] <= 0x1p120) {
+            divide16(enc, t, xe, _mm512_set1_ps(inv[i]), scale[i], four, oe);
+          } else {
+            alignas(64) std::uint32_t q[16];
+            for (int k = 0; k < 16; ++k) q[k] = exact_code(t, xe[k], scale[i]);
+            store16(_mm512_load_si512(q), four, oe);
+          }
+        }
+        continue;
+      }
+      {
+        alignas(64) std::uint32_t ab[16];
+        _mm512_store_si512(ab, amax);
+        for (int i = 0; i < 16; ++i) {
+          float a;
+          std::memcpy(&a, &ab[i], 4);
+          sc[i] = e4m3_code_up(j.e4m3_small, j.e4m3, a / (6.0 * g));
+        }
+      }
       for (int i = 0; i < 16; ++i) {
-        float a;
-        std::memcpy(&a, &ab[i], 4);
-        const std::uint32_t sc = e4m3_code_up(j.e4m3_small, j.e4m3, a / (6.0 * g));
-        j.scale_codes[b + i] = static_cast<std::uint8_t>(sc);
-        const double scale = decode_small(j.e4m3, sc) * g;  // exact: 4 × 24 bits
+        j.scale_codes[b + i] = static_cast<std::uint8_t>(sc[i]);
+        const double scale = decode_small(j.e4m3, sc[i]) * g;  // exact: 4 × 24 bits
         float inv32;
         const float* xe = xb + i * 16;
         std::uint8_t* oe = out + i * 16 / (four ? 2 : 1);
