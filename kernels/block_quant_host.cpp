@@ -11,11 +11,15 @@
 #include <string>
 
 #include "kernels/block_quant.h"
+#include "kernels/block_quant_host_avx512.h"
 #include "kernels/thread_ranges.h"
 
 namespace bb::kernels {
 
 namespace {
+
+using detail::BlockJob;
+using detail::kRangeBlock;
 
 reference::Fp32Target element_target(const BlockQuantSpec& spec) {
   return reference::fp32_target(theory::format_spec(spec.element), true);
@@ -39,22 +43,6 @@ float amax_of(const float* x, std::size_t n) {
   }
   return std::bit_cast<float>(top);
 }
-
-// What a range of blocks needs; `tensor_scale` is fp8's s or NVFP4's g (1 for MX).
-struct BlockJob {
-  BlockQuantSpec spec;
-  SmallTarget element, e4m3_small;
-  reference::Fp32Target e4m3;
-  int emax;
-  double top;
-  float tensor_scale;
-  const float* x;
-  std::size_t n;
-  std::uint8_t* codes;
-  std::uint8_t* scale_codes;
-};
-
-constexpr std::size_t kRangeBlock = 32;  // fp8 per tensor: the unit of the ranges
 
 // Blocks [b0, b1) (fp8 per tensor: runs of 32 elements); inlined into each ISA's wrapper.
 // The job's fields are copied to locals first: stores through the uint8_t outputs may alias
@@ -133,8 +121,16 @@ bool quantize_range_baseline(const BlockJob& j, std::size_t b0, std::size_t b1) 
   return quantize_range(j, b0, b1);
 }
 
-using RangeFn = bool (*)(const BlockJob&, std::size_t, std::size_t);
+// The intrinsics body (kernels/block_quant_host_avx512.cpp), the compiled one for what it leaves.
+bool quantize_range_intrinsics(const BlockJob& j, std::size_t b0, std::size_t b1) {
+  return detail::quantize_range_intrinsics(j, b0, b1, quantize_range_avx512);
+}
+
+using detail::RangeFn;
 RangeFn range_fn() {
+  if (__builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl") &&
+      __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512cd"))
+    return quantize_range_intrinsics;
   if (__builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl") &&
       __builtin_cpu_supports("avx512dq"))
     return quantize_range_avx512;
@@ -146,7 +142,10 @@ RangeFn range_fn() {
 
 const char* block_quantize_host_isa() {
   const RangeFn f = range_fn();
-  return f == quantize_range_avx512 ? "avx512" : f == quantize_range_avx2 ? "avx2" : "x86-64";
+  return f == quantize_range_intrinsics ? "avx512-intrinsics"
+         : f == quantize_range_avx512   ? "avx512"
+         : f == quantize_range_avx2     ? "avx2"
+                                        : "x86-64";
 }
 
 void block_quantize_host(const BlockQuantSpec& spec, const float* x, std::size_t n,

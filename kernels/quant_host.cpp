@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "kernels/quant.h"
+#include "kernels/quant_host_avx512.h"
 #include "kernels/thread_ranges.h"
 #include "reference/quant.h"
 #include "reference/random.h"
@@ -154,11 +155,17 @@ Isa host_isa() {
   return __builtin_cpu_supports("avx2") ? Isa::avx2 : Isa::baseline;
 }
 
+// AVX-512, round to nearest: the intrinsics body (kernels/quant_host_avx512.cpp), group by group.
 template <class Q>
 [[gnu::target("avx512f,avx512dq,avx512bw,avx512vl,prefer-vector-width=512")]] void
 quantize_span_avx512(const float* x, std::size_t i0, std::size_t i1, std::size_t group,
                      const theory::IntQuant* params, bool stochastic, std::uint64_t seed, Q* q) {
-  quantize_span(x, i0, i1, group, params, stochastic, seed, q);
+  if (stochastic) return quantize_span(x, i0, i1, group, params, stochastic, seed, q);
+  for (std::size_t i = i0; i < i1;) {
+    const std::size_t g = i / group, end = std::min(i1, (g + 1) * group);
+    detail::quantize_nearest_intrinsics(x + i, end - i, params[g], q + i);
+    i = end;
+  }
 }
 template <class Q>
 [[gnu::target("avx2,fma")]] void quantize_span_avx2(const float* x, std::size_t i0, std::size_t i1,
@@ -179,7 +186,15 @@ template <class Q>
 fused_groups_avx512(const float* x, std::size_t group, int bits, theory::QuantScheme scheme,
                     bool stochastic, std::uint64_t seed, std::size_t g0, std::size_t g1, Q* q,
                     theory::IntQuant* params) {
-  fused_groups(x, group, bits, scheme, stochastic, seed, g0, g1, q, params);
+  if (stochastic || bits != 8)
+    return fused_groups(x, group, bits, scheme, stochastic, seed, g0, g1, q, params);
+  for (std::size_t g = g0; g < g1; ++g) {
+    const float* xg = x + g * group;
+    float lo, hi;
+    minmax_run(xg, group, lo, hi);
+    params[g] = theory::int_quant_params(lo, hi, bits, scheme);
+    detail::quantize_nearest_intrinsics(xg, group, params[g], q + g * group);
+  }
 }
 template <class Q>
 [[gnu::target("avx2,fma")]] void fused_groups_avx2(const float* x, std::size_t group, int bits,

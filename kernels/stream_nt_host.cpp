@@ -1,9 +1,9 @@
 // Host STREAM with non-temporal stores. Versions: 1 = OpenMP static schedule (the split of the
-// first-touch fills), GCC vector extensions for the arithmetic and the ISA's streaming store
-// (AVX-512 vmovntpd/ps, AVX2 and SSE2 their narrower forms) for the written array, aligned to the
-// vector by a scalar head, a scalar tail, one sfence per thread. A streaming store writes whole
-// lines without reading them first: the write-allocate read that a plain store costs is not
-// paid, so the bytes moved are the STREAM count (theory/stream.h) exactly.
+// first-touch fills), four vectors per step, GCC vector extensions for the arithmetic and the
+// ISA's streaming store (AVX-512 vmovntpd/ps, AVX2 and SSE2 their narrower forms) for the written
+// array, aligned to the vector by a scalar head, a scalar tail, one sfence per thread. A streaming
+// store writes whole lines without reading them first: the write-allocate read that a plain store
+// costs is not paid, so the bytes moved are the STREAM count (theory/stream.h) exactly.
 #include <immintrin.h>
 
 #include <cstdint>
@@ -43,6 +43,24 @@ inline void nt_range(T* a, T* b, T* c, T s, std::size_t lo, std::size_t hi, Stor
   for (; i < hi && reinterpret_cast<std::uintptr_t>(out + i) % sizeof(V) != 0; ++i)
     out[i] = element<kOp>(a, b, c, s, i);
   const V vs = V{} + s;
+  // Four vectors (four 64-byte lines with AVX-512) per step, loads first, as likwid-bench's
+  // *_mem_avx512 kernels: more misses in flight per iteration; then one vector at a time.
+  for (; i + 4 * lanes <= hi; i += 4 * lanes) {
+    V r[4];
+    for (std::size_t u = 0; u < 4; ++u) {
+      const std::size_t k = i + u * lanes;
+      V va, vb, vc;
+      std::memcpy(&va, a + k, sizeof(V));
+      std::memcpy(&vb, b + k, sizeof(V));
+      std::memcpy(&vc, c + k, sizeof(V));
+      if constexpr (kOp == StreamOp::copy) r[u] = va;
+      if constexpr (kOp == StreamOp::mul) r[u] = vs * vc;
+      if constexpr (kOp == StreamOp::add) r[u] = va + vb;
+      if constexpr (kOp == StreamOp::triad) r[u] = vb + vs * vc;
+      if constexpr (kOp == StreamOp::nstream) r[u] = va + (vb + vs * vc);
+    }
+    for (std::size_t u = 0; u < 4; ++u) store(out + i + u * lanes, r[u]);
+  }
   for (; i + lanes <= hi; i += lanes) {
     V va, vb, vc, r;
     std::memcpy(&va, a + i, sizeof(V));

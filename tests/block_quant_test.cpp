@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <utility>
 #include <vector>
 
 #include "kernels/block_quant.h"
@@ -45,6 +46,35 @@ TEST(BlockQuantHost, BitExactOnTiesEdgesAndRandomData) {
   }
 }
 
+// Ties of x / S where S is no power of two, so that x·fl(1/S) misses them: fp8 per tensor with
+// s = c·2^k, c = 7 or 63 (fl(x·fl(1/c)) misses 9 and 14 of 14 E4M3 ties by hand; the grid's
+// midpoints times s are exact in fp32), NVFP4 with g = 3 and block scales of
+// 1, 4 and 5 bits (every FP4 midpoint times the block's S). Enough blocks that each thread's
+// range takes the 16-block vector body and leaves a tail; bit-exact with the reference.
+TEST(BlockQuantHost, BitExactOnTiesTheReciprocalMisses) {
+  for (Format f : {Format::e4m3, Format::e5m2}) {
+    for (auto [c, k] : {std::pair{7.0f, 0}, {63.0f, -9}, {7.0f, 5}}) {
+      std::vector<float> x;
+      while (x.size() < 32 * 70)
+        for (float v : testdata::grid_ties(f)) x.push_back(std::ldexp(c * v, k));
+      x.resize(32 * 70);
+      expect_bit_exact({f, BlockScheme::fp8_tensor, 0}, x);
+      expect_bit_exact({f, BlockScheme::fp8_tensor, 2}, x);
+    }
+  }
+  const double g = 3;  // amax 8064 = 448·6·g
+  std::vector<float> x = {static_cast<float>(448 * 6 * g)};
+  x.resize(16, 0.0f);
+  const double mids[] = {0.25, 0.75, 1.25, 1.75, 2.5, 3.5, 5};
+  for (int b = 0; x.size() < 16 * 75; ++b) {
+    const double s = (b % 3 == 0 ? 1.25 : b % 3 == 1 ? 0.3125 : 13.0) * std::ldexp(1.0, b % 5 - 2);
+    x.push_back(static_cast<float>(6 * s * g));  // the block's amax: its scale is s exactly
+    for (int i = 1; i < 16; ++i)
+      x.push_back(static_cast<float>((i % 2 ? -1 : 1) * mids[(b + i) % 7] * s * g));
+  }
+  expect_bit_exact({Format::e2m1, BlockScheme::nvfp4, 0}, x);
+}
+
 TEST(BlockQuantHost, RefusesNonFiniteInputAndBadShapes) {
   std::vector<float> x(64, 1.0f), out(64);
   std::vector<std::uint8_t> codes(64), scales(4);
@@ -57,6 +87,13 @@ TEST(BlockQuantHost, RefusesNonFiniteInputAndBadShapes) {
           std::invalid_argument);
   }
   x[17] = 1.0f;
+  std::vector<float> long_x(32 * 64, 1.0f), long_out(32 * 64);
+  std::vector<std::uint8_t> long_codes(32 * 64), long_scales(32 * 4);
+  long_x[32 * 40 + 5] = INFINITY;  // inside the 16-block vector body
+  for (const BlockQuantSpec& spec : testdata::all_block_specs())
+    EXPECT_THROW(kernels::block_quantize_host(spec, long_x.data(), long_x.size(), long_codes.data(),
+                                              long_scales.data(), &g),
+                 std::invalid_argument);
   const BlockQuantSpec mx{Format::e4m3, BlockScheme::mx_floor, 0};
   EXPECT_THROW(kernels::block_quantize_host(mx, x.data(), 48, codes.data(), scales.data(), &g),
                std::invalid_argument);  // 48 is not a multiple of 32

@@ -167,12 +167,19 @@ TEST(QuantHostKernel, MatchesTheReferenceAtOddShapesOffsetsAndThreads) {
 
 // Ties: with amax 127 the symmetric scale is 1, so x / s is x, and halves are exact ties, which
 // round away from zero (std::llround); a wrong rule (to even, up) moves some of these codes.
+// Repeated 4 times (64 values): the 16-lane bodies see them, not only the scalar tails.
 TEST(QuantHostKernel, TiesRoundAwayFromZeroInBothPaths) {
-  const std::vector<float> x = {127,    0.5f,   -0.5f,   1.5f,        -1.5f,        2.5f,
-                                -2.5f,  126.5f, -126.5f, 0.49999997f, -0.49999997f, 3.25f,
-                                -3.75f, 0,      -127,    64.5f};
-  const std::vector<std::int32_t> want = {127,  1, -1, 2, -2, 3, -3,   127,
-                                          -127, 0, 0,  3, -4, 0, -127, 65};
+  const std::vector<float> x16 = {127,    0.5f,   -0.5f,   1.5f,        -1.5f,        2.5f,
+                                  -2.5f,  126.5f, -126.5f, 0.49999997f, -0.49999997f, 3.25f,
+                                  -3.75f, 0,      -127,    64.5f};
+  const std::vector<std::int32_t> want16 = {127,  1, -1, 2, -2, 3, -3,   127,
+                                            -127, 0, 0,  3, -4, 0, -127, 65};
+  std::vector<float> x;
+  std::vector<std::int32_t> want;
+  for (int r = 0; r < 4; ++r) {
+    x.insert(x.end(), x16.begin(), x16.end());
+    want.insert(want.end(), want16.begin(), want16.end());
+  }
   const theory::IntQuant p = theory::int_quant_params(-127, 127, 8, theory::QuantScheme::symmetric);
   ASSERT_EQ(p.scale, 1.0);
   std::vector<std::int8_t> q(x.size()), qf(x.size());
@@ -188,19 +195,37 @@ TEST(QuantHostKernel, TiesRoundAwayFromZeroInBothPaths) {
 }
 
 // A tie that the fast pass's product misses: 9.75 / 1.3 is exactly 7.5 (→ 8, away from zero), but
-// 9.75 · fl(1/1.3) = 7.499999999999999. The run must be redone with the division.
+// 9.75 · fl(1/1.3) = 7.499999999999999 (and in fp32, 7.5000005). The run must be redone with the
+// division. 64 values: the 16-lane bodies (AVX-512) see them, and the tails.
 TEST(QuantHostKernel, TieMissedByTheReciprocalIsRedoneWithTheDivision) {
   theory::IntQuant p;
   p.scale = 1.3, p.q_min = -127, p.q_max = 127;
   ASSERT_EQ(9.75 / 1.3, 7.5);
   ASSERT_NE(9.75 * (1 / 1.3), 7.5);
-  const std::vector<float> x = {9.75f, -9.75f, 1.0f, 9.75f};
+  std::vector<float> x;
+  for (int r = 0; r < 16; ++r) x.insert(x.end(), {9.75f, -9.75f, 1.0f, 9.75f});
   std::vector<std::int8_t> q(x.size());
   kernels::quantize_host(x.data(), x.size(), x.size(), &p, false, 0, q.data());
-  EXPECT_EQ(q[0], 8);
-  EXPECT_EQ(q[1], -8);
-  EXPECT_EQ(q[2], 1);
-  EXPECT_EQ(q[3], 8);
+  for (std::size_t i = 0; i < x.size(); i += 4) {
+    EXPECT_EQ(q[i], 8) << i;
+    EXPECT_EQ(q[i + 1], -8) << i;
+    EXPECT_EQ(q[i + 2], 1) << i;
+    EXPECT_EQ(q[i + 3], 8) << i;
+  }
+  // s = 0.9: 11.25 / s = 12.5 exactly, 11.25·fl32(1/s) = 12.500001; 2.25 / s = 2.5, a tie with
+  // an even floor (to-nearest-even would give 2).
+  p.scale = 0.9;
+  ASSERT_EQ(11.25 / 0.9, 12.5);
+  ASSERT_EQ(2.25 / 0.9, 2.5);
+  x.clear();
+  for (int r = 0; r < 16; ++r) x.insert(x.end(), {11.25f, -11.25f, 20.25f, 2.25f});
+  kernels::quantize_host(x.data(), x.size(), x.size(), &p, false, 0, q.data());
+  for (std::size_t i = 0; i < x.size(); i += 4) {
+    EXPECT_EQ(q[i], 13) << i;
+    EXPECT_EQ(q[i + 1], -13) << i;
+    EXPECT_EQ(q[i + 2], 23) << i;
+    EXPECT_EQ(q[i + 3], 3) << i;
+  }
 }
 
 // --- block-scaled quantization (fp8 per tensor, MX, NVFP4) ---

@@ -1,0 +1,19 @@
+// The AVX-512 body of host int8 quantization with round to nearest (kernels/quant_host.cpp picks
+// it where the CPU has AVX-512 F/BW/VL/DQ): 16 values per step in fp32, bit-exact with
+// reference/quant.h. Internal to the host kernels.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "theory/quant.h"
+
+namespace bb::kernels::detail {
+
+// q[i] = clamp(llround(x[i] / s + z)) for i < len, 8-bit codes (Q = std::int8_t or std::uint8_t).
+void quantize_nearest_intrinsics(const float* x, std::size_t len, const theory::IntQuant& p,
+                                 std::int8_t* q);
+void quantize_nearest_intrinsics(const float* x, std::size_t len, const theory::IntQuant& p,
+                                 std::uint8_t* q);
+
+}  // namespace bb::kernels::detail
