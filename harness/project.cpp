@@ -64,10 +64,16 @@ std::optional<ProjectedCase> habitat(const json& e, const Ceilings& a, double bw
     return std::nullopt;
   }
   const EntryWork w = entry_work(e);
+  // A kernel that declares neither bytes nor flop (a spin, a residency probe) takes the time it
+  // was written to take: neither bandwidth nor SMs scale it, so Habitat has nothing to say.
+  if (!(w.bytes > 0) && !(w.flop > 0)) {
+    *why = "declares no bytes and no flop: nothing for Habitat to scale";
+    return std::nullopt;
+  }
   const auto peak = a.flop_per_s.find(w.precision);
   const double ridge = peak != a.flop_per_s.end() ? peak->second.value / bw_a : 0.0;
   const double gamma =
-      w.bytes > 0 ? theory::habitat_gamma(w.flop / w.bytes, ridge) : 0.0;  // no bytes: compute
+      w.bytes > 0 ? theory::habitat_gamma(w.flop / w.bytes, ridge) : 0.0;  // flop only: compute
   const EntryWork wb = on_b ? entry_work(*on_b) : w;
   const double work_ratio = theory::habitat_work_ratio(w.bytes, wb.bytes, w.flop, wb.flop, gamma);
   auto scale = [&](double t) {
@@ -128,8 +134,12 @@ Projection project_to_run(const json& a, const json& b) {
         case_bound(entry_work(on_b != b_cases.end() ? *on_b->second : *e), cb.at(be));
     // A kernel bound by its launch on A takes a launch on B (B's measured one, at A's fraction):
     // Habitat's bandwidth and SM scaling does not apply to time the GPU spends starting it.
-    const bool launch_bound = be == "cuda" && !ba.empty() &&
-                              ba.ranked.front().resource == "overhead" && cb.at(be).launch_s;
+    // (At least kProjectionMinFraction of it: a kernel far from its launch is held by something
+    // else, a spin say.)
+    const bool launch_bound =
+        be == "cuda" && !ba.empty() && ba.ranked.front().resource == "overhead" &&
+        ba.time_s() >= kProjectionMinFraction * (*e)["median_s"].get<double>() &&
+        cb.at(be).launch_s;
     if (be == "cuda" && !launch_bound) {
       c = habitat_between(*e, on_b != b_cases.end() ? on_b->second : nullptr, ca.at("cuda"),
                           cb.at("cuda"), &why);

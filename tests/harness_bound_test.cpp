@@ -412,6 +412,15 @@ TEST(Project, GpuToGpuWithMeasuredBandwidthAndLaunches) {
   const ProjectedCase tiny = predicted(p, "bandwidth/copy/fp32/cuda/tiny");
   EXPECT_EQ(tiny.limiter, "overhead");
   EXPECT_NEAR(tiny.predicted_s, 5e-6, 1e-18);
+  // A kernel that declares no work (a spin of fixed length): not projected, with the reason.
+  ASSERT_EQ(p.not_projected.size(), 0u);
+  json spin = a["benchmarks"][2];
+  spin["name"] = "occupancy/waves/full", spin["bytes"] = 0, spin["flop"] = 0;
+  a["benchmarks"].push_back(spin);
+  const Projection with_spin = project_to_run(a, b);
+  ASSERT_EQ(with_spin.not_projected.size(), 1u);
+  EXPECT_EQ(with_spin.not_projected[0].first, "occupancy/waves/full");
+  EXPECT_NE(with_spin.not_projected[0].second.find("no bytes and no flop"), std::string::npos);
   b["figures"]["bandwidth"]["cuda"].erase("stream_best");
   const ProjectedCase spec = predicted(project_to_run(a, b), "bandwidth/copy/fp32/cuda");
   EXPECT_NEAR(spec.predicted_s, 0.625e-3 * 2, 1e-15);
