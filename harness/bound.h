@@ -34,12 +34,20 @@ struct Ceiling {
 struct Ceilings {
   std::string backend = "host";
   std::optional<Ceiling> dram_bytes_per_s;
+  // The best DRAM rate the run measured (STREAM's best), kept also where the spec is known: what
+  // the memory system delivers, for projecting between two runs (harness/project.h).
+  std::optional<Ceiling> measured_dram_bytes_per_s;
   std::vector<std::string> level_names;  // the caches, smallest first ("L1", "L2", …)
   std::vector<double> level_bytes;       // their capacities, as the hierarchy sweep reported them
   std::vector<theory::LevelPlateau> read_plateaus;     // bytes/s, measured
   std::vector<theory::LevelPlateau> latency_plateaus;  // s per dependent load, measured
   std::map<std::string, Ceiling> flop_per_s;           // by precision name ("fp64")
   std::optional<Ceiling> launch_s;                     // per parallel launch (harness/overhead)
+  // Collectives: the link each rank sends on, per transport and rank count ("mpi/p2"): its
+  // bandwidth in nccl-tests' busbw convention (bytes on the wire per rank per s) and the latency α
+  // of one message (s). Measured: the best busbw and the smallest α fitted in the run; a
+  // strategies run's links ("strategies/all_reduce") from its α–β fits, 1/β.
+  std::map<std::string, Ceiling> link_bytes_per_s, link_alpha_s;
   // GPU only, for Habitat's wave scaling: SM count × SM clock (Hz), from the device's spec.
   double sm_clock_sms_hz = 0;
   std::string device;  // the device or host CPU's name
@@ -52,8 +60,15 @@ Ceilings ceilings_of(const nlohmann::json& doc, const std::string& backend);
 
 // A case's work as its results entry declares it (entries written before `memory_level` was
 // recorded infer it: a read sweep point is "hierarchy", a latency sweep point or chase "latency").
+// A collective (suite "collectives", p >= 2 ranks) is memory level "link": its bytes go on the
+// wire, link_bytes per rank and link_messages latencies α in a row, from the α–β model of its
+// bandwidth-optimal algorithm (theory/collectives.h), in the link group "transport/pN". A
+// strategies step that declares params link and link_wire_bytes_per_rank is memory level "link"
+// too, in the group "strategies/<link>".
 struct EntryWork {
   double bytes = 0, flop = 0, working_set_bytes = 0, dependent_loads = 0, launches = 0;
+  double link_bytes = 0, link_messages = 0;
+  std::string link_group;
   std::string precision = "fp32", memory_level = "dram";
 };
 EntryWork entry_work(const nlohmann::json& entry);
@@ -63,7 +78,7 @@ struct CaseBound {
   std::vector<theory::ResourceBound> ranked;         // the limiter first; may be empty
   std::map<std::string, const Ceiling*> ceiling_of;  // the ceiling behind each resource
   std::map<std::string, std::string> source_of;      // "spec" or "measured", by resource
-  double compute_s = 0, memory_s = 0, latency_s = 0, overhead_s = 0;
+  double compute_s = 0, memory_s = 0, latency_s = 0, overhead_s = 0, link_s = 0;
   bool empty() const { return ranked.empty(); }
   double time_s() const { return ranked.empty() ? 0.0 : ranked.front().time_s; }
 };

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "harness/json_fields.h"
 #include "theory/hierarchy.h"
 
 namespace bb {
@@ -11,33 +12,22 @@ namespace {
 
 using nlohmann::json;
 
-// j[key] when it is there, else an empty object (no temporaries: what is returned outlives the
-// call).
-const json& child(const json& j, const char* key) {
-  static const json empty = json::object();
-  return j.is_object() && j.contains(key) ? j[key] : empty;
-}
-
-double num(const json& j, const char* key) {
-  return j.contains(key) && j[key].is_number() ? j[key].get<double>() : NAN;
-}
-
 std::string levels_text(const json& sweep, bool latency) {
   std::string s;
-  for (const auto& p : child(sweep, "plateaus"))
-    s += "      " + theory::format_bytes(num(p, "from_bytes")) + " – " +
-         theory::format_bytes(num(p, "to_bytes")) + ": " +
-         (latency ? fmt::format("{:.3g} ns", num(p, "latency_ns"))
-                  : fmt::format("{:.4g} GB/s", num(p, "bytes_per_s") / 1e9)) +
+  for (const auto& p : json_field(sweep, "plateaus"))
+    s += "      " + theory::format_bytes(json_num(p, "from_bytes", NAN)) + " – " +
+         theory::format_bytes(json_num(p, "to_bytes", NAN)) + ": " +
+         (latency ? fmt::format("{:.3g} ns", json_num(p, "latency_ns", NAN))
+                  : fmt::format("{:.4g} GB/s", json_num(p, "bytes_per_s", NAN) / 1e9)) +
          "\n";
-  for (const auto& l : child(sweep, "levels")) {
-    const double detected = num(l, "detected_bytes");
+  for (const auto& l : json_field(sweep, "levels")) {
+    const double detected = json_num(l, "detected_bytes", NAN);
     s += "      " + l.value("name", "?") + ": reported " +
-         theory::format_bytes(num(l, "reported_bytes")) + ", detected " +
+         theory::format_bytes(json_num(l, "reported_bytes", NAN)) + ", detected " +
          (std::isnan(detected)
               ? std::string("no clear step")
               : theory::format_bytes(detected) +
-                    fmt::format(" (x{:.2f})", detected / num(l, "reported_bytes"))) +
+                    fmt::format(" (x{:.2f})", detected / json_num(l, "reported_bytes", NAN))) +
          "\n";
   }
   return s;
@@ -46,39 +36,39 @@ std::string levels_text(const json& sweep, bool latency) {
 }  // namespace
 
 std::string measured_hierarchy_text(const json& results) {
-  const json& figures = child(child(results, "figures"), "bandwidth");
-  const json& bb = child(child(results, "context"), "boundbench");
-  std::string s = "measured (" + bb.value("date", std::string("?")) + ", commit " +
-                  bb.value("git_commit", std::string("?")).substr(0, 12) + "):\n";
+  const json& figures = json_field(json_field(results, "figures"), "bandwidth");
+  const json& bb = json_field(json_field(results, "context"), "boundbench");
+  std::string s = "measured (" + json_str(bb, "date", "?") + ", commit " +
+                  json_str(bb, "git_commit", "?").substr(0, 12) + "):\n";
   if (figures.empty()) return s + "  no bandwidth figures in this file (run the bandwidth suite)\n";
   for (const auto& [backend, f] : figures.items()) {
     s += "  " + backend + ":\n";
     if (f.contains("stream_best")) {
       const json& b = f["stream_best"];
-      s += fmt::format("    best STREAM {:.4g} GB/s", num(b, "bytes_per_s") / 1e9) + " (" +
-           b.value("case", std::string("?")) + ")" +
+      s += fmt::format("    best STREAM {:.4g} GB/s", json_num(b, "bytes_per_s", NAN) / 1e9) +
+           " (" + b.value("case", std::string("?")) + ")" +
            (b.contains("pct_of_peak")
-                ? fmt::format(", {:.1f}% of the DRAM peak", num(b, "pct_of_peak"))
+                ? fmt::format(", {:.1f}% of the DRAM peak", json_num(b, "pct_of_peak", NAN))
                 : std::string()) +
            "\n";
     }
     if (f.contains("dram_latency_ns"))
-      s += fmt::format("    DRAM latency {:.4g} ns", num(f, "dram_latency_ns")) +
+      s += fmt::format("    DRAM latency {:.4g} ns", json_num(f, "dram_latency_ns", NAN)) +
            (f.contains("bytes_in_flight")
                 ? fmt::format("; Little's law: {:.4g} KiB in flight for the best bandwidth",
-                              num(f, "bytes_in_flight") / 1024)
+                              json_num(f, "bytes_in_flight", NAN) / 1024)
                 : std::string()) +
            "\n";
     if (f.contains("latency")) s += "    latency plateaus:\n" + levels_text(f["latency"], true);
     if (f.contains("read_bandwidth"))
       s += "    read-bandwidth plateaus:\n" + levels_text(f["read_bandwidth"], false);
-    for (const auto& [dtype, c] : child(f, "ceilings").items())
+    for (const auto& [dtype, c] : json_field(f, "ceilings").items())
       s += "    " + dtype +
            fmt::format(" ceilings: {:.4g} GFLOP/s, {:.4g} GB/s, ridge {:.3g} flop/byte",
-                       num(c, "flop_per_s") / 1e9, num(c, "bytes_per_s") / 1e9,
-                       num(c, "ridge_flop_per_byte")) +
+                       json_num(c, "flop_per_s", NAN) / 1e9, json_num(c, "bytes_per_s", NAN) / 1e9,
+                       json_num(c, "ridge_flop_per_byte", NAN)) +
            (c.contains("table_ridge_flop_per_byte")
-                ? fmt::format(" (datasheet {:.3g})", num(c, "table_ridge_flop_per_byte"))
+                ? fmt::format(" (datasheet {:.3g})", json_num(c, "table_ridge_flop_per_byte", NAN))
                 : std::string()) +
            "\n";
   }

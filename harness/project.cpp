@@ -52,33 +52,65 @@ double median_error(Projection& p) {
   return errors.empty() ? std::numeric_limits<double>::quiet_NaN() : median_of(errors);
 }
 
-// Habitat's scaling of a CUDA case from device A (its ceilings) to a device with `bw`, `clock_sms`.
-std::optional<ProjectedCase> habitat(const json& e, const Ceilings& a, double bw_b,
-                                     double clock_sms_b, std::string* why) {
-  if (!a.dram_bytes_per_s || a.sm_clock_sms_hz <= 0) {
+// Habitat's scaling of a CUDA case from device A (its ceilings) to a device B with DRAM bandwidth
+// `bw_b` and `clock_sms_b` SMs x clock. `bw_a`: A's bandwidth in the same terms as `bw_b` (both
+// spec, or both measured), named by `bandwidth_basis`. `on_b`: the case as B ran it (its work may
+// differ: sizes that follow the device), or null.
+std::optional<ProjectedCase> habitat(const json& e, const Ceilings& a, double bw_a, double bw_b,
+                                     double clock_sms_b, const std::string& bandwidth_basis,
+                                     const json* on_b, std::string* why) {
+  if (!(bw_a > 0) || a.sm_clock_sms_hz <= 0) {
     *why = "device A's bandwidth or SMs x clock unknown";
     return std::nullopt;
   }
   const EntryWork w = entry_work(e);
+  // A kernel that declares neither bytes nor flop (a spin, a residency probe) takes the time it
+  // was written to take: neither bandwidth nor SMs scale it, so Habitat has nothing to say.
+  if (!(w.bytes > 0) && !(w.flop > 0)) {
+    *why = "declares no bytes and no flop: nothing for Habitat to scale";
+    return std::nullopt;
+  }
   const auto peak = a.flop_per_s.find(w.precision);
-  const double ridge =
-      peak != a.flop_per_s.end() ? peak->second.value / a.dram_bytes_per_s->value : 0.0;
+  const double ridge = peak != a.flop_per_s.end() ? peak->second.value / bw_a : 0.0;
   const double gamma =
-      w.bytes > 0 ? theory::habitat_gamma(w.flop / w.bytes, ridge) : 0.0;  // no bytes: compute
+      w.bytes > 0 ? theory::habitat_gamma(w.flop / w.bytes, ridge) : 0.0;  // flop only: compute
+  const EntryWork wb = on_b ? entry_work(*on_b) : w;
+  const double work_ratio = theory::habitat_work_ratio(w.bytes, wb.bytes, w.flop, wb.flop, gamma);
   auto scale = [&](double t) {
-    return theory::habitat_scaled_time_s(t, a.dram_bytes_per_s->value, bw_b, a.sm_clock_sms_hz,
-                                         clock_sms_b, gamma);
+    return theory::habitat_scaled_time_s(t, bw_a, bw_b, a.sm_clock_sms_hz, clock_sms_b, gamma) *
+           work_ratio;
   };
   const double m = e["median_s"];
   const CaseBound b = case_bound(w, a);
-  ProjectedCase c{.name = e.value("name", ""),
-                  .predicted_s = scale(m),
-                  .low_s = scale(e.value("median_ci_low_s", m)),
-                  .high_s = scale(e.value("median_ci_high_s", m)),
-                  .limiter = b.empty() ? "" : b.ranked.front().resource,
-                  .method = fmt::format("habitat (gamma {:.2f})", gamma),
-                  .fraction_a = b.empty() ? 0.0 : b.time_s() / m};
+  ProjectedCase c{
+      .name = e.value("name", ""),
+      .predicted_s = scale(m),
+      .low_s = scale(e.value("median_ci_low_s", m)),
+      .high_s = scale(e.value("median_ci_high_s", m)),
+      .limiter = b.empty() ? "" : b.ranked.front().resource,
+      .method = fmt::format("habitat (gamma {:.2f}, {} bandwidth)", gamma, bandwidth_basis),
+      .fraction_a = b.empty() ? 0.0 : b.time_s() / m};
   return c;
+}
+
+// Habitat between two runs' GPUs. Both runs measured their DRAM (STREAM): with what each memory
+// system delivers, since the fraction of its spec a memory reaches differs between memories (HBM,
+// GDDR) and Habitat's bandwidth ratio assumes it equal; else with the spec bandwidths, as Habitat.
+std::optional<ProjectedCase> habitat_between(const json& e, const json* on_b,
+                                             const Ceilings& source, const Ceilings& target,
+                                             std::string* why) {
+  const bool measured_bw = source.measured_dram_bytes_per_s && target.measured_dram_bytes_per_s;
+  auto bandwidth = [&](const Ceilings& c) {
+    return measured_bw          ? c.measured_dram_bytes_per_s->value
+           : c.dram_bytes_per_s ? c.dram_bytes_per_s->value
+                                : 0.0;
+  };
+  if (!(bandwidth(target) > 0) || target.sm_clock_sms_hz <= 0) {
+    *why = "run B has no GPU with a known bandwidth and SMs x clock";
+    return std::nullopt;
+  }
+  return habitat(e, source, bandwidth(source), bandwidth(target), target.sm_clock_sms_hz,
+                 measured_bw ? "measured" : "spec", on_b, why);
 }
 
 }  // namespace
@@ -96,18 +128,22 @@ Projection project_to_run(const json& a, const json& b) {
     const auto on_b = b_cases.find(name);
     std::optional<ProjectedCase> c;
     std::string why;
-    if (be == "cuda") {
-      const Ceilings& target = cb.at("cuda");
-      if (target.dram_bytes_per_s && target.sm_clock_sms_hz > 0)
-        c = habitat(*e, ca.at("cuda"), target.dram_bytes_per_s->value, target.sm_clock_sms_hz,
-                    &why);
-      else
-        why = "run B has no GPU with a known bandwidth and SMs x clock";
+    const CaseBound ba = case_bound(entry_work(*e), ca.at(be));
+    // The case as B declares it where B ran it (its sizes follow B's caches), else as A did.
+    const CaseBound bb =
+        case_bound(entry_work(on_b != b_cases.end() ? *on_b->second : *e), cb.at(be));
+    // A kernel bound by its launch on A takes a launch on B (B's measured one, at A's fraction):
+    // Habitat's bandwidth and SM scaling does not apply to time the GPU spends starting it.
+    // (At least kProjectionMinFraction of it: a kernel far from its launch is held by something
+    // else, a spin say.)
+    const bool launch_bound =
+        be == "cuda" && !ba.empty() && ba.ranked.front().resource == "overhead" &&
+        ba.time_s() >= kProjectionMinFraction * (*e)["median_s"].get<double>() &&
+        cb.at(be).launch_s;
+    if (be == "cuda" && !launch_bound) {
+      c = habitat_between(*e, on_b != b_cases.end() ? on_b->second : nullptr, ca.at("cuda"),
+                          cb.at("cuda"), &why);
     } else {
-      const CaseBound ba = case_bound(entry_work(*e), ca.at(be));
-      // The case as B declares it where B ran it (its sizes follow B's caches), else as A did.
-      const CaseBound bb =
-          case_bound(entry_work(on_b != b_cases.end() ? *on_b->second : *e), cb.at(be));
       if (ba.empty())
         why = "no bound on A";
       else if (bb.empty())
@@ -152,7 +188,10 @@ Projection project_to_device(const json& a, const std::string& device) {
   for (const auto& [name, e] : by_name(a)) {
     if (e->value("backend", "host") != "cuda") continue;
     std::string why;
-    if (auto c = habitat(*e, ca, g->dram_bytes_per_s, g->sm_count * g->sm_clock_hz, &why))
+    // A datasheet device: spec against spec.
+    const double bw_a = ca.dram_bytes_per_s ? ca.dram_bytes_per_s->value : 0.0;
+    if (auto c = habitat(*e, ca, bw_a, g->dram_bytes_per_s, g->sm_count * g->sm_clock_hz, "spec",
+                         nullptr, &why))
       p.cases.push_back(*c);
     else
       p.not_projected.emplace_back(name, why);

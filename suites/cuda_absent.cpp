@@ -17,5 +17,6 @@ std::vector<Case> block_quant_cuda_cases() { return {}; }
 std::vector<Case> summation_cuda_cases(const SuiteTarget&) { return {}; }
 std::vector<Case> attention_cuda_cases(const SuiteTarget&) { return {}; }
 std::vector<Case> gemm_cuda_cases() { return {}; }
+std::vector<Case> harness_cuda_cases() { return {}; }
 
 }  // namespace bb::suites

@@ -46,7 +46,9 @@ std::vector<Suite> all_suites(const SuiteTarget& target) {
        "decode against a KV cache — time ~ n^2, memory and bytes against the formulas",
        concat(attention_host_cases(), attention_cuda_cases(target)), attention_suite_checks,
        attention_suite_figures},
-      {"harness", "the measurement engine itself: per-sample overhead", harness_host_cases()},
+      {"harness",
+       "the measurement engine itself: per-sample overhead, the GPU's kernel launch overhead",
+       concat(harness_host_cases(), harness_cuda_cases())},
   };
 }
 

@@ -13,6 +13,7 @@ namespace bb::suites {
 std::vector<Case> stream_host_cases();
 std::vector<Case> stream_cuda_cases();
 std::vector<Case> harness_host_cases();
+std::vector<Case> harness_cuda_cases();
 std::vector<Case> occupancy_cuda_cases();
 std::vector<Case> occupancy_host_cases();
 

@@ -53,7 +53,7 @@ set_tests_properties(smoke.run_quick PROPERTIES LABELS "cpu;smoke" TIMEOUT 600 R
 
 # ci/report.py on the committed results (no binary needed): figures, labels, headline, rooflines,
 # the before/after intervals, bad input. One ctest test per class (a class draws its report once).
-foreach(t IN ITEMS ReportFigures ReportIntervals ReportInputs)
+foreach(t IN ITEMS ReportFigures ReportIntervals ReportInputs ReportHierarchicalRoofline)
   add_test(NAME report.${t}
            COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/report_test.py ${t})
   set_tests_properties(report.${t} PROPERTIES LABELS "cpu;cli" TIMEOUT 600)

@@ -8,6 +8,7 @@
 
 #include "harness/bound.h"
 #include "harness/project.h"
+#include "theory/collectives.h"
 
 namespace bb {
 namespace {
@@ -212,11 +213,231 @@ TEST(Bound, CeilingsFromAnEarlierRun) {
   EXPECT_NE(b["basis"].get<std::string>().find("(from earlier)"), std::string::npos) << b;
 }
 
+// A collectives run over MPI at p = 2: the all_reduce series peaked at 10 GB/s busbw and fits
+// α = 1 us; all_gather peaked at 8 GB/s and fits α = 0.5 us. The link of "mpi/p2" is the best
+// busbw, 10 GB/s, and the smallest α, 0.5 us.
+json collectives_run() {
+  json doc = {{"context", {{"boundbench", {{"schema_version", 2}, {"label", "coll"}}}}},
+              {"benchmarks", json::array()},
+              {"checks", json::array()}};
+  doc["figures"]["collectives"]["mpi"]["p2"] = {
+      {"ranks", 2},
+      {"series",
+       {{"all_reduce/fp32/sum/out-of-place",
+         {{"peak_busbw_bytes_per_s", 10e9}, {"peak_at_bytes", 67108864}, {"alpha_s", 1e-6}}},
+        {"all_gather/fp32/out-of-place",
+         {{"peak_busbw_bytes_per_s", 8e9}, {"peak_at_bytes", 1048576}, {"alpha_s", 0.5e-6}}}}}};
+  doc["figures"]["collectives"]["mpi"]["p1"] = {
+      {"ranks", 1},
+      {"series", {{"broadcast/fp32/out-of-place", {{"peak_busbw_bytes_per_s", 1e16}}}}}};
+  auto coll = [](const std::string& op, int ranks, double n, double median_s) {
+    json e = entry(
+        "collectives",
+        op + "/fp32/" + std::to_string(int64_t(n)) + "B/mpi-p" + std::to_string(ranks), n, 0,
+        median_s,
+        {{"collective", op}, {"ranks", ranks}, {"bytes", n}, {"transport", "mpi"}, {"sweep", true}},
+        "dram", "fp32");
+    e.erase("memory_level");  // as the collectives write their entries
+    return e;
+  };
+  auto& b = doc["benchmarks"];
+  // 64 MiB all_reduce, ring at p = 2: 2(p−1)/p·n = n = 67,108,864 bytes on the wire per rank, at
+  // 10 GB/s 6.7108864 ms; latency 2(p−1) = 2 messages × 0.5 us = 1 us. Measured 8 ms: 83.886%.
+  b.push_back(coll("all_reduce", 2, 67108864, 8e-3));
+  // 8 B all_reduce: wire 8 B / 10 GB/s = 0.8 ns; latency 1 us; measured 2 us: 50%, latency-bound.
+  b.push_back(coll("all_reduce", 2, 8, 2e-6));
+  // 1 MiB all_gather (n = the gathered output): (p−1)/p·n = 524,288 bytes, 52.4288 us at 10 GB/s;
+  // latency p−1 = 1 message, 0.5 us. Measured 65.536 us: 80%.
+  b.push_back(coll("all_gather", 2, 1048576, 65.536e-6));
+  // One rank: nothing crosses a link, no bound.
+  b.push_back(coll("broadcast", 1, 1048576, 1e-6));
+  return doc;
+}
+
+TEST(Bound, CollectivesAreBoundByTheLinkOrItsLatency) {
+  const theory::LinkWork ar4 = theory::link_work(theory::Collective::all_reduce, 4, 1000);
+  EXPECT_DOUBLE_EQ(ar4.wire_bytes_per_rank, 1500);  // 2·3/4·1000
+  EXPECT_DOUBLE_EQ(ar4.messages, 6);                // 2(p−1)
+  const theory::LinkWork bc4 = theory::link_work(theory::Collective::broadcast, 4, 1000);
+  EXPECT_DOUBLE_EQ(bc4.wire_bytes_per_rank, 1000);  // pipeline: n
+  EXPECT_DOUBLE_EQ(bc4.messages, 3);                // p−1
+  EXPECT_DOUBLE_EQ(theory::link_work(theory::Collective::send_recv, 2, 64).messages, 1);
+  EXPECT_DOUBLE_EQ(theory::link_work(theory::Collective::all_reduce, 1, 64).wire_bytes_per_rank, 0);
+
+  json doc = collectives_run();
+  const Ceilings c = ceilings_of(doc, "host");
+  ASSERT_TRUE(c.link_bytes_per_s.contains("mpi/p2"));
+  EXPECT_EQ(c.link_bytes_per_s.at("mpi/p2").value, 10e9);
+  EXPECT_EQ(c.link_bytes_per_s.at("mpi/p2").source, "measured");
+  EXPECT_EQ(c.link_alpha_s.at("mpi/p2").value, 0.5e-6);
+  EXPECT_TRUE(ceilings_of(doc, "cuda").link_bytes_per_s.empty());  // nccl's would be cuda's
+
+  add_bounds(doc, 0.05);
+  const json& big = find(doc, "collectives/all_reduce/fp32/67108864B/mpi-p2")["bound"];
+  EXPECT_EQ(big["limiter"], "link");
+  EXPECT_NEAR(big["time_s"].get<double>(), 6.7108864e-3, 1e-15);
+  EXPECT_NEAR(big["fraction"].get<double>(), 6.7108864 / 8, 1e-12);
+  EXPECT_EQ(big["runner_up"]["resource"], "latency/link");
+  EXPECT_NEAR(big["runner_up"]["time_s"].get<double>(), 1e-6, 1e-18);
+  EXPECT_EQ(big["speed_of_light"], "memory-bound");
+
+  const json& small = find(doc, "collectives/all_reduce/fp32/8B/mpi-p2")["bound"];
+  EXPECT_EQ(small["limiter"], "latency/link");
+  EXPECT_NEAR(small["fraction"].get<double>(), 0.5, 1e-12);
+  EXPECT_NEAR(small["runner_up"]["time_s"].get<double>(), 0.8e-9, 1e-20);
+  EXPECT_EQ(small["speed_of_light"], "latency-bound");
+
+  const json& gather = find(doc, "collectives/all_gather/fp32/1048576B/mpi-p2")["bound"];
+  EXPECT_EQ(gather["limiter"], "link");
+  EXPECT_NEAR(gather["time_s"].get<double>(), 52.4288e-6, 1e-18);
+  EXPECT_NEAR(gather["fraction"].get<double>(), 0.8, 1e-12);
+
+  EXPECT_TRUE(find(doc, "collectives/broadcast/fp32/1048576B/mpi-p1")["bound"].is_null());
+  EXPECT_EQ(doc["checks"].size(), 0u);  // a ceiling made of the run's own points judges nothing
+}
+
+TEST(Bound, StrategiesStepsAreBoundByTheirLink) {
+  // A data-parallel step at p = 2 with 524,288 fp32 parameters: one ring all-reduce of n =
+  // 2,097,152 bytes per step, 2(p−1)/p·n = 2,097,152 bytes on the wire per rank; over the run's
+  // all-reduce link of 2 GB/s (1/β) 1.048576 ms. Measured 2 ms: 52.4288%.
+  const double wire =
+      theory::link_work(theory::Collective::all_reduce, 2, 524288 * 4.0).wire_bytes_per_rank;
+  EXPECT_DOUBLE_EQ(wire, 2097152);
+  json doc = {{"context", {{"boundbench", {{"schema_version", 2}, {"label", "strategies"}}}}},
+              {"benchmarks", json::array()},
+              {"checks", json::array()}};
+  doc["figures"]["strategies"]["links"]["all_reduce"] = {{"alpha_s", 1e-5},
+                                                         {"link_bytes_per_s", 2e9}};
+  json step = entry("strategies", "data/n2/acc1/synthetic", 2 * 2097152, 1e9, 2e-3,
+                    {{"ranks", 2}, {"link", "all_reduce"}, {"link_wire_bytes_per_rank", wire}},
+                    "dram", "fp32");
+  step.erase("memory_level");
+  doc["benchmarks"].push_back(step);
+  // One rank: no link declared, no bound.
+  doc["benchmarks"].push_back(
+      entry("strategies", "data/n1/acc1/synthetic", 2097152, 1e9, 1e-3, {{"ranks", 1}}));
+  add_bounds(doc, 0.05);
+  const json& b = find(doc, "strategies/data/n2/acc1/synthetic")["bound"];
+  EXPECT_EQ(b["limiter"], "link");
+  EXPECT_NEAR(b["time_s"].get<double>(), 1.048576e-3, 1e-15);
+  EXPECT_NEAR(b["fraction"].get<double>(), 0.524288, 1e-12);
+  EXPECT_EQ(b["source"], "measured");
+  EXPECT_TRUE(find(doc, "strategies/data/n1/acc1/synthetic")["bound"].is_null());
+}
+
+// A synthetic GPU run (no GPU here): a device of 2 TB/s DRAM and 50 TFLOP/s fp32 from the peak
+// table, and the launch overhead case (one thread writes one int) whose fastest sample is 2 us.
+json gpu_run() {
+  json doc = {{"context",
+               {{"boundbench",
+                 {{"schema_version", 2},
+                  {"label", "gpu"},
+                  {"options", {{"device", 0}}},
+                  {"gpus",
+                   {{"devices",
+                     {{{"name", "planted GPU"},
+                       {"sm_count", 100},
+                       {"sm_clock_hz", 2e9},
+                       {"peak_dram_bytes_per_s", 2e12},
+                       {"peak_cuda_core_flop_per_s", {{"fp32", 50e12}}}}}}}}}}}},
+              {"benchmarks", json::array()},
+              {"checks", json::array()}};
+  auto gpu = [](const std::string& suite, const std::string& name, double bytes, double flop,
+                double median_s) {
+    json e = entry(suite, name, bytes, flop, median_s, {{"threads", 256}}, "dram", "fp32");
+    e["backend"] = "cuda";
+    return e;
+  };
+  auto& b = doc["benchmarks"];
+  json launch = gpu("harness", "overhead/cuda", 4, 0, 2.5e-6);
+  launch["min_s"] = 2e-6;
+  b.push_back(launch);
+  // 8 KiB copied: 8192 B / 2 TB/s = 4.096 ns at most from DRAM, but one launch is 2 us; measured
+  // 2.5 us: 80% of the overhead bound.
+  b.push_back(gpu("bandwidth", "copy/fp32/cuda/tiny", 8192, 0, 2.5e-6));
+  // 1 GB STREAM: 0.5 ms at 2 TB/s, far above a launch; measured 0.625 ms: 80%.
+  b.push_back(gpu("bandwidth", "copy/fp32/cuda", 1e9, 0, 0.625e-3));
+  return doc;
+}
+
+TEST(Bound, GpuLaunchOverheadBoundsTinyKernels) {
+  json doc = gpu_run();
+  const Ceilings c = ceilings_of(doc, "cuda");
+  ASSERT_TRUE(c.launch_s);
+  EXPECT_EQ(c.launch_s->value, 2e-6);
+  EXPECT_EQ(c.launch_s->source, "measured");
+  ASSERT_TRUE(c.dram_bytes_per_s);
+  EXPECT_EQ(c.dram_bytes_per_s->source, "spec");
+  add_bounds(doc, 0.05);
+  const json& launch = find(doc, "harness/overhead/cuda")["bound"];
+  EXPECT_EQ(launch["limiter"], "overhead");
+  EXPECT_NEAR(launch["fraction"].get<double>(), 0.8, 1e-12);
+  EXPECT_EQ(launch["speed_of_light"], "overhead-bound");
+  const json& tiny = find(doc, "bandwidth/copy/fp32/cuda/tiny")["bound"];
+  EXPECT_EQ(tiny["limiter"], "overhead");
+  EXPECT_NEAR(tiny["time_s"].get<double>(), 2e-6, 1e-18);
+  EXPECT_NEAR(tiny["fraction"].get<double>(), 0.8, 1e-12);
+  EXPECT_EQ(tiny["runner_up"]["resource"], "dram");
+  EXPECT_NEAR(tiny["runner_up"]["time_s"].get<double>(), 4.096e-9, 1e-21);
+  EXPECT_EQ(tiny["speed_of_light"], "overhead-bound");
+  const json& stream = find(doc, "bandwidth/copy/fp32/cuda")["bound"];
+  EXPECT_EQ(stream["limiter"], "dram");
+  EXPECT_NEAR(stream["fraction"].get<double>(), 0.8, 1e-12);
+  EXPECT_EQ(stream["runner_up"]["resource"], "overhead");
+}
+
+TEST(Project, GpuToGpuWithMeasuredBandwidthAndLaunches) {
+  // A: the planted GPU (2 TB/s spec, 100 SMs x 2 GHz); its STREAM best measured 1.6 TB/s. B: 1
+  // TB/s spec, 50 SMs x 2 GHz, STREAM best 0.6 TB/s, a launch of 4 us. The 1 GB copy (no flop:
+  // γ = 1) scales with the measured bandwidths: 0.625 ms × 1.6 / 0.6 = 1.6667 ms (with the specs,
+  // 0.625 ms × 2 / 1 = 1.25 ms). The tiny copy, launch-bound on A at 80% (2 us of 2.5 us), takes
+  // B's launch at that fraction: 4 us / 0.8 = 5 us (Habitat would give 2.5 us × 1.6 / 0.6).
+  json a = gpu_run();
+  json b = gpu_run();
+  b["context"]["boundbench"]["label"] = "gpu-b";
+  json& dev = b["context"]["boundbench"]["gpus"]["devices"][0];
+  dev["sm_count"] = 50, dev["peak_dram_bytes_per_s"] = 1e12;
+  a["figures"]["bandwidth"]["cuda"]["stream_best"] = {{"case", "copy"}, {"bytes_per_s", 1.6e12}};
+  b["figures"]["bandwidth"]["cuda"]["stream_best"] = {{"case", "copy"}, {"bytes_per_s", 0.6e12}};
+  b["benchmarks"][0]["min_s"] = 4e-6, b["benchmarks"][0]["median_s"] = 5e-6;
+  auto predicted = [](const Projection& p, const std::string& name) {
+    for (const auto& c : p.cases)
+      if (c.name == name) return c;
+    throw std::out_of_range(name);
+  };
+  const Projection p = project_to_run(a, b);
+  const ProjectedCase copy = predicted(p, "bandwidth/copy/fp32/cuda");
+  EXPECT_NEAR(copy.predicted_s, 0.625e-3 * 1.6 / 0.6, 1e-15);
+  EXPECT_NE(copy.method.find("measured bandwidth"), std::string::npos) << copy.method;
+  const ProjectedCase tiny = predicted(p, "bandwidth/copy/fp32/cuda/tiny");
+  EXPECT_EQ(tiny.limiter, "overhead");
+  EXPECT_NEAR(tiny.predicted_s, 5e-6, 1e-18);
+  // A kernel that declares no work (a spin of fixed length): not projected, with the reason.
+  ASSERT_EQ(p.not_projected.size(), 0u);
+  json spin = a["benchmarks"][2];
+  spin["name"] = "occupancy/waves/full", spin["bytes"] = 0, spin["flop"] = 0;
+  a["benchmarks"].push_back(spin);
+  const Projection with_spin = project_to_run(a, b);
+  ASSERT_EQ(with_spin.not_projected.size(), 1u);
+  EXPECT_EQ(with_spin.not_projected[0].first, "occupancy/waves/full");
+  EXPECT_NE(with_spin.not_projected[0].second.find("no bytes and no flop"), std::string::npos);
+  b["figures"]["bandwidth"]["cuda"].erase("stream_best");
+  const ProjectedCase spec = predicted(project_to_run(a, b), "bandwidth/copy/fp32/cuda");
+  EXPECT_NEAR(spec.predicted_s, 0.625e-3 * 2, 1e-15);
+  EXPECT_NE(spec.method.find("spec bandwidth"), std::string::npos) << spec.method;
+}
+
 TEST(Bound, HabitatScaling) {
   // Pure memory (γ = 1): time scales with the bandwidth ratio alone.
   EXPECT_DOUBLE_EQ(theory::habitat_scaled_time_s(1e-3, 2e12, 4e12, 1, 7, 1.0), 0.5e-3);
   // γ = 1/2, both ratios 1/2: 1 ms × 0.5^0.5 × 0.5^0.5 = 0.5 ms.
   EXPECT_DOUBLE_EQ(theory::habitat_scaled_time_s(1e-3, 2e12, 4e12, 1, 2, 0.5), 0.5e-3);
+  // Work that differs on B: pure memory follows the bytes, pure compute the flop; γ = 1/2 with 4x
+  // the bytes and the same flop: √4 = 2. A zero side (no flop declared) leaves its ratio at 1.
+  EXPECT_DOUBLE_EQ(theory::habitat_work_ratio(1e6, 2e6, 10, 10, 1.0), 2.0);
+  EXPECT_DOUBLE_EQ(theory::habitat_work_ratio(1e6, 1e6, 80, 40, 0.0), 0.5);
+  EXPECT_DOUBLE_EQ(theory::habitat_work_ratio(1e6, 4e6, 10, 10, 0.5), 2.0);
+  EXPECT_DOUBLE_EQ(theory::habitat_work_ratio(1e6, 3e6, 0, 40, 0.0), 1.0);
   EXPECT_DOUBLE_EQ(theory::habitat_gamma(0, 10), 1.0);
   EXPECT_DOUBLE_EQ(theory::habitat_gamma(2.5, 10), 0.75);
   EXPECT_DOUBLE_EQ(theory::habitat_gamma(20, 10), 0.0);

@@ -181,6 +181,50 @@ class ReportFigures(unittest.TestCase):
             self.assertRegex(read(os.path.join(out, "report.html")), r"slower \d+")
 
 
+class ReportHierarchicalRoofline(unittest.TestCase):
+    """The hierarchical roofline's data (reportlib/hierarchical.py), not its pixels, for the
+    committed 1-thread bound run: its ceilings are the capacities its bounds used, which are the
+    run's own figures (the read plateaus, STREAM's best, the FMA ceiling), and its points are
+    worked by hand from two entries."""
+
+    def test_ceilings_and_points(self):
+        run = os.path.join(SRC, "results", "bound", "vm-1thread-taskset-quick.json")
+        r = subprocess.run(
+            [python_with_matplotlib(), "-c",
+             f"import sys, json; sys.path.insert(0, {os.path.dirname(REPORT)!r}); "
+             "from reportlib.runs import load; "
+             "from reportlib.hierarchical import hierarchical_data; "
+             f"print(json.dumps(hierarchical_data(load({run!r}), 'host')))"],
+            capture_output=True, text=True, timeout=120)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        data = json.loads(r.stdout)
+        figures = load(run)["figures"]["bandwidth"]["host"]
+        plateaus = figures["read_bandwidth"]["plateaus"]
+        levels = data["levels"]
+        self.assertEqual(sorted(levels), ["L1", "L2", "L3", "dram"])
+        for name, plateau in zip(("L1", "L2", "L3"), plateaus):
+            self.assertAlmostEqual(levels[name]["bytes_per_s"] / plateau["bytes_per_s"], 1, 12)
+            self.assertEqual(levels[name]["source"], "measured")
+        # DRAM: STREAM's best, 12.0135 GB/s (nstream); the fp64 roof: the FMA chain's 24.015
+        # GFLOP/s, fp32 twice it (the quick run measured fp64 only).
+        self.assertAlmostEqual(levels["dram"]["bytes_per_s"] / 12013513395.051952, 1, 12)
+        fp64 = figures["ceilings"]["fp64"]["flop_per_s"]
+        self.assertAlmostEqual(data["roofs"]["fp64"]["flop_per_s"] / fp64, 1, 12)
+        self.assertAlmostEqual(data["roofs"]["fp32"]["flop_per_s"] / (2 * fp64), 1, 12)
+        # STREAM triad fp64, 768 MiB past the caches: 2 flop per 24 bytes, a point at each of
+        # L1, L2, L3 and DRAM at 1/12 flop/byte and 67,108,864 flop / 87.786879 ms; at DRAM it
+        # could reach 12.0135 GB/s x 1/12 = 1.00113 GFLOP/s.
+        triad = [p for p in data["points"] if p["case"] == "bandwidth/triad/fp64/host"]
+        self.assertEqual([p["level"] for p in triad], ["L1", "L2", "L3", "dram"])
+        for p in triad:
+            self.assertAlmostEqual(p["intensity"], 1 / 12, 15)
+            self.assertAlmostEqual(p["flop_per_s"] / (67108864 / 0.087786879), 1, 12)
+        self.assertAlmostEqual(triad[-1]["attainable"] / (12013513395.051952 / 12), 1, 12)
+        # A 32 KiB read (L1-resident): one point, at L1, 1 add per 8 bytes.
+        read = [p for p in data["points"] if p["case"] == "bandwidth/read-sweep/host/32768"]
+        self.assertEqual([(p["level"], p["intensity"]) for p in read], [("L1", 0.125)])
+
+
 class ReportIntervals(unittest.TestCase):
     """The change interval itself, by importing report.py in the matplotlib interpreter."""
 

@@ -36,6 +36,12 @@ double habitat_scaled_time_s(double time_a_s, double bandwidth_a, double bandwid
          std::pow(clock_sms_a / clock_sms_b, 1 - gamma);
 }
 
+double habitat_work_ratio(double bytes_a, double bytes_b, double flop_a, double flop_b,
+                          double gamma) {
+  auto ratio = [](double a, double b) { return a > 0 && b > 0 ? b / a : 1.0; };
+  return std::pow(ratio(bytes_a, bytes_b), gamma) * std::pow(ratio(flop_a, flop_b), 1 - gamma);
+}
+
 double habitat_gamma(double intensity_flop_per_byte, double ridge_flop_per_byte) {
   if (!(ridge_flop_per_byte > 0)) return 1.0;
   return std::clamp(1 - intensity_flop_per_byte / ridge_flop_per_byte, 0.0, 1.0);

@@ -67,6 +67,12 @@ inline double projected_time_s(double bound_on_b_s, double fraction_on_a) {
 // boundedness.
 double habitat_scaled_time_s(double time_a_s, double bandwidth_a, double bandwidth_b,
                              double clock_sms_a, double clock_sms_b, double gamma);
+// The same scaling for work that differs between the two runs (a grid sized to the device: blocks
+// = k × SMs): the memory part's time grows with the bytes, the compute part's with the flop:
+// (bytes_B / bytes_A)^γ × (flop_B / flop_A)^(1 − γ); a ratio with a zero side is 1. (Our
+// extension: Habitat projects one kernel at one size.)
+double habitat_work_ratio(double bytes_a, double bytes_b, double flop_a, double flop_b,
+                          double gamma);
 // γ from the kernel's arithmetic intensity I against the ridge point R of machine A: 1 at I = 0
 // (pure memory), falling linearly to 0 at the ridge and beyond: γ = clamp(1 − I/R, 0, 1). (Our
 // form; Habitat derives γ from the intensity against the ridge as well.)

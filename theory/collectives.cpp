@@ -121,6 +121,13 @@ Algorithm bandwidth_optimal_algorithm(Collective c) {
   }
 }
 
+// byte_terms × n and latency_terms of the bandwidth-optimal algorithm (alpha_beta_terms).
+LinkWork link_work(Collective c, int ranks, double bytes) {
+  if (ranks < 2) return {};
+  const AlphaBetaTerms t = alpha_beta_terms(c, bandwidth_optimal_algorithm(c), ranks);
+  return {t.byte_terms * bytes, t.latency_terms};
+}
+
 double alpha_beta_time_s(AlphaBetaTerms terms, double bytes, double alpha_s,
                          double beta_s_per_byte) {
   return terms.latency_terms * alpha_s + terms.byte_terms * bytes * beta_s_per_byte;

@@ -81,6 +81,18 @@ Algorithm bandwidth_optimal_algorithm(Collective c);
 double alpha_beta_time_s(AlphaBetaTerms terms, double bytes, double alpha_s,
                          double beta_s_per_byte);
 
+// The link work of one collective of size n over p ranks (the limiter analysis, harness/bound.h):
+// the bytes one rank puts on the wire, byte_terms × n of the bandwidth-optimal algorithm (= the
+// busbw factor × n: all_reduce ring 2(p−1)/p·n, all_gather (p−1)/p·n, broadcast 1·n, …;
+// nccl-tests doc/PERFORMANCE.md), and the messages it waits for one after the other, its
+// latency_terms (ring all_reduce 2(p−1), send_recv 1). Time ≥ max(wire bytes / busbw capacity,
+// messages × α). Zero below p = 2: nothing crosses a link.
+struct LinkWork {
+  double wire_bytes_per_rank = 0;
+  double messages = 0;
+};
+LinkWork link_work(Collective c, int ranks, double bytes);
+
 // Fit of α and β to measured (n, t), in two steps. (1) Least squares t_i ≈ a + b·n_i with relative
 // weights 1/t_i² over every size (times span decades; each point counts by its relative error):
 // α = a / latency_terms, the latency the small sizes show, and n½ = a / b, the size at which the

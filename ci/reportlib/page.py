@@ -6,6 +6,7 @@ import os
 
 from .changes import before_after
 from .headline import headline, headline_cells
+from .hierarchical import hierarchical_roofline
 from .roofline import roofline, hierarchy
 from .speed_of_light import speed_of_light
 from .sweeps import sweeps, collectives, attention, gemm_error
@@ -43,6 +44,7 @@ def write_report(runs, out_dir):
     images += attention(runs, out_dir)
     images += collectives(runs, out_dir)
     images += speed_of_light(runs, out_dir)
+    images += hierarchical_roofline(runs, out_dir)
     change_images, change_tables = before_after(runs, out_dir)
     images += change_images
 

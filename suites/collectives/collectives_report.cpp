@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "harness/bound.h"
 #include "harness/checks.h"
 #include "harness/lockstep_report.h"
 
@@ -133,6 +134,8 @@ void Report::add(const Measured& m) {
 int Report::finish() {
   const std::vector<Check> laws = collectives_checks(points_);
   file_.add_figures("collectives", collectives_figures(points_));
+  // Every size's limiter (the link's busbw or its latency α) and its fraction of that bound.
+  file_.edit([](json& doc) { add_bounds(doc, 0.0); });
   file_.add({}, laws);
   checks_.insert(checks_.end(), laws.begin(), laws.end());
   file_.finish();

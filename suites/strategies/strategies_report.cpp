@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <stdexcept>
 
+#include "harness/bound.h"
 #include "harness/lockstep_report.h"
 #include "harness/stats.h"
 
@@ -37,6 +38,10 @@ json entry(const CaseResult& r, const Setup& setup) {
   json params = r.params;
   params["engine"] = setup.engine;
   params["strategy"] = r.strategy;
+  if (r.link_wire_bytes_per_rank > 0) {
+    params["link"] = r.link;
+    params["link_wire_bytes_per_rank"] = r.link_wire_bytes_per_rank;
+  }
   // The bytes the ranks send, as the collectives count a message (read from the sender).
   json e = lockstep::case_entry("strategies", r.name, s, r.step_s, r.bytes, r.flop);
   e.update({{"backend", "host"},
@@ -109,6 +114,9 @@ int Report::finish(const Compute& compute, double max_overshoot_s, double mean_o
   figures["synthetic_wait"] = {{"mean_overshoot_s", mean_overshoot_s},
                                {"max_overshoot_s", max_overshoot_s}};
   file_.add_figures("strategies", figures);
+  // Each step against its link (the bytes one rank sends over the run's measured 1/β), for its
+  // limiter and fraction (harness/bound.h).
+  file_.edit([](json& doc) { add_bounds(doc, 0.0); });
   file_.finish();
   const VerdictCounts n = count_verdicts(checks_);
   const double elapsed =

@@ -245,6 +245,10 @@ CaseResult data_parallel_case(StepContext& c, int accumulation, const Link* over
   const double global = theory::global_batch(o.batch, ranks, accumulation);
   r.flop = 3 * forward_flop(layer) * accumulation * ranks;
   r.bytes = o.parameters * 4 * ranks;
+  // One all-reduce of every gradient per step (after the last micro-step).
+  r.link = "all_reduce";
+  r.link_wire_bytes_per_rank =
+      theory::link_work(Collective::all_reduce, ranks, o.parameters * 4).wire_bytes_per_rank;
   r.params = {{"ranks", ranks},
               {"accumulation", accumulation},
               {"parameters", o.parameters},
@@ -653,6 +657,10 @@ std::vector<CaseResult> run_tensor_parallel(StepContext& c) {
       theory::tensor_parallel_layer_forward_flop(o.batch, o.sequence, o.hidden, t);
   r.flop = 3 * layer_flop * o.layers * t;
   r.bytes = comm.all_reduces_per_layer * comm.bytes_per_all_reduce * o.layers * t;
+  r.link = "all_reduce";
+  r.link_wire_bytes_per_rank =
+      comm.all_reduces_per_layer * o.layers *
+      theory::link_work(Collective::all_reduce, t, comm.bytes_per_all_reduce).wire_bytes_per_rank;
   r.params = {{"tp_degree", t},         {"layers", o.layers}, {"batch", o.batch},
               {"sequence", o.sequence}, {"hidden", o.hidden}, {"compute", o.compute}};
   r.observations = {{"compute_s", compute_s},
@@ -712,6 +720,10 @@ std::vector<CaseResult> run_expert_parallel(StepContext& c) {
       compute_ratio.push_back(s.sum[0] > 0 ? s.max[0] / (s.sum[0] / e) : 0);
     r.flop = forward_flop(expert_mlp(o.tokens * o.top_k, o.hidden)) * e;
     r.bytes = 2 * double(o.tokens) * o.top_k * o.hidden * 4 * e;
+    // Dispatch and combine: two all-to-alls of the exchange the model times (the busiest's).
+    r.link = "all_to_all";
+    r.link_wire_bytes_per_rank =
+        2 * theory::link_work(Collective::all_to_all, e, exchange_bytes).wire_bytes_per_rank;
     r.params = {{"ep_degree", e},     {"router", skewed ? "skewed" : "uniform"},
                 {"tokens", o.tokens}, {"top_k", o.top_k},
                 {"hidden", o.hidden}, {"compute", o.compute}};

@@ -37,6 +37,11 @@ struct CaseResult {
   double predicted_step_s = 0;
   double flop = 0;   // per step, over every rank (declared by theory/)
   double bytes = 0;  // per step, sent by every rank together
+  // The link the step's collectives use ("all_reduce", "all_to_all": its measured α–β link) and the
+  // bytes one rank puts on it per step in the busbw convention (theory::link_work); empty/0 where
+  // the step has no collective across ranks (one rank, or the pipeline's sends).
+  std::string link;
+  double link_wire_bytes_per_rank = 0;
   nlohmann::json params, observations;
   std::vector<Check> checks;
 };
