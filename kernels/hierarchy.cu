@@ -35,25 +35,42 @@ __global__ void read_kernel(const float4* __restrict__ x, std::size_t n16, int p
   block_total(sum, out);
 }
 
-// Thread t reads accesses t, t + step, t + 2·step, … (step = threads in the grid): every warp load
-// is one coalesced access pattern. kStridedLoads of them are issued before any is added, into
-// independent partial sums, so that each thread keeps kStridedLoads loads in flight (one at a time
-// leaves a stride-1 read latency-bound far below DRAM bandwidth: kernels/hierarchy.h).
+// Warp w of the grid (its blocks' warps in order) reads, per round, kStridedLoads × 32 consecutive
+// accesses: lane l the accesses base + l, base + 32 + l, …, base + 7·32 + l (base = w · 256, then
+// + 256 × warps in the grid per round), each warp load one coalesced access pattern. The
+// kStridedLoads loads are issued before any is added, into independent partial sums, so that each
+// thread keeps kStridedLoads loads in flight (one at a time leaves a stride-1 read latency-bound
+// far below DRAM bandwidth: kernels/hierarchy.h), and the bytes in flight at any moment are one
+// contiguous stretch of the array: loads spaced a grid apart (i, i + step, …) kept 8 streams a
+// grid apart open at once, and GPGPU-Sim's SM86_RTX3070 read stride 1 that way at 94 GB/s (21%
+// of its DRAM peak, 101,043 cycles for 2^21 floats) while its STREAM copy reached 420 GB/s. The
+// last round's loads past the end are predicated off, still issued together.
 constexpr int kStridedLoads = kStridedLoadsInFlight;
 
 __global__ void strided_kernel(const float* __restrict__ x, std::size_t accesses,
                                std::size_t stride, double* __restrict__ out) {
-  const std::size_t step = static_cast<std::size_t>(gridDim.x) * blockDim.x;
-  std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  constexpr unsigned per_warp = 32 * kStridedLoads;  // accesses a warp reads per round
+  // The first access, warp · 256 + lane, in 32 bits (a grid has far fewer than 2^32 / 8 threads)
+  // and with its add written out: nvcc packs the two disjoint bit fields with bfi.b64 (in 64 bits)
+  // or prmt.b32 (in 32), and GPGPU-Sim mis-executes both (instructions.cc bfi_impl shifts 32-bit
+  // masks by up to 63; prmt: kernels/quant.cu): lanes read other lanes' accesses and the strided
+  // read's validation FAILed there.
+  const unsigned thread = blockIdx.x * blockDim.x + threadIdx.x;
+  unsigned first32 = 0;
+  asm("add.u32 %0, %1, %2;" : "=r"(first32) : "r"(thread / 32 * per_warp), "r"(thread % 32));
+  const std::size_t first = first32;
+  const std::size_t round = static_cast<std::size_t>(gridDim.x) * blockDim.x / 32 * per_warp;
   float part[kStridedLoads] = {};  // exact: small integers, each thread's total below 2^24
-  for (; i + (kStridedLoads - 1) * step < accesses; i += kStridedLoads * step) {
+  for (std::size_t base = first; base < accesses; base += round) {
     float v[kStridedLoads];
 #pragma unroll
-    for (int u = 0; u < kStridedLoads; ++u) v[u] = x[(i + u * step) * stride];  // all issued,
+    for (int u = 0; u < kStridedLoads; ++u) {  // all issued,
+      const std::size_t i = base + static_cast<std::size_t>(u) * 32;
+      v[u] = i < accesses ? x[i * stride] : 0.0f;
+    }
 #pragma unroll
     for (int u = 0; u < kStridedLoads; ++u) part[u] += v[u];  // then waited for
   }
-  for (; i < accesses; i += step) part[0] += x[i * stride];
   float sum = 0;
 #pragma unroll
   for (int u = 0; u < kStridedLoads; ++u) sum += part[u];
@@ -88,7 +105,8 @@ void read_cuda(const void* x, std::size_t n16, int passes, double* out, int bloc
 void strided_read_cuda(const float* x, std::size_t accesses, std::size_t stride, double* out,
                        int blocks, int threads, CUstream_st* stream) {
   check_block("strided_read_cuda", blocks, threads);
-  if (stride < 1) throw std::invalid_argument("strided_read_cuda: stride >= 1");
+  if (stride < 1 || threads < 32)
+    throw std::invalid_argument("strided_read_cuda: stride >= 1 and whole warps (threads >= 32)");
   strided_kernel<<<blocks, threads, 0, stream>>>(x, accesses, stride, out);
   check_launch("strided_kernel");
 }

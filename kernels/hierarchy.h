@@ -37,15 +37,17 @@ void read_cuda(const void* x, std::size_t n16, int passes, double* out, int bloc
 void chase_cuda(const std::uint32_t* next, std::uint64_t steps, std::uint32_t* position,
                 CUstream_st* stream);
 
-// CUDA strided read: grid-stride thread i reads x[i·stride] (4-byte floats) for i in
-// [0, accesses) and adds it to its sum; each block writes its total to out[blockIdx].
-// Each thread issues 8 of its loads (i, i + step, …, i + 7·step; step = threads in the grid)
-// before it adds any, into independent partial sums: the bytes in flight that DRAM bandwidth
+// CUDA strided read: reads x[i·stride] (4-byte floats) for i in [0, accesses), each block adding
+// up its share and writing its total to out[blockIdx]. Rounds of threads × 8 accesses per block:
+// access i belongs to block (i mod (blocks × threads × 8)) / (threads × 8), and each warp reads 8
+// consecutive groups of 32 (lane l: base + l, base + 32 + l, …, base + 224 + l).
+// Each thread issues its 8 loads before it adds any, into independent partial sums: the bytes in
+// flight that DRAM bandwidth
 // needs (Little's law: BW × latency, 4.8 TB/s × ~0.6 µs ≈ 2.9 MB on an H200; 2 blocks of 1024
 // per SM at 32 registers keep 64 warps × 8 × 128 B = 64 KiB per SM, ≈ 8.6 MB over 132 SMs, at
 // stride 1 — an estimate from the SASS, not a measurement). One load at a time kept 1.08 MB in
 // flight: stride 1 latency-bound at ≈ 1.7–2.2 TB/s.
-// `threads` a power of two ≤ 1024.
+// `threads` a power of two, 32 … 1024.
 inline constexpr int kStridedLoadsInFlight = 8;
 void strided_read_cuda(const float* x, std::size_t accesses, std::size_t stride, double* out,
                        int blocks, int threads, CUstream_st* stream);

@@ -46,9 +46,10 @@ TEST_F(GpuHierarchyTest, ReadSumsEachBlocksChunkPassesTimes) {
   }
 }
 
-// The kernel issues 8 loads per thread per iteration (8 x 320 accesses here) and finishes with
-// single loads: sizes with both parts, with whole unrolled iterations only (7680 = 3 x 2560) and
-// with a tail only (200 < 320), every access still read by thread i mod 320.
+// The kernel reads rounds of 8 x 320 accesses (each warp 8 consecutive groups of 32), the last
+// round's loads past the end predicated off: sizes with a partial last round, with whole rounds
+// only (7680 = 3 x 2560) and with a partial first round only (200 < 2560), every access read by
+// block (i mod 2560) / 512.
 TEST_F(GpuHierarchyTest, StridedReadSumsEveryStrideth) {
   for (std::size_t n : {std::size_t{100003}, std::size_t{7680}, std::size_t{200}}) {
     const std::vector<float> x = small_ints(n);
@@ -61,7 +62,8 @@ TEST_F(GpuHierarchyTest, StridedReadSumsEveryStrideth) {
                                  nullptr);
       std::vector<double> got(5), want(5, 0.0);
       dout.download(got.data(), 5 * 8);
-      for (std::size_t i = 0; i < accesses; ++i) want[i % (5 * 64) / 64] += x[i * stride];
+      // Rounds of 64 threads x 8 loads per block (kernels/hierarchy.h).
+      for (std::size_t i = 0; i < accesses; ++i) want[i % (5 * 64 * 8) / (64 * 8)] += x[i * stride];
       EXPECT_EQ(got, want) << "n " << n << " stride " << stride;
     }
   }
@@ -94,6 +96,8 @@ TEST_F(GpuHierarchyTest, RefusesBadArguments) {
   EXPECT_THROW(kernels::read_cuda(x.get(), 4, 1, out.as<double>(), 1, 100, nullptr),
                std::invalid_argument);
   EXPECT_THROW(kernels::strided_read_cuda(x.as<float>(), 4, 0, out.as<double>(), 1, 32, nullptr),
+               std::invalid_argument);
+  EXPECT_THROW(kernels::strided_read_cuda(x.as<float>(), 4, 1, out.as<double>(), 1, 16, nullptr),
                std::invalid_argument);
 }
 

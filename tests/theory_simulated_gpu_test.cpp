@@ -92,5 +92,36 @@ TEST(SimulatedGpu, UnsetRatesGiveZeroNotInfinity) {
   EXPECT_EQ(simulated_dram_bytes_per_s(c), 0);
 }
 
+// GPGPU-Sim's block placement (shader.cc max_cta), worked by hand for SM86_RTX3070's config
+// (1536 threads, -gpgpu_shader_cta 32, 65536 registers per SM, 100 KiB shared memory).
+TEST(GpgpusimSmLimits, ConfigLimitsAndAllocationRules) {
+  const SmLimits& ga10x = *find_sm_limits(8, 6);
+  const SmLimits sim = gpgpusim_sm_limits(ga10x, 1536, 32, 65536);
+  KernelResources k;
+  // 32-thread blocks: 1536 / 32 = 48 by threads, 32 block slots in the config (an sm_86 GPU: 16).
+  k.threads_per_block = 32;
+  k.registers_per_thread = 16;
+  EXPECT_EQ(occupancy(ga10x, k).blocks_per_sm, 16);
+  EXPECT_EQ(occupancy(sim, k).blocks_per_sm, 32);
+  // 20 KiB of static shared memory at 256 threads: 100 KiB / 20 KiB = 5 there (a GPU adds 1 KiB
+  // per block: 4).
+  k.threads_per_block = 256;
+  k.static_shared_bytes = 20 * 1024;
+  EXPECT_EQ(occupancy(ga10x, k).blocks_per_sm, 4);
+  EXPECT_EQ(occupancy(sim, k).blocks_per_sm, 5);
+  // SM7_QV100's config (2048 threads, 32 slots): 36 registers x 256 threads, the simulator
+  // allocates 36 per thread, 65536 / 9216 = 7 blocks; a GPU 256 registers per warp in each of 4
+  // sub-partitions: 1280 per warp, 12 warps per sub-partition, 48 / 8 = 6. 37 round up to 40
+  // there: 65536 / 10240 = 6.
+  const SmLimits& volta = *find_sm_limits(7, 0);
+  const SmLimits qv100 = gpgpusim_sm_limits(volta, 2048, 32, 65536);
+  k.static_shared_bytes = 0;
+  k.registers_per_thread = 36;
+  EXPECT_EQ(occupancy(volta, k).blocks_per_sm, 6);
+  EXPECT_EQ(occupancy(qv100, k).blocks_per_sm, 7);
+  k.registers_per_thread = 37;
+  EXPECT_EQ(occupancy(qv100, k).blocks_per_sm, 6);
+}
+
 }  // namespace
 }  // namespace bb::theory

@@ -36,4 +36,20 @@ double simulated_dram_bytes_per_s(const SimulatedGpuConfig& c) {
   return c.memory_channels * bytes_per_command / bus_clocks * c.dram_clock_hz;
 }
 
+// GPGPU-Sim shader.cc max_cta: min(threads / padded block, shmem / static smem, registers /
+// (padded block × regs rounded up to 4), -gpgpu_shader_cta).
+SmLimits gpgpusim_sm_limits(const SmLimits& arch, int threads_per_sm, int blocks_per_sm,
+                            int registers_per_sm) {
+  SmLimits s = arch;
+  s.max_threads_per_sm = threads_per_sm;
+  s.max_blocks_per_sm = blocks_per_sm;
+  s.registers_per_sm = registers_per_sm;
+  s.register_allocation_unit = 4 * s.warp_size;
+  s.sub_partitions = 1;
+  s.shared_allocation_unit_bytes = 1;
+  s.reserved_shared_per_block_bytes = 0;
+  s.source = "GPGPU-Sim gpgpusim.config limits, shader.cc max_cta allocation";
+  return s;
+}
+
 }  // namespace bb::theory

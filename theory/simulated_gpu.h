@@ -3,6 +3,8 @@
 // GPU the config imitates delivers. Formulas only; the derivations are in theory/README.md.
 #pragma once
 
+#include "theory/occupancy.h"
+
 namespace bb::theory {
 
 // The config options each peak depends on (names as in gpgpusim.config).
@@ -44,5 +46,16 @@ double simulated_tensor_fp16_flop_per_clock_per_sm(const SimulatedGpuConfig& c);
 // (GPGPU-Sim dram.cc: dram_atom_size, RTPc, CCDc):
 // channels × BL × width × chips / max(BL / ratio, tCCD) × DRAM clock.
 double simulated_dram_bytes_per_s(const SimulatedGpuConfig& c);
+
+// The SM limits GPGPU-Sim applies when it places blocks (shader.cc shader_core_config::max_cta,
+// which its cudaOccupancyMaxActiveBlocksPerMultiprocessor also calls): threads, block slots
+// (-gpgpu_shader_cta) and registers per SM from its config, as cudaGetDeviceProperties reports
+// them; registers allocated per thread rounded up to 4 over the warp-padded block (128 per warp,
+// no sub-partitions), shared memory with neither the driver's 1 KiB per block nor an allocation
+// unit. The rest (shared memory per SM, per-block limits) stay the architecture's `arch`. Its
+// deviations from hardware that no limit expresses (dynamic shared memory is not counted) are the
+// caller's to name.
+SmLimits gpgpusim_sm_limits(const SmLimits& arch, int threads_per_sm, int blocks_per_sm,
+                            int registers_per_sm);
 
 }  // namespace bb::theory

@@ -11,6 +11,7 @@
 
 #include "base/cuda_check.h"
 #include "harness/gpu.h"
+#include "harness/simulated_timing.h"
 #include "kernels/hierarchy.h"
 #include "reference/chase.h"
 #include "suites/bandwidth/bandwidth_suite.h"
@@ -161,9 +162,10 @@ class FetchGranularity {
 
 class StridedCuda final : public Instance {
  public:
-  StridedCuda(int blocks, std::size_t n, std::size_t stride, bool simulated)
+  StridedCuda(int blocks, int threads, std::size_t n, std::size_t stride, bool simulated)
       : granularity_(kSectorBytes, simulated),
         blocks_(blocks),
+        threads_(threads),
         stride_(stride),
         accesses_(n / stride),
         x_(n * sizeof(float)),
@@ -176,19 +178,21 @@ class StridedCuda final : public Instance {
     run(nullptr);
     std::vector<double> got(static_cast<std::size_t>(blocks_)), want(got.size(), 0.0);
     out_.download(got.data(), got.size() * sizeof(double));
-    const std::size_t grid = got.size() * kThreads;
-    // Access i is read by block (i mod grid) / kThreads: each block's on its own thread (sums of
-    // small integers, exact in any order).
+    // Access i is read by block (i mod round) / per_block (kernels/hierarchy.h): each block's on
+    // its own thread (sums of small integers, exact in any order).
+    const std::size_t per_block =
+        static_cast<std::size_t>(threads_) * kernels::kStridedLoadsInFlight;
+    const std::size_t round = got.size() * per_block;
     parallel_for(got.size(), [&](std::size_t blk) {
-      for (std::size_t base = blk * kThreads; base < accesses_; base += grid)
-        for (std::size_t i = base; i < std::min(accesses_, base + kThreads); ++i)
+      for (std::size_t base = blk * per_block; base < accesses_; base += round)
+        for (std::size_t i = base; i < std::min(accesses_, base + per_block); ++i)
           want[blk] += host_[i * stride_];
     });
     return compare<double, double>(got, want, Tolerance{0, 0});
   }
   void run(gpu_stream s) override {
     kernels::strided_read_cuda(x_.as<float>(), accesses_, stride_, out_.as<double>(), blocks_,
-                               kThreads, s);
+                               threads_, s);
   }
   nlohmann::json fetch_granularity() const {
     return granularity_.previous() ? nlohmann::json{{"set_bytes", kSectorBytes},
@@ -198,7 +202,7 @@ class StridedCuda final : public Instance {
 
  private:
   FetchGranularity granularity_;
-  int blocks_;
+  int blocks_, threads_;
   std::size_t stride_, accesses_;
   DeviceBuffer x_, out_;
   std::vector<float> host_;
@@ -276,9 +280,14 @@ Case strided_case(std::size_t stride) {
   Case c{"strided/fp32/cuda/s" + std::to_string(stride), Backend::cuda,
          [stride](const CaseContext& ctx) {
            // 8x the L2 (at least 2^26 floats): every pass comes from DRAM whatever the stride.
-           const std::size_t n = affordable_elements(
-               ctx.gpu,
-               std::max<std::size_t>(std::size_t{1} << 26, 8 * ctx.gpu->l2_bytes / sizeof(float)));
+           // A timing simulator: its own grid and size (harness/simulated_timing.h).
+           const GpuDevice& gpu = *ctx.gpu;
+           const StridedGrid g = strided_grid(
+               gpu,
+               affordable_elements(&gpu, std::max<std::size_t>(std::size_t{1} << 26,
+                                                               8 * gpu.l2_bytes / sizeof(float))),
+               full_wave_blocks(gpu, kThreads), kernels::kStridedLoadsInFlight);
+           const std::size_t n = g.elements;
            const std::size_t accesses = n / stride;
            Declared d;
            d.work =
@@ -289,7 +298,9 @@ Case strided_case(std::size_t stride) {
                        {"accesses", accesses},
                        {"sector_bytes", kSectorBytes},
                        {"array_bytes", n * sizeof(float)},
-                       {"useful_bytes", accesses * sizeof(float)}};
+                       {"useful_bytes", accesses * sizeof(float)},
+                       {"blocks", g.blocks},
+                       {"threads_per_block", g.threads_per_block}};
            d.host_memory_bytes = d.gpu_memory_bytes = n * sizeof(float);  // and its host copy
            return d;
          },
@@ -298,12 +309,13 @@ Case strided_case(std::size_t stride) {
            const std::size_t n = d.params.at("array_bytes").get<std::size_t>() / sizeof(float);
            check_gpu_memory(gpu, n * sizeof(float));
            check_host_memory(ctx.host, n * sizeof(float));
-           const int blocks = full_wave_blocks(gpu, kThreads);
-           auto inst = std::make_unique<StridedCuda>(blocks, n, stride, gpu.simulated);
+           const int blocks = d.params.at("blocks").get<int>();
+           const int threads = d.params.at("threads_per_block").get<int>();
+           auto inst = std::make_unique<StridedCuda>(blocks, threads, n, stride, gpu.simulated);
            // What the device did with the fetch granularity: only it can tell.
            d.params["l2_fetch_granularity"] = inst->fetch_granularity();
            // How many loads each thread has to keep in flight (the sector model's premise).
-           d.params["threads"] = static_cast<std::size_t>(blocks) * kThreads;
+           d.params["threads"] = static_cast<std::size_t>(blocks) * threads;
            d.params["loads_in_flight_per_thread"] = kernels::kStridedLoadsInFlight;
            return inst;
          },
