@@ -14,6 +14,7 @@
 
 #include "base/cuda_check.h"
 #include "kernels/attention.h"
+#include "kernels/attention_flash.h"
 #include "kernels/intensity.h"
 
 namespace bb::kernels {
@@ -122,7 +123,8 @@ struct FusedDims {
   float scale;
 };
 
-constexpr int kRows = 64, kKeys = 64, kWarps = 4;  // query rows and keys per tile; 16 rows a warp
+// Query rows and keys per tile; 16 rows a warp.
+constexpr int kRows = static_cast<int>(kFusedWmmaBlockRows), kKeys = 64, kWarps = 4;
 
 template <int D>
 constexpr std::size_t fused_smem_bytes() {
@@ -571,6 +573,18 @@ bool attention_fused_supported(std::size_t d) { return d == 64 || d == 128; }
 
 void attention_fused_cuda(AttentionDtype t, const AttentionDims& s, const void* q, const void* k,
                           const void* v, float* o, CUstream_st* stream) {
+  check_dims(s);
+  by_type(t, [&](auto type) {
+    using T = typename decltype(type)::type;
+    for_head_dim(s.d, "fused", [&](auto d) {
+      flash::launch<T, decltype(d)::value>(s, static_cast<const T*>(q), static_cast<const T*>(k),
+                                           static_cast<const T*>(v), o, stream);
+    });
+  });
+}
+
+void attention_fused_wmma_cuda(AttentionDtype t, const AttentionDims& s, const void* q,
+                               const void* k, const void* v, float* o, CUstream_st* stream) {
   check_dims(s);
   by_type(t, [&](auto type) {
     using T = typename decltype(type)::type;

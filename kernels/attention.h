@@ -41,13 +41,20 @@ inline constexpr theory::NaiveAttentionLayout kCudaNaiveLayout{4, 2, 4, false};
 void attention_softmax_cuda(AttentionDtype t, const reference::AttentionDims& s,
                             const float* scores, void* probs, CUstream_st* stream);
 
-// Fused, IO-aware: one block per kFusedBlockRows = 64 query rows of one head; Q, K, V tiles in
-// shared memory, Q·Kᵀ and P·V on tensor cores (WMMA 16×16×16, fp32 accumulation), the online
-// softmax in registers; the n×n matrices never reach HBM. d = 64 or 128; causal; GQA.
-inline constexpr std::size_t kFusedBlockRows = 64;
+// Fused, IO-aware, of the FlashAttention-2 class (attention_flash.cu): one block per
+// kFusedBlockRows = 128 query rows of one head (8 warps of 16); K/V tiles of 64 keys by 16-byte
+// cp.async, double-buffered, in swizzled shared memory; Q·Kᵀ and P·V on mma.sync m16n8k16 (fp32
+// accumulation) fed by ldmatrix, S and P in registers, the online softmax in base 2; the n×n
+// matrices never reach HBM. d = 64 or 128; causal (masked tiles skipped); GQA.
+inline constexpr std::size_t kFusedBlockRows = 128;
 bool attention_fused_supported(std::size_t d);
 void attention_fused_cuda(AttentionDtype t, const reference::AttentionDims& s, const void* q,
                           const void* k, const void* v, float* o, CUstream_st* stream);
+// The earlier fused kernel, kept to compare against: 64 query rows a block, WMMA 16×16×16 fragments
+// loaded from shared memory, S and P through shared memory, element-wise tile loads.
+inline constexpr std::size_t kFusedWmmaBlockRows = 64;
+void attention_fused_wmma_cuda(AttentionDtype t, const reference::AttentionDims& s, const void* q,
+                               const void* k, const void* v, float* o, CUstream_st* stream);
 
 // Decode: one query token per sequence and head (q, o: [B][H][d]) against a contiguous KV cache of
 // n ≥ 1 positions ([B][H_kv][n][d]); d = 64 or 128. Split-KV: one block per (batch, K/V head, up

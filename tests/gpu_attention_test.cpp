@@ -1,8 +1,9 @@
-// GPU tests of the attention kernels on small shapes: naive (cuBLAS + softmax), fused (tensor
-// cores, online softmax) and decode against the fp64 reference of the same rounded inputs, every
-// output row checked; MHA, GQA, causal, ragged n, d = 64 and 128, bf16 and fp16; NaN propagation.
-// Skip without a usable GPU; under a simulator, skip (saying why) what it cannot run: cuBLAS (the
-// naive path) and bf16 WMMA (fused bf16).
+// GPU tests of the attention kernels on small shapes: naive (cuBLAS + softmax), fused (the
+// FlashAttention-2-class kernel, and the earlier WMMA one) and decode against the fp64 reference of
+// the same rounded inputs, every output row checked; MHA, GQA, causal, ragged n, d = 64 and 128,
+// bf16 and fp16; NaN propagation. Skip without a usable GPU; under a simulator, skip (saying why)
+// what it cannot run: cuBLAS (the naive path) and bf16 WMMA (the WMMA kernel's bf16). The fused
+// kernel's mma.sync, ldmatrix and cp.async run emulated there (BOUNDBENCH_GPUSIM_EMULATION).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -61,12 +62,17 @@ struct Tensor {
 // As the suite's tolerances (suites/attention/attention_cuda.cpp): bf16 3e-3, fp16 4e-4.
 double tol(AttentionDtype t) { return t == AttentionDtype::bf16 ? 3e-3 : 4e-4; }
 
-// Runs naive or fused and returns O (fp32).
-std::vector<float> run(bool naive, AttentionDtype t, const AttentionDims& s, const Tensor& q,
+enum class Path { naive, fused, fused_wmma };
+const char* name(Path p) {
+  return p == Path::naive ? "naive" : p == Path::fused ? "fused" : "fused (WMMA)";
+}
+
+// Runs a path and returns O (fp32).
+std::vector<float> run(Path path, AttentionDtype t, const AttentionDims& s, const Tensor& q,
                        const Tensor& k, const Tensor& v) {
   DeviceBuffer o(s.q_elements() * 4);
   o.fill_bytes(0xFF);
-  if (naive) {
+  if (path == Path::naive) {
     DeviceBuffer scores(s.batch * s.heads * s.n * s.n * 4),
         probs(s.batch * s.heads * s.n * s.n * 2);
     scores.fill_bytes(0xFF), probs.fill_bytes(0xFF);
@@ -74,9 +80,12 @@ std::vector<float> run(bool naive, AttentionDtype t, const AttentionDims& s, con
     kernels::attention_naive_cuda(t, s, q.device.get(), k.device.get(), v.device.get(),
                                   scores.as<float>(), probs.get(), o.as<float>(), handle, nullptr);
     check_cuda(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
-  } else {
+  } else if (path == Path::fused) {
     kernels::attention_fused_cuda(t, s, q.device.get(), k.device.get(), v.device.get(),
                                   o.as<float>(), nullptr);
+  } else {
+    kernels::attention_fused_wmma_cuda(t, s, q.device.get(), k.device.get(), v.device.get(),
+                                       o.as<float>(), nullptr);
   }
   std::vector<float> out(s.q_elements());
   o.download(out.data(), out.size() * 4);
@@ -85,23 +94,29 @@ std::vector<float> run(bool naive, AttentionDtype t, const AttentionDims& s, con
 
 // Why a path cannot run under a simulator ("" where it can): cuBLAS's kernels are SASS only, and
 // GPGPU-Sim does not implement bf16 WMMA.
-std::string simulator_gap(bool naive, AttentionDtype t) {
+std::string simulator_gap(Path path, AttentionDtype t) {
   if (!gpu_test::simulated()) return "";
-  if (naive) return gpu_test::kNoCublas;
-  if (t == AttentionDtype::bf16) return "cannot run under the simulator: bf16 WMMA not implemented";
+  if (path == Path::naive) return gpu_test::kNoCublas;
+  if (path == Path::fused_wmma && t == AttentionDtype::bf16)
+    return "cannot run under the simulator: bf16 WMMA not implemented";
   return "";
 }
 
-// Every output row of every shape against the fp64 reference of the same rounded inputs.
-void expect_every_row(bool naive, AttentionDtype t) {
-  const AttentionDims shapes[] = {{1, 2, 2, 64, 64, false},
-                                  {2, 4, 1, 200, 128, true},
+// Every output row of every shape against the fp64 reference of the same rounded inputs, the
+// cheapest first (a simulator runs the emulated fused kernel at ~10^5 warp instructions a second).
+// For the fused kernel (128-row blocks, 64-key tiles): one row; one tile; causal d 64 over 5 key
+// tiles and 3 row blocks, the last ragged; GQA; a ragged last block and tile at d 128; causal d 128
+// across 2 row blocks and 4 key tiles (both K/V stages twice, diagonals at offsets 0 and 128).
+void expect_every_row(Path path, AttentionDtype t) {
+  const AttentionDims shapes[] = {{1, 1, 1, 1, 128, false},
+                                  {1, 2, 2, 64, 64, false},
+                                  {1, 2, 1, 300, 64, true},
                                   {1, 8, 2, 130, 64, true},
-                                  {1, 1, 1, 1, 128, false},
-                                  {1, 2, 2, gpu_test::bulk(513, 129), 128, false}};  // ragged
+                                  {1, 2, 2, gpu_test::bulk(513, 129), 128, false},  // ragged
+                                  {2, gpu_test::bulk(4, 2), 1, 200, 128, true}};
   for (const auto& s : shapes) {
     const Tensor q(t, s.q_elements(), 1), k(t, s.kv_elements(), 2), v(t, s.kv_elements(), 3);
-    const auto o = run(naive, t, s, q, k, v);
+    const auto o = run(path, t, s, q, k, v);
     std::vector<double> ref(s.d);
     for (std::size_t b = 0; b < s.batch; ++b)
       for (std::size_t h = 0; h < s.heads; ++h)
@@ -110,47 +125,55 @@ void expect_every_row(bool naive, AttentionDtype t) {
                                         i, ref.data());
           for (std::size_t c = 0; c < s.d; ++c)
             ASSERT_NEAR(o[s.q_row(b, h, i) + c], ref[c], tol(t) * (1 + std::fabs(ref[c])))
-                << (naive ? "naive" : "fused") << " n=" << s.n << " d=" << s.d << " b" << b << " h"
-                << h << " row " << i << " col " << c;
+                << name(path) << " n=" << s.n << " d=" << s.d << " b" << b << " h" << h << " row "
+                << i << " col " << c;
         }
   }
 }
 
 TEST_F(GpuAttention, NaiveMatchesTheReferenceOnEveryRow) {
-  if (const std::string gap = simulator_gap(true, AttentionDtype::fp16); !gap.empty())
+  if (const std::string gap = simulator_gap(Path::naive, AttentionDtype::fp16); !gap.empty())
     GTEST_SKIP() << gap;
-  for (auto t : {AttentionDtype::bf16, AttentionDtype::fp16}) expect_every_row(true, t);
+  for (auto t : {AttentionDtype::bf16, AttentionDtype::fp16}) expect_every_row(Path::naive, t);
 }
 
 TEST_F(GpuAttention, FusedFp16MatchesTheReferenceOnEveryRow) {
-  expect_every_row(false, AttentionDtype::fp16);
+  expect_every_row(Path::fused, AttentionDtype::fp16);
 }
 
 TEST_F(GpuAttention, FusedBf16MatchesTheReferenceOnEveryRow) {
-  if (const std::string gap = simulator_gap(false, AttentionDtype::bf16); !gap.empty())
+  expect_every_row(Path::fused, AttentionDtype::bf16);
+}
+
+TEST_F(GpuAttention, FusedWmmaFp16MatchesTheReferenceOnEveryRow) {
+  expect_every_row(Path::fused_wmma, AttentionDtype::fp16);
+}
+
+TEST_F(GpuAttention, FusedWmmaBf16MatchesTheReferenceOnEveryRow) {
+  if (const std::string gap = simulator_gap(Path::fused_wmma, AttentionDtype::bf16); !gap.empty())
     GTEST_SKIP() << gap;
-  expect_every_row(false, AttentionDtype::bf16);
+  expect_every_row(Path::fused_wmma, AttentionDtype::bf16);
 }
 
 // NaN in one key: every row that sees it (causal: rows >= 40) is NaN, no other row is. Each path
-// and type that can run here (a simulator: fused fp16); the rest are named in the test's output.
+// and type that can run here (a simulator: both fused fp16, fused bf16); the rest are named in the
+// test's output.
 TEST_F(GpuAttention, NanPropagatesAsInTheReference) {
   const AttentionDims s{1, 1, 1, 100, 64, true};
   int ran = 0;
   for (auto t : {AttentionDtype::bf16, AttentionDtype::fp16}) {
     Tensor q(t, s.q_elements(), 1), k(t, s.kv_elements(), 2), v(t, s.kv_elements(), 3);
     k.set(t, s.kv_row(0, 0, 40) + 3, std::nanf(""));  // rows >= 40 see it
-    for (bool naive : {true, false}) {
-      if (const std::string gap = simulator_gap(naive, t); !gap.empty()) {
-        std::printf("not run: %s %s: %s\n", naive ? "naive" : "fused",
-                    t == AttentionDtype::bf16 ? "bf16" : "fp16", gap.c_str());
+    for (Path path : {Path::naive, Path::fused, Path::fused_wmma}) {
+      if (const std::string gap = simulator_gap(path, t); !gap.empty()) {
+        std::printf("not run: %s %s: %s\n", name(path), t == AttentionDtype::bf16 ? "bf16" : "fp16",
+                    gap.c_str());
         continue;
       }
-      const auto o = run(naive, t, s, q, k, v);
+      const auto o = run(path, t, s, q, k, v);
       ++ran;
       for (std::size_t i = 0; i < s.n; ++i)
-        EXPECT_EQ(std::isnan(o[s.q_row(0, 0, i)]), i >= 40)
-            << (naive ? "naive" : "fused") << " row " << i;
+        EXPECT_EQ(std::isnan(o[s.q_row(0, 0, i)]), i >= 40) << name(path) << " row " << i;
     }
   }
   EXPECT_GT(ran, 0);

@@ -178,7 +178,7 @@ Check memory_check(const std::string& name, const std::string& law, double predi
 }
 
 // The shape at the length the device affords: its query elements B H n d shrink with n
-// (affordable_elements), keeping n's tail past a multiple of the fused kernel's 64-row tiles (a
+// (affordable_elements), keeping n's tail past a multiple of the fused kernel's 128-row tiles (a
 // ragged last tile stays ragged).
 AttentionDims affordable_dims(const GpuDevice* gpu, AttentionDims s) {
   const std::size_t per_position = s.batch * s.heads * s.d;
@@ -269,9 +269,6 @@ Case cuda_case(Kind kind, AttentionDtype t, AttentionDims s, bool sweep) {
          }};
   c.sweep_point = sweep;
   if (kind == Kind::naive) c.simulator_cannot_run = sass_only_reason("cuBLAS");  // its matmuls
-  if (kind == Kind::fused && t == AttentionDtype::bf16)
-    c.simulator_cannot_run =
-        "cannot run under the simulator: bf16 WMMA (GPGPU-Sim implements fp16 WMMA only)";
   // A sweep's sizes sampled in the same rounds: the exponent comes from per-round fits.
   if (sweep) c.pairing_group = std::string("sweep/") + kind_name(kind);
   return c;
