@@ -10,6 +10,7 @@
 
 #include "harness/change_interval.h"
 #include "harness/fingerprint.h"
+#include "harness/machine_moves.h"
 #include "harness/results.h"
 #include "harness/stats.h"
 #include "harness/summary.h"
@@ -443,6 +444,9 @@ RunComparison compare_runs(const json& base, const json& next, const CompareOpti
       r.cases[i].p_value = q[i];
       r.cases[i].verdict = verdict_from_interval(r.cases[i], q[i], opts);
     }
+  // Issue 30: without a store, a case that moved with the cases sharing its limiter is the
+  // machine as far as this pair can tell (harness/machine_moves.h).
+  if (opts.between_runs.empty() && !opts.cross_device) mark_machine_moves(r, base, opts);
   if (old_rule > 0)
     r.notes.push_back(fmt::format(
         "{} of {} cases have no samples on one side (a schema-1 file): compared by the old rule "

@@ -3,9 +3,11 @@
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <random>
 #include <vector>
 
@@ -568,6 +570,78 @@ TEST_F(BadInput, EachProblemNamedWithItsFile) {
   EXPECT_NE(error_of(dup_path).find("'a' appears twice"), std::string::npos);
   EXPECT_NE(error_of(dup_path).find("dup.json"), std::string::npos);
   EXPECT_EQ(error_of(write("good.json", good)), "");
+}
+
+// Issue 30: `compare` of two single runs without a store. A whole DRAM-bound family moving +40%
+// together is the machine as far as one pair can tell (a neighbour's memory traffic): AMBIGUOUS,
+// with the reason. One compute-bound case moving +30% alone is SLOWER.
+json with_limiters(json doc, const std::map<std::string, std::string>& limiter) {
+  for (auto& b : doc["benchmarks"])
+    b["bound"] = {{"limiter", limiter.at(b["name"].get<std::string>())}};
+  return doc;
+}
+
+TEST(CompareMachineMoves, DramFamilyTogetherIsAmbiguousComputeAloneIsSlower) {
+  std::mt19937_64 rng(41);
+  std::vector<std::pair<std::string, std::vector<double>>> base, next;
+  std::map<std::string, std::string> limiter;
+  const auto add = [&](const std::string& name, const std::string& lim, double by) {
+    const auto s = draw(rng, 1e-3, 0.02, 12);
+    base.push_back({name, s});
+    next.push_back({name, times(draw(rng, 1e-3, 0.02, 12), by)});
+    limiter[name] = lim;
+  };
+  for (const char* k : {"copy", "mul", "add", "triad", "nstream"})
+    add(std::string("bandwidth/") + k + "/fp64/host", "dram", 1.4);
+  add("precision/convert/fp32-fp16/host", "dram", 1.4);
+  add("precision/gemm/fp32/host/n512", "compute", 1.3);
+  // 70 unchanged cases (a run's usual share: the family is about a tenth of it), so the run's
+  // own scatter (the run-level noise) stays the unchanged cases' and does not hide the compute
+  // case.
+  for (int i = 0; i < 10; ++i)
+    add("precision/gemm/fp32/host/k" + std::to_string(64 << i), "compute", 1.0);
+  for (int i = 0; i < 40; ++i)
+    add("bandwidth/read-sweep/host/" + std::to_string(4096 + 512 * i), "l1", 1.0);
+  for (int i = 0; i < 20; ++i)
+    add("attention/tiled/fp32/host/n" + std::to_string(256 + 64 * i), "l2", 1.0);
+  const json b = with_limiters(sampled_run(base), limiter);
+  const json n = with_limiters(sampled_run(next), limiter);
+  const RunComparison c = compare_runs(b, n, {});
+  for (const auto& [name, lim] : limiter) {
+    const CaseDelta& d = delta(c, name);
+    if (lim == "dram") {
+      EXPECT_EQ(d.verdict, "AMBIGUOUS") << name << ": " << d.note;
+      EXPECT_NE(d.note.find("5 other dram-bound case(s)"), std::string::npos) << d.note;
+      EXPECT_NE(d.note.find("cannot tell this from the machine"), std::string::npos) << d.note;
+    } else if (name == "precision/gemm/fp32/host/n512") {
+      EXPECT_EQ(d.verdict, "SLOWER") << d.note;
+    } else {
+      EXPECT_NE(d.verdict, "SLOWER") << name;
+      EXPECT_NE(d.verdict, "FASTER") << name;
+    }
+  }
+  EXPECT_TRUE(c.regressed());  // the compute case
+  EXPECT_TRUE(std::any_of(c.notes.begin(), c.notes.end(), [](const std::string& s) {
+    return s.find("6 case(s) moved together") != std::string::npos;
+  }));
+  // The same pair judged with a store's spreads known (here for another case only): the rule
+  // is not applied, and the DRAM family is called SLOWER on its samples, as it was before it.
+  CompareOptions with_store;
+  with_store.between_runs["precision/gemm/fp32/host/k64"] = {0.01, 10};
+  const RunComparison s = compare_runs(b, n, with_store);
+  EXPECT_EQ(delta(s, "bandwidth/triad/fp64/host").verdict, "SLOWER");
+  // The whole run ×1.4 (every case): the run moved, not a family within it; still called.
+  std::vector<std::pair<std::string, std::vector<double>>> all_slower;
+  for (const auto& [name, v] : base) all_slower.push_back({name, times(v, 1.4)});
+  const RunComparison whole = compare_runs(b, with_limiters(sampled_run(all_slower), limiter), {});
+  EXPECT_EQ(delta(whole, "bandwidth/triad/fp64/host").verdict, "SLOWER");
+  EXPECT_EQ(delta(whole, "precision/gemm/fp32/host/k64").verdict, "SLOWER");
+  // A member that moved well beyond its family (+40% × 1.5) is still called, with that said.
+  next[3].second = times(next[3].second, 1.5);  // bandwidth/triad/fp64/host
+  const RunComparison beyond = compare_runs(b, with_limiters(sampled_run(next), limiter), {});
+  const CaseDelta& t = delta(beyond, "bandwidth/triad/fp64/host");
+  EXPECT_EQ(t.verdict, "SLOWER") << t.note;
+  EXPECT_NE(t.note.find("and beyond them by +"), std::string::npos) << t.note;
 }
 
 }  // namespace
