@@ -119,7 +119,7 @@ simulated_env() {
 # The timed job's cases, one or a few per GPU law (each launch is minutes of one core; sizes:
 # harness/simulated_timing.h):
 #   copy/fp32/cuda            STREAM against the config's DRAM peak (target >= 80%), roofline
-#   strided s1, s16           the sector model: t(16)/t(1) = 0.5, every thread 8 loads at stride
+#   strided s1, s16           the sector model: t(16)/t(1) >= 0.8 x 0.5, every thread 8 loads at stride
 #                             16; strides 2-8 predict the same 1 as stride 1, and stride 32 gives
 #                             its threads under 8 loads at these sizes (SKIP): left out for time
 #   residency/warps, blocks, shared_memory   measured co-resident blocks/SM == the occupancy

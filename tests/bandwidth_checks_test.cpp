@@ -183,7 +183,7 @@ std::vector<CaseResult> with(std::vector<CaseResult> rs, const CaseResult& r) {
   return rs;
 }
 
-TEST(BandwidthChecks, SectorModelIsAnEqualityOnTheGpuAndABoundOnTheHost) {
+TEST(BandwidthChecks, SectorModelIsALowerBoundOnTheGpuAndTheHost) {
   const std::vector<double> model = {1, 1, 1, 1, 0.5, 0.25};
   for (const char* s : {"s2", "s4", "s8", "s16", "s32"}) {
     const std::string name = std::string("cuda/strided/") + s + "/sector-model";
@@ -191,12 +191,14 @@ TEST(BandwidthChecks, SectorModelIsAnEqualityOnTheGpuAndABoundOnTheHost) {
     ASSERT_NE(c, nullptr) << name;
     EXPECT_EQ(c->verdict, Verdict::pass) << name << ": " << c->reason;
   }
-  // Prefetched lines make the host slower than the model: allowed there, not on the GPU.
-  const std::vector<double> prefetch = {1, 1, 1, 1, 0.9, 0.8};
-  EXPECT_EQ(find(bandwidth_suite_checks(strided(Backend::cuda, 32, prefetch)),
-                 "cuda/strided/s32/sector-model")
-                ->verdict,
-            Verdict::fail);
+  // Slower than the model: prefetched lines on the host; on the GPU DRAM fetches wider than a
+  // sector and the rows a sparse stream opens (GPGPU-Sim SM86_RTX3070: stride 16 at 0.907 of
+  // stride 1's time, model 0.5). An expectation missed on both, not a violation.
+  const std::vector<double> prefetch = {1, 1, 1, 1, 0.907, 0.8};
+  const Check* gpu = find(bandwidth_suite_checks(strided(Backend::cuda, 32, prefetch)),
+                          "cuda/strided/s16/sector-model");
+  EXPECT_EQ(gpu->verdict, Verdict::pass) << gpu->reason;
+  EXPECT_NE(gpu->reason.find("1.81x the touched sectors' time"), std::string::npos) << gpu->reason;
   EXPECT_EQ(find(bandwidth_suite_checks(strided(Backend::host, 64, prefetch)),
                  "host/strided/s32/sector-model")
                 ->verdict,
@@ -217,27 +219,29 @@ TEST(BandwidthChecks, SectorModelIsAnEqualityOnTheGpuAndABoundOnTheHost) {
             Verdict::skip);
 }
 
-// On the GPU the sector model is an equality within 20%: stride 32's time ratio (model 0.25) at
-// 1.21 × and 0.79 × the model FAILs, at 1.19 × and 0.81 × PASSes. Below the model stride 32 moves
-// its sectors faster than stride 1: the run's STREAM (stride 1 at 95% of it) carries the premise.
+// On the GPU the sector model is a lower bound with 20% tolerance: stride 32's time ratio (model
+// 0.25) at 0.79 × the model FAILs, at 0.81 × PASSes, and above the model (1.21 ×, 3.6 ×) PASSes.
+// Below the model stride 32 moves its sectors faster than stride 1: the run's STREAM (stride 1 at
+// 95% of it) carries the premise.
 TEST(BandwidthChecks, CudaSectorModelJustOutsideAndJustInsideItsBand) {
-  for (const double by : {1.21, 1.19, 0.81, 0.79}) {
+  for (const double by : {3.6, 1.21, 1.19, 0.81, 0.79}) {
     const std::vector<double> times = {1, 1, 1, 1, 0.5, 0.25 * by};
     const Check* c = find(bandwidth_suite_checks(with(strided(Backend::cuda, 32, times),
                                                       stream_at(Backend::cuda, 1 / 0.95))),
                           "cuda/strided/s32/sector-model");
     ASSERT_NE(c, nullptr) << by;
     EXPECT_NEAR(c->measured, 0.25 * by, 1e-12) << by;
-    EXPECT_EQ(c->verdict, std::fabs(by - 1) > 0.2 ? Verdict::fail : Verdict::pass)
+    EXPECT_EQ(c->verdict, by < 0.8 ? Verdict::fail : Verdict::pass)
         << by << ": " << c->reason;
   }
 }
 
 // A stride whose threads get fewer loads than the kernel keeps in flight is latency-bound:
 // GPGPU-Sim's RTX 3070 at 2^21 floats gave stride 32 (0.93 loads per thread) 0.55-0.60 x stride
-// 1's time against the model's 0.25. Not judged with the count; at 8 loads per thread it FAILs.
+// 1's time against the model's 0.25. Not judged with the count; at 8 loads per thread the same
+// stride 32 in 0.15 of stride 1's time (fewer bytes than its sectors) FAILs.
 TEST(BandwidthChecks, CudaSectorModelNeedsEveryThreadsLoadsInFlight) {
-  const std::vector<double> latency_bound = {1, 1, 1, 1, 0.5, 0.57};
+  const std::vector<double> latency_bound = {1, 1, 1, 1, 0.5, 0.15};
   for (const double threads : {(1 << 24) / 32 / 0.93, (1 << 24) / 32 / 8.0}) {
     std::vector<CaseResult> rs = strided(Backend::cuda, 32, latency_bound);
     for (auto& r : rs) {

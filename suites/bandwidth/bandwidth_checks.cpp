@@ -265,9 +265,15 @@ void analyse_strided(const std::vector<CaseResult>& rs, Backend b, Analysis& out
   for (const auto& [s, r] : by_stride) {
     if (s == 1) continue;
     const double predicted = r->work.bytes_read / unit.work.bytes_read;
-    const bool equality = b == Backend::cuda;
-    const Band band = equality ? Band::relative(predicted, kSectorTolerance)
-                               : Band::at_least(predicted * (1 - kSectorTolerance));
+    // A lower bound on both backends: a stride cannot take less time than the sectors (lines) it
+    // touches allow, but memory may move more than it touches and move sparse sectors slower.
+    // On a GPU the L2 may fetch DRAM in units wider than a sector (up to 128 B: the
+    // cudaLimitMaxL2FetchGranularity hint) and a sparse sector stream opens more DRAM rows: GPGPU-Sim SM86_RTX3070 at 2^21 floats moved
+    // exactly the model's L2 sectors (262,144 at stride 1, half at 16) yet stride 16 took 0.907 of
+    // stride 1's time (model 0.5), its DRAM channel 0 opening 4,502 rows for 7,840 sectors against
+    // 256 for 16,384 at stride 1. The ratio reaching the model is an expectation; undercutting it
+    // (fewer bytes than counted) is the violation.
+    const Band band = Band::at_least(predicted * (1 - kSectorTolerance));
     // From the rounds where stride s and stride 1 were sampled together (a slow spell hits both
     // and cancels), guarded by the medians' own intervals (harness/paired.h); apart, the latter.
     const bool paired = sampled_together(*r, unit);
@@ -279,20 +285,17 @@ void analyse_strided(const std::vector<CaseResult>& rs, Backend b, Analysis& out
                : unpaired;
     const double measured = ratio.value;
     const double sector = r->params.value("sector_bytes", 0.0);
-    // GPU loads move exactly the 32-byte sectors they touch: the model is an equality. CPU
-    // prefetchers (adjacent-line, streamer) also fetch lines nobody reads, so on the host the
-    // touched lines are a lower bound on the traffic: the time may exceed the model, not undercut
-    // it.
+    // CPU prefetchers (adjacent-line, streamer) also fetch lines nobody reads, and a GPU's L2
+    // fetches DRAM in units wider than a sector: the touched units are a lower bound on the
+    // traffic, so the time may exceed the model, not undercut it.
     const double rel = measured / predicted - 1;
     const std::string units = fmt::format("{:.0f}", sector) + " B units touched";
     const CheckHead h = head(
         be + "/strided/s" + fmt::format("{:.0f}", s) + "/sector-model",
-        equality
-            ? "t(s) / t(1) = bytes moved(s) / bytes moved(1) within 20%, bytes moved = " + units +
-                  " (premise: stride 1 memory-bound: no stride moves its units 1.2x faster, or "
-                  "stride 1 at >= 90% of STREAM)"
-            : "t(s) / t(1) >= 0.8 x bytes moved(s) / bytes moved(1), bytes moved >= " + units +
-                  " (premise: stride 1 memory-bound)",
+        "t(s) / t(1) >= 0.8 x bytes moved(s) / bytes moved(1), bytes moved >= " + units +
+            (b == Backend::cuda ? " (premise: stride 1 memory-bound: no stride moves its units "
+                                  "1.2x faster, or stride 1 at >= 90% of STREAM)"
+                                : " (premise: stride 1 memory-bound)"),
         CheckKind::law, "time ratio");
     const std::string stream_share =
         b == Backend::cuda && stream
@@ -310,9 +313,12 @@ void analyse_strided(const std::vector<CaseResult>& rs, Backend b, Analysis& out
                            units_per_s(unit) / 1e9, stream ? stream_case : "no STREAM case",
                            stream.value_or(0) / 1e9, stream_share)) +
         fmt::format("stride {:.0f}: time ratio {:.3f}, model {:.3f}", s, measured, predicted) +
-        (!equality && rel > kSectorTolerance
-             ? fmt::format("; {:.2f}x the touched lines' traffic (prefetched lines nobody reads)",
-                           measured / predicted)
+        (rel > kSectorTolerance
+             ? fmt::format("; {:.2f}x the touched ", measured / predicted) +
+                   (b == Backend::cuda
+                        ? "sectors' time (DRAM fetch granularity and row activations of a sparse "
+                          "stream: an expectation missed, not a violation)"
+                        : "lines' traffic (prefetched lines nobody reads)")
              : std::string()) +
         fmt::format(" ({:.1f} GB/s of units moved, {:.1f} GB/s at stride 1)", units_per_s(*r) / 1e9,
                     units_per_s(unit) / 1e9) +
