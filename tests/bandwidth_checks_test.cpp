@@ -231,8 +231,7 @@ TEST(BandwidthChecks, CudaSectorModelJustOutsideAndJustInsideItsBand) {
                           "cuda/strided/s32/sector-model");
     ASSERT_NE(c, nullptr) << by;
     EXPECT_NEAR(c->measured, 0.25 * by, 1e-12) << by;
-    EXPECT_EQ(c->verdict, by < 0.8 ? Verdict::fail : Verdict::pass)
-        << by << ": " << c->reason;
+    EXPECT_EQ(c->verdict, by < 0.8 ? Verdict::fail : Verdict::pass) << by << ": " << c->reason;
   }
 }
 

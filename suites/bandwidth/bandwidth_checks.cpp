@@ -268,11 +268,11 @@ void analyse_strided(const std::vector<CaseResult>& rs, Backend b, Analysis& out
     // A lower bound on both backends: a stride cannot take less time than the sectors (lines) it
     // touches allow, but memory may move more than it touches and move sparse sectors slower.
     // On a GPU the L2 may fetch DRAM in units wider than a sector (up to 128 B: the
-    // cudaLimitMaxL2FetchGranularity hint) and a sparse sector stream opens more DRAM rows: GPGPU-Sim SM86_RTX3070 at 2^21 floats moved
-    // exactly the model's L2 sectors (262,144 at stride 1, half at 16) yet stride 16 took 0.907 of
-    // stride 1's time (model 0.5), its DRAM channel 0 opening 4,502 rows for 7,840 sectors against
-    // 256 for 16,384 at stride 1. The ratio reaching the model is an expectation; undercutting it
-    // (fewer bytes than counted) is the violation.
+    // cudaLimitMaxL2FetchGranularity hint) and a sparse sector stream opens more DRAM rows:
+    // GPGPU-Sim SM86_RTX3070 at 2^21 floats moved exactly the model's L2 sectors (262,144 at stride
+    // 1, half at 16) yet stride 16 took 0.907 of stride 1's time (model 0.5), its DRAM channel 0
+    // opening 4,502 rows for 7,840 sectors against 256 for 16,384 at stride 1. The ratio reaching
+    // the model is an expectation; undercutting it (fewer bytes than counted) is the violation.
     const Band band = Band::at_least(predicted * (1 - kSectorTolerance));
     // From the rounds where stride s and stride 1 were sampled together (a slow spell hits both
     // and cancels), guarded by the medians' own intervals (harness/paired.h); apart, the latter.
