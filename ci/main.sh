@@ -16,7 +16,8 @@ bash ci/setup.sh --main || exit 2
 cuda=${BOUNDBENCH_CUDA:-}
 if [[ -z "$cuda" ]]; then
   cuda=AUTO
-  nvidia-smi -L 2>/dev/null | grep -q '^GPU' || cuda=OFF
+  # Not a pipe into grep -q: under pipefail nvidia-smi's SIGPIPE would read as "no GPU".
+  [[ "$(nvidia-smi -L 2>/dev/null)" == GPU* ]] || cuda=OFF
 fi
 cmake -S . -B build/main -DCMAKE_BUILD_TYPE=Release -DBOUNDBENCH_CUDA="$cuda" \
   -DBOUNDBENCH_TESTS=OFF >/dev/null || exit 2

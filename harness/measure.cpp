@@ -87,17 +87,20 @@ std::vector<Measurement> sample_group(std::span<const StoppingRule> rules, std::
   const double limit_s = check_limit_s(rules);
   // Spare time: from the wall time the group first went on past its limit (-1: not yet).
   double spare_since_s = -1;
+  // What the last scheduled look found: undecided until a look says otherwise.
+  bool undecided_at_look = true;
   for (std::size_t r = 0; stop == StopReason::none; ++r) {
     for (std::size_t i : round_order(r, members)) samplers[i].add(sample_s(i));
     const double wall = seconds_since(t0);
     stop = group_should_stop(samplers, wall);
     const bool look = is_scheduled_look(r + 1, samplers.front().rule().min_samples);
     // A check the group feeds is looked at only at scheduled looks, each at its own sequential
-    // confidence, so that looking again does not raise its false-FAIL rate.
-    if (undecided && stop != StopReason::none) {
-      const bool decided = look && !undecided(samplers);
-      if (!decided) stop = wall >= limit_s ? StopReason::timeout : StopReason::none;
-    }
+    // confidence, so that looking again does not raise its false-FAIL rate. A stop between looks
+    // (its timeout) is kept when the last look found every check decided; else the group goes on
+    // to its next look (or its check limit).
+    if (undecided && look) undecided_at_look = undecided(samplers);
+    if (undecided && stop != StopReason::none && undecided_at_look)
+      stop = wall >= limit_s ? StopReason::timeout : StopReason::none;
     // At its limit, a group on track to its precision goes on on spare time, judged again at each
     // scheduled look (stats.h, on_track); never past the check limit.
     if (spare && stop == StopReason::timeout && wall < limit_s) {

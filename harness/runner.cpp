@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <deque>
@@ -226,8 +227,11 @@ UndecidedFn case_undecided(const RunState& rs, std::vector<Member>& ms,
       for (const Check& c : suite.suite_checks(results)) {
         if (!law_inconclusive(c)) continue;
         const auto w = without.find(c.name);
-        if (w == without.end() || w->second.first != c.verdict || w->second.second != c.measured)
-          return true;
+        // Measured values default to NaN: two NaNs are the same value here.
+        const bool same_value =
+            w != without.end() && (w->second.second == c.measured ||
+                                   (std::isnan(w->second.second) && std::isnan(c.measured)));
+        if (w == without.end() || w->second.first != c.verdict || !same_value) return true;
       }
     } catch (const std::exception&) {
       // A check that cannot be made from these samples is no reason to go on.

@@ -105,8 +105,10 @@ void read_cuda(const void* x, std::size_t n16, int passes, double* out, int bloc
 void strided_read_cuda(const float* x, std::size_t accesses, std::size_t stride, double* out,
                        int blocks, int threads, CUstream_st* stream) {
   check_block("strided_read_cuda", blocks, threads);
-  if (stride < 1 || threads < 32)
-    throw std::invalid_argument("strided_read_cuda: stride >= 1 and whole warps (threads >= 32)");
+  // The indexing strides by whole warps: a partial warp would re-read its neighbours' accesses.
+  if (stride < 1 || threads < 32 || threads % 32 != 0)
+    throw std::invalid_argument(
+        "strided_read_cuda: stride >= 1 and whole warps (threads a multiple of 32)");
   strided_kernel<<<blocks, threads, 0, stream>>>(x, accesses, stride, out);
   check_launch("strided_kernel");
 }

@@ -5,10 +5,12 @@
 // simulation fails if the sequential correction is taken out).
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <random>
 #include <span>
+#include <thread>
 #include <vector>
 
 #include "harness/checks.h"
@@ -193,6 +195,31 @@ TEST(SequentialLooks, GroupAsksTheCheckOnlyAtLooks) {
   EXPECT_EQ(ms.front().samples_s.size(), 40u);
   EXPECT_DOUBLE_EQ(confidence, sequential_confidence(3, 0.05));
   EXPECT_DOUBLE_EQ(ms.front().summary.median_ci_confidence, sequential_confidence(3, 0.05));
+}
+
+// A stop between looks (the timeout) is kept when the last look found the check decided; it goes
+// on to the next look while the check was undecided there. Samples take >= 2 ms of wall time and
+// alternate 1 and 2 (the precision is never reached); timeout 25 ms (about 12 samples), the check
+// limit 100x that.
+TEST(SequentialLooks, ATimeoutBetweenLooksStandsWhenTheLastLookWasDecided) {
+  StoppingRule rule;
+  rule.timeout_s = 0.025;
+  rule.check_timeout_factor = 100;
+  const std::vector<StoppingRule> rules(1, rule);
+  std::size_t k = 0;
+  const auto sample_s = [&](std::size_t) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    return 1.0 + static_cast<double>(k++ % 2);
+  };
+  const auto decided =
+      sample_group(rules, 0, sample_s, [](std::span<const Sampler>) { return false; });
+  EXPECT_GE(decided.front().samples_s.size(), 10u);
+  EXPECT_LT(decided.front().samples_s.size(), 20u);
+  // Undecided at look 1 (10 samples), decided at look 2: on to 20 samples.
+  const auto until_20 = sample_group(rules, 0, sample_s, [](std::span<const Sampler> ss) {
+    return ss.front().samples().size() < 20;
+  });
+  EXPECT_EQ(until_20.front().samples_s.size(), 20u);
 }
 
 // 40 samples 1 + c·(i − 19.5), c = 0.02 / 9.5: look 3 (99.583%) takes ranks 11 and 30, 1 ∓ 9.5c, so
