@@ -122,21 +122,21 @@ simulated_env() {
 #   strided s1, s16           the sector model: t(16)/t(1) >= 0.8 x 0.5, every thread 8 loads at stride
 #                             16; strides 2-8 predict the same 1 as stride 1, and stride 32 gives
 #                             its threads under 8 loads at these sizes (SKIP): left out for time
-#   residency/warps, blocks, shared_memory   measured co-resident blocks/SM == the occupancy
-#                             model with the config's limits == the occupancy API; cooperative
-#                             launch at the limit (residency/registers left out: its heavy kernel
-#                             took 218 s of wall time a launch on SM86_RTX3070, ~15 min a case)
+#   residency/warps, blocks, shared_memory, registers   measured co-resident blocks/SM == the
+#                             occupancy model with the config's limits == the occupancy API;
+#                             cooperative launch at the limit (registers: its heavy kernel took
+#                             218 s of wall time a launch on a loaded SM86_RTX3070)
 #   waves/1, full, full+1, double+1   round(t(N) / t(one wave)) == ceil(N / blocks per wave)
 #   bank_conflicts/stride=1, 2, 4, 33 time linear in the conflict ways; padding removes them
-#                             (~250,000 cycles a launch at 4000 reads per thread: ~4 min a case)
+#                             (the timing model's own grid: ~4,000 cycles a conflict way)
 #   latency/dram + latency_hiding/warps_per_sm=4, 8, 16, 32   Little's law: the bandwidth plateau's
-#                             warps/SM within 2x of BW x latency / bytes per warp
+#                             warps/SM within 2x of BW x latency / bytes per warp (16 MiB reads)
 # Every case with work is also held against the config's roofline. Divergence (linear in paths)
 # and spills (compile-time local bytes) are judged in the functional job and left out for time.
 # The simulator is deterministic up to block placement: no warm-up, three samples
 # (StoppingRule::simulated). About an hour of one core per config (results/gpgpusim-*/README.md).
 timing_filter='^(bandwidth/(copy/fp32/cuda|strided/fp32/cuda/s(1|16))'
-timing_filter+='|occupancy/(residency/(warps|blocks|shared_memory)'
+timing_filter+='|occupancy/(residency/(warps|blocks|shared_memory|registers)'
 timing_filter+='|waves/(1|full|full\+1|double\+1)|bank_conflicts/stride=(1|2|4|33)'
 timing_filter+='|latency/dram|latency_hiding/warps_per_sm=(4|8|16|32)))$'
 timing_args="--backend cuda --quick --suite bandwidth --suite occupancy --filter $timing_filter"

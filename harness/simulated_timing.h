@@ -67,12 +67,29 @@ inline std::size_t chase_words(const GpuDevice* gpu) {
 }
 
 // The latency-hiding reads' 16-byte loads: 2^26 (1 GiB) on a GPU, the functional simulator's
-// bulk on one; on a timing simulator 2^17 (2 MiB, read cold: the L2 is emptied before each
-// sample; four warps per SM still take 22+ loads each). Too short, measured: on SM7_QV100 it took
-// 7.7 us where its DRAM time is 2.4 us, the best read 31% of the peak, and Little's law FAILed
-// (results/gpgpusim-SM7_QV100/README.md); a larger read is left to do.
+// bulk on one; on a timing simulator 2^20 (16 MiB, read cold: the L2 is emptied before each
+// sample). 2 MiB was too short, measured: on SM7_QV100 it took 7.7 us where its DRAM time is
+// 2.4 us, a fixed ~5 us of launch, ramp and drain held the best read to 31% of the peak, and
+// Little's law FAILed (results/gpgpusim-SM7_QV100/README.md); 8x the bytes make that ~20% of the
+// read (an estimate before the rerun).
 inline std::size_t latency_loads_16b(const GpuDevice* gpu, std::size_t gpu_loads) {
-  return timing_simulator(gpu) ? std::size_t{1} << 17 : affordable_elements(gpu, gpu_loads);
+  return timing_simulator(gpu) ? std::size_t{1} << 20 : affordable_elements(gpu, gpu_loads);
+}
+
+// The bank-conflict grid (kernels/occupancy.cu bank_conflict_kernel, 256-thread blocks, four
+// independent reads in flight per thread). On a GPU `gpu_blocks` (8 per SM, as the device
+// affords them) and `gpu_reads` shared-memory words per thread. On a timing simulator 4 blocks
+// per SM (32 warps x 4 reads in flight, enough to keep the banks, not the latency, the limit at
+// one way) of 128 reads each: 32 x 128 = 4,096 warp-reads per SM per conflict way, about 4,000
+// cycles a way. The GPU's grid there, cut to 2 blocks by the simulator's bulk, took ~250,000
+// cycles a launch, ~4 min of wall time a case (results/gpgpusim-SM86_RTX3070/README.md).
+struct BankGrid {
+  int blocks = 0;
+  int reads_per_thread = 0;
+};
+inline BankGrid bank_grid(const GpuDevice& gpu, int gpu_blocks, int gpu_reads) {
+  if (!timing_simulator(&gpu)) return {gpu_blocks, gpu_reads};
+  return {gpu.sm_count * 4, 128};
 }
 
 }  // namespace bb

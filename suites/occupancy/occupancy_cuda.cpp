@@ -305,17 +305,39 @@ Case divergence_case(int paths) {
       [paths](int i) { return reference::divergence_lane(i & 31, paths, kDivergenceIters); });
 }
 
+// Bank conflicts: 256-thread blocks each reading `reads_per_thread` shared-memory words at
+// `stride` (the grid and reads: harness/simulated_timing.h bank_grid, a timing simulator takes its
+// own).
 Case bank_case(int stride) {
-  return grid_case(
-      "bank_conflicts/stride=" + std::to_string(stride), "shared",  // one add per word read
-      {{"stride_words", stride},
-       {"conflict_ways", theory::bank_conflict_ways(stride)},
-       {"iters", kBankIters}},
-      kBankIters, [](int threads) { return theory::bank_conflict_work(threads, kBankIters); },
-      [stride](float* out, int b, int t, gpu_stream s) {
-        kernels::bank_conflict_launch(out, stride, kBankIters, b, t, s);
-      },
-      [stride](int i) { return reference::bank_lane(i & 31, stride, kBankIters); });
+  constexpr int kThreads = 256;
+  Case c{"bank_conflicts/stride=" + std::to_string(stride), Backend::cuda,
+         [=](const CaseContext& ctx) {
+           const BankGrid g = bank_grid(
+               *ctx.gpu, affordable_blocks(*ctx.gpu, ctx.gpu->sm_count * 8, kThreads, kBankIters),
+               kBankIters);
+           Declared d;
+           // One add per word read.
+           d.work = work_of(theory::bank_conflict_work(g.blocks * kThreads, g.reads_per_thread),
+                            theory::Precision::fp32, "shared");
+           d.params = {{"stride_words", stride},
+                       {"conflict_ways", theory::bank_conflict_ways(stride)},
+                       {"iters", g.reads_per_thread},
+                       {"blocks", g.blocks},
+                       {"threads_per_block", kThreads}};
+           return d;
+         },
+         [=](const CaseContext&, Declared& d) {
+           const int iters = d.params.at("iters").get<int>();
+           return float_kernel(
+               d.params.at("blocks").get<int>(), kThreads,
+               [stride, iters](float* out, int b, int t, gpu_stream s) {
+                 kernels::bank_conflict_launch(out, stride, iters, b, t, s);
+               },
+               [stride, iters](int i) { return reference::bank_lane(i & 31, stride, iters); });
+         },
+         nullptr};
+  c.warm_caches = kNoMemoryData;
+  return c;
 }
 
 Case spill_case(kernels::SpillVariant v) {
