@@ -128,8 +128,8 @@ simulated_env() {
 #                             218 s of wall time a launch on a loaded SM86_RTX3070)
 #   waves/1, full, full+1, double+1   round(t(N) / t(one wave)) == ceil(N / blocks per wave)
 #   bank_conflicts/stride=1, 2, 4, 33 time linear in the conflict ways; padding removes them
-#                             (the timing model's own grid: ~4,000 cycles a conflict way)
-#   latency/dram + latency_hiding/warps_per_sm=4, 8, 16, 32   Little's law: the bandwidth plateau's
+#                             (the timing model's own grid: 1,024 warp-reads per SM a conflict way)
+#   latency/dram + latency_hiding/warps_per_sm=4, 8, 32   Little's law: the bandwidth plateau's
 #                             warps/SM within 2x of BW x latency / bytes per warp (16 MiB reads)
 # Every case with work is also held against the config's roofline. Divergence (linear in paths)
 # and spills (compile-time local bytes) are judged in the functional job and left out for time.
@@ -138,7 +138,7 @@ simulated_env() {
 timing_filter='^(bandwidth/(copy/fp32/cuda|strided/fp32/cuda/s(1|16))'
 timing_filter+='|occupancy/(residency/(warps|blocks|shared_memory|registers)'
 timing_filter+='|waves/(1|full|full\+1|double\+1)|bank_conflicts/stride=(1|2|4|33)'
-timing_filter+='|latency/dram|latency_hiding/warps_per_sm=(4|8|16|32)))$'
+timing_filter+='|latency/dram|latency_hiding/warps_per_sm=(4|8|32)))$'
 timing_args="--backend cuda --quick --suite bandwidth --suite occupancy --filter $timing_filter"
 
 if [[ $mode == job && -n $timing_config ]]; then

@@ -80,16 +80,17 @@ inline std::size_t latency_loads_16b(const GpuDevice* gpu, std::size_t gpu_loads
 // independent reads in flight per thread). On a GPU `gpu_blocks` (8 per SM, as the device
 // affords them) and `gpu_reads` shared-memory words per thread. On a timing simulator 4 blocks
 // per SM (32 warps x 4 reads in flight, enough to keep the banks, not the latency, the limit at
-// one way) of 128 reads each: 32 x 128 = 4,096 warp-reads per SM per conflict way, about 4,000
-// cycles a way. The GPU's grid there, cut to 2 blocks by the simulator's bulk, took ~250,000
-// cycles a launch, ~4 min of wall time a case (results/gpgpusim-SM86_RTX3070/README.md).
+// one way) of 32 reads each: 1,024 warp-reads per SM per conflict way. Measured at 128 reads:
+// SM7_QV100 12.4 us a launch at one way (~3.4 cycles a warp-read), 470 s of wall time for the
+// case on the loaded VM; the GPU's grid there, cut to 2 blocks by the simulator's bulk, took
+// ~250,000 cycles a launch, ~4 min of wall time a case (results/gpgpusim-SM86_RTX3070/README.md).
 struct BankGrid {
   int blocks = 0;
   int reads_per_thread = 0;
 };
 inline BankGrid bank_grid(const GpuDevice& gpu, int gpu_blocks, int gpu_reads) {
   if (!timing_simulator(&gpu)) return {gpu_blocks, gpu_reads};
-  return {gpu.sm_count * 4, 128};
+  return {gpu.sm_count * 4, 32};
 }
 
 }  // namespace bb

@@ -80,12 +80,12 @@ TEST(SimulatedTiming, BankGridKeepsTheBanksTheLimitInFewCycles) {
   EXPECT_EQ(bank_grid(device(80, 2048, true, false), 2, 4000).blocks, 2);
   // SM7_QV100's timing model: 4 blocks of 256 threads per SM = 32 warps, each with 4 reads in
   // flight: 128 outstanding warp-reads per SM against a shared-memory latency of tens of cycles;
-  // 128 reads a thread (a multiple of the kernel's 4 accumulators): 4,096 warp-reads per SM.
+  // 32 reads a thread (a multiple of the kernel's 4 accumulators): 1,024 warp-reads per SM.
   const BankGrid g = bank_grid(device(80, 2048, true, true), 2, 4000);
   EXPECT_EQ(g.blocks, 320);
-  EXPECT_EQ(g.reads_per_thread, 128);
+  EXPECT_EQ(g.reads_per_thread, 32);
   EXPECT_EQ(g.reads_per_thread % 4, 0);
-  EXPECT_EQ(g.blocks / 80 * 256 / 32 * g.reads_per_thread, 4096);
+  EXPECT_EQ(g.blocks / 80 * 256 / 32 * g.reads_per_thread, 1024);
   // SM86_RTX3070 holds 1536 threads per SM: the 4 blocks (1024 threads) fit.
   const BankGrid rtx = bank_grid(device(46, 1536, true, true), 2, 4000);
   EXPECT_LE(rtx.blocks / 46 * 256, 1536);
