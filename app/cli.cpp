@@ -432,11 +432,17 @@ int cli_main(int argc, char** argv) {
   const std::vector<suites::SuiteCommand> commands =
       suites::mount_suite_commands(app, parse_quantity);
   // Issue 29: projection of a run onto another machine (app/project_cmd.h).
-  std::string project_from, project_to;
+  // The files of a side are one machine's run split over files (harness/results_merge.h).
+  std::vector<std::string> project_from, project_to;
   auto* proj = app.add_subcommand(
       "project", "predict each case's time on another machine from its limiter and % of bound");
-  proj->add_option("run", project_from, "the results file to project")->required();
-  proj->add_option("--to", project_to, "a results file of the target machine, or a device name")
+  proj->add_option("runs", project_from,
+                   "the results files to project: one machine's run, split over files (a case "
+                   "in several: the last file's)")
+      ->required();
+  proj->add_option("--to", project_to,
+                   "results files of the target machine (one run, split as the runs may be), or "
+                   "a device name")
       ->required();
   proj->add_flag("--json", json, "print JSON");
   std::string formula, theory_from;

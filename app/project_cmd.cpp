@@ -7,19 +7,41 @@
 
 #include "harness/project.h"
 #include "harness/regression.h"
+#include "harness/results_merge.h"
 
 namespace bb::app {
+namespace {
 
-int cmd_project(const std::string& from_path, const std::string& to, bool json) {
+// The files of one side as one run; its notes prefixed with the side ("A: ...").
+nlohmann::json load_side(const std::vector<std::string>& paths, const std::string& side,
+                         std::vector<std::string>& notes) {
+  std::vector<RunFile> files;
+  for (const auto& p : paths) files.push_back({p, load_results(p)});
+  MergedRun m = merge_runs(std::move(files));
+  for (const auto& n : m.notes) notes.push_back(side + ": " + n);
+  return std::move(m.doc);
+}
+
+}  // namespace
+
+int cmd_project(const std::vector<std::string>& from_paths, const std::vector<std::string>& to,
+                bool json) {
   try {
-    const nlohmann::json a = load_results(from_path);
-    // A path that exists (or names a .json file) is a run of the target; anything else a device.
-    const bool to_run = std::filesystem::exists(to) || to.ends_with(".json");
-    const Projection p = to_run ? project_to_run(a, load_results(to)) : project_to_device(a, to);
-    if (json)
-      std::cout << to_json(p).dump(2) << "\n";
-    else
+    std::vector<std::string> notes;
+    const nlohmann::json a = load_side(from_paths, "A", notes);
+    // Paths that exist (or name .json files) are runs of the target; one other word a device.
+    const bool to_device =
+        to.size() == 1 && !std::filesystem::exists(to[0]) && !to[0].ends_with(".json");
+    const Projection p =
+        to_device ? project_to_device(a, to[0]) : project_to_run(a, load_side(to, "B", notes));
+    if (json) {
+      nlohmann::json j = to_json(p);
+      if (!notes.empty()) j["notes"] = notes;
+      std::cout << j.dump(2) << "\n";
+    } else {
+      for (const auto& n : notes) std::cout << n << "\n";
       std::cout << projection_text(p);
+    }
     return 0;
   } catch (const std::invalid_argument& e) {
     std::fprintf(stderr, "boundbench project: error: %s\n", e.what());

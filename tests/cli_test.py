@@ -374,6 +374,35 @@ class Project(unittest.TestCase):
                 self.assertEqual(len(r.stderr.strip().splitlines()), 1, r.stderr)
                 self.assertIn(text, r.stderr)
 
+    def test_run_split_over_files(self):
+        """Each simulated GPU's committed runs, split over files, projected as one run; files of
+        two GPUs on one side are refused."""
+        def files(config, names):
+            return [os.path.join(self.RESULTS, "gpgpusim-" + config, n + ".json") for n in names]
+        rtx = files("SM86_RTX3070", ("first-run", "run", "residency-run"))
+        qv = files("SM7_QV100", ("first-run", "run", "strided-run", "residency-run"))
+        s1 = "bandwidth/strided/fp32/cuda/s1"
+        r = bb("project", *rtx, "--to", *qv, "--json")
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        j = json.loads(r.stdout)
+        case = [c for c in j["cases"] if c["name"] == s1][0]
+        # The simulated QV100 measured stride 1 in strided-run.json, STREAM in first-run.json.
+        self.assertIn("measured_s", case)
+        self.assertIn("measured bandwidth", case["method"])
+        # RTX's first-run stride 1 (the former kernel) gives way to run.json's; residency-run's
+        # failed validation supersedes nothing.
+        self.assertIn(f"A: {s1}: measured in {rtx[0]} and {rtx[1]}; {rtx[1]}'s taken "
+                      "(a later file supersedes)", j["notes"])
+        self.assertIn(f"A: {s1}: {rtx[1]}'s measurement kept ({rtx[2]} ran it without one)",
+                      j["notes"])
+        r = bb("project", qv[0], "--to", rtx[0], "--to", rtx[1])  # --to repeated, text
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertIn(f"B: {s1}: measured in {rtx[0]} and {rtx[1]}", r.stdout)
+        r = bb("project", rtx[0], qv[1], "--to", *qv)
+        self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
+        self.assertEqual(len(r.stderr.strip().splitlines()), 1, r.stderr)
+        self.assertIn("are from different machines (GPU 'GPGPU-Sim timing SM86_RTX3070", r.stderr)
+
 
 class Verdicts(unittest.TestCase):
     """The results file carries samples, robust statistics and check kinds; the validator re-judges

@@ -29,6 +29,7 @@ set(_cli_tests
   Navigation.test_info_versions_and_sizes Markdown.test_summary_and_compare_render
   Report.test_html_and_pngs Report.test_bad_input_exit_2
   Project.test_committed_runs_both_ways Project.test_bad_input_exit_2
+  Project.test_run_split_over_files
   Verdicts.test_strict_run_new_fields_and_rejudged_verdicts
   Interrupted.test_sigterm_leaves_valid_file)
 foreach(t IN LISTS _cli_tests)
