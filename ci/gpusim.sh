@@ -127,8 +127,11 @@ simulated_env() {
 #                             cooperative launch at the limit (registers: its heavy kernel took
 #                             218 s of wall time a launch on a loaded SM86_RTX3070)
 #   waves/1, full, full+1, double+1   round(t(N) / t(one wave)) == ceil(N / blocks per wave)
-#   bank_conflicts/stride=1, 2, 4, 33 time linear in the conflict ways; padding removes them
-#                             (the timing model's own grid: 1,024 warp-reads per SM a conflict way)
+#   bank_conflicts/stride=1, 2, 4, 8, 33   time linear in the conflict ways; padding removes them
+#                             (the timing model's own grid: 1,024 warp-reads per SM a conflict way;
+#                             8 ways too: both configs take 1 and 2 ways in about the same time,
+#                             something besides the banks binds there, and a fit over 1, 2, 4 alone
+#                             gave R^2 0.91-0.95)
 #   latency/dram + latency_hiding/warps_per_sm=4, 8, 32   Little's law: the bandwidth plateau's
 #                             warps/SM within 2x of BW x latency / bytes per warp (16 MiB reads)
 # Every case with work is also held against the config's roofline. Divergence (linear in paths)
@@ -137,7 +140,7 @@ simulated_env() {
 # (StoppingRule::simulated). About an hour of one core per config (results/gpgpusim-*/README.md).
 timing_filter='^(bandwidth/(copy/fp32/cuda|strided/fp32/cuda/s(1|16))'
 timing_filter+='|occupancy/(residency/(warps|blocks|shared_memory|registers)'
-timing_filter+='|waves/(1|full|full\+1|double\+1)|bank_conflicts/stride=(1|2|4|33)'
+timing_filter+='|waves/(1|full|full\+1|double\+1)|bank_conflicts/stride=(1|2|4|8|33)'
 timing_filter+='|latency/dram|latency_hiding/warps_per_sm=(4|8|32)))$'
 timing_args="--backend cuda --quick --suite bandwidth --suite occupancy --filter $timing_filter"
 
