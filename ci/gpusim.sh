@@ -132,16 +132,20 @@ simulated_env() {
 #                             8 ways too: both configs take 1 and 2 ways in about the same time,
 #                             something besides the banks binds there, and a fit over 1, 2, 4 alone
 #                             gave R^2 0.91-0.95)
-#   latency/dram + latency_hiding/warps_per_sm=4, 8, 32   Little's law: the bandwidth plateau's
-#                             warps/SM within 2x of BW x latency / bytes per warp (16 MiB reads)
+#   latency/dram + latency_hiding/warps_per_sm=4, 8, 12, 16, 32   Little's law: the bandwidth
+#                             plateau's warps/SM within 2x of BW x latency / bytes per warp
+#                             (16 MiB reads; the plateau is the first point at 90% of the best, so
+#                             the points must be dense near Little's 5-8 warps/SM: with 8 and 32
+#                             alone SM86_RTX3070's plateau read as 32; 4 does not fit its limits)
 # Every case with work is also held against the config's roofline. Divergence (linear in paths)
 # and spills (compile-time local bytes) are judged in the functional job and left out for time.
 # The simulator is deterministic up to block placement: no warm-up, three samples
-# (StoppingRule::simulated). About an hour of one core per config (results/gpgpusim-*/README.md).
+# (StoppingRule::simulated). Two hours or more of one core per config (each case's wall time:
+# results/gpgpusim-*/README.md).
 timing_filter='^(bandwidth/(copy/fp32/cuda|strided/fp32/cuda/s(1|16))'
 timing_filter+='|occupancy/(residency/(warps|blocks|shared_memory|registers)'
 timing_filter+='|waves/(1|full|full\+1|double\+1)|bank_conflicts/stride=(1|2|4|8|33)'
-timing_filter+='|latency/dram|latency_hiding/warps_per_sm=(4|8|32)))$'
+timing_filter+='|latency/dram|latency_hiding/warps_per_sm=(4|8|12|16|32)))$'
 timing_args="--backend cuda --quick --suite bandwidth --suite occupancy --filter $timing_filter"
 
 if [[ $mode == job && -n $timing_config ]]; then
