@@ -5,16 +5,10 @@
 
 #include <boost/math/distributions/students_t.hpp>
 
+#include "harness/stats.h"
+
 namespace bb {
 namespace {
-
-double median_of(std::vector<double> v) {
-  const std::size_t n = v.size(), h = n / 2;
-  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(h), v.end());
-  if (n % 2) return v[h];
-  const double upper = v[h];
-  return 0.5 * (upper + *std::max_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(h)));
-}
 
 // Each value clipped to the median of the 5 runs around it ± 2σ, Huber-like (the window shifted
 // inward at the ends, so a spell of one or two runs is always the minority of its window; a

@@ -5,6 +5,7 @@
 // cover the CUDA cases too, with or without a GPU.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <functional>
@@ -207,7 +208,15 @@ std::optional<Expected> expected_work(const std::string& suite, const Case& c, c
       EXPECT_DOUBLE_EQ(number(p, "accesses"),
                        std::floor(number(p, "array_bytes") / bytes / number(p, "stride_elements")))
           << name;
-      return Expected{theory::strided_read_work(p.at("accesses").get<std::uint64_t>(),
+      // Host strides past a line read the array in passes, one per line of the step.
+      const std::uint64_t passes = p.value("passes", std::uint64_t{1});
+      if (c.backend == Backend::host) {
+        EXPECT_DOUBLE_EQ(
+            static_cast<double>(passes),
+            std::max(1.0, number(p, "stride_elements") * bytes / number(p, "sector_bytes")))
+            << name;
+      }
+      return Expected{theory::strided_read_work(p.at("accesses").get<std::uint64_t>() * passes,
                                                 p.at("stride_elements").get<std::uint64_t>(),
                                                 static_cast<std::uint64_t>(bytes),
                                                 p.at("sector_bytes").get<std::uint64_t>()),

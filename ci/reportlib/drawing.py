@@ -51,6 +51,20 @@ def log_axis(ax, which, base=10, in_bytes=False):
     axis.set_minor_locator(ticker.NullLocator())
 
 
+def roofline_axes(ax, x_range, y_range, xlabel, title):
+    """The axes both rooflines share (roofline.py, hierarchical.py): log-log over the given
+    ranges, attained FLOP/s up the side, the title and a major grid; the x label says at which
+    level the intensity is taken."""
+    log_axis(ax, "x")
+    log_axis(ax, "y")
+    ax.set_xlim(*x_range)
+    ax.set_ylim(*y_range)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel("attained FLOP/s (median)")
+    ax.set_title(title, fontsize=10)
+    ax.grid(True, which="major", alpha=0.3)
+
+
 def png(fig, out_dir, name, title, caption, runs_shown):
     """Save fig as name; returns the figure's manifest entry (with its base64 for the page)."""
     for ax in fig.axes:  # a log axis spanning under 2.5 decades gets 1-2-5 ticks, not one or none

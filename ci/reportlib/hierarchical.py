@@ -19,7 +19,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.lines import Line2D
 
-from .drawing import log_axis, png, legend_outside, margins
+from .drawing import png, legend_outside, margins, roofline_axes
 
 NOT_MEMORY = ("compute/", "latency", "overhead", "link")
 
@@ -117,15 +117,9 @@ def hierarchical_roofline(runs, out_dir):
                 handles.append(h)
             handles.append(Line2D([], [], marker="o", color="0.4", ls="",
                                   label="a case at each level its bytes cross (colour = level)"))
-            log_axis(ax, "x")
-            log_axis(ax, "y")
-            ax.set_xlim(x_lo, x_hi)
-            ax.set_ylim(min(ys) / 3, y_hi)
-            ax.set_xlabel("arithmetic intensity at the level (flop / byte)")
-            ax.set_ylabel("attained FLOP/s (median)")
             title = f"Hierarchical roofline: {run.label} [{backend}]"
-            ax.set_title(title, fontsize=10)
-            ax.grid(True, which="major", alpha=0.3)
+            roofline_axes(ax, (x_lo, x_hi), (min(ys) / 3, y_hi),
+                          "arithmetic intensity at the level (flop / byte)", title)
             legend_outside(ax, handles, below=True)
             caption = ("Yang et al.'s hierarchical roofline from the run's own bounds: a slope per "
                        "level (solid: spec, dashed: measured), a roof per precision; each case is "

@@ -5,7 +5,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.lines import Line2D
 
-from .drawing import log_axis, png, legend_outside, margins, place_labels
+from .drawing import log_axis, png, legend_outside, margins, place_labels, roofline_axes
 from .headline import stream_best, cache_bandwidths, datasheet_bandwidth, compute_roofs
 from .intervals import rate_points, time_points
 from .runs import PRECISIONS, PRECISION_COLOUR, RUN_MARKERS, RUN_STYLES, stem, short
@@ -131,15 +131,9 @@ def roofline(runs, out_dir):
                        linewidths=1.2, zorder=4)
             handles.append(Line2D([], [], marker="o", mfc="none", mec="orange", ls="", ms=9,
                                   label=f"above an estimated peak: {len(rings_orange)} (no bound)"))
-        log_axis(ax, "x")
-        log_axis(ax, "y")
-        ax.set_xlim(x_lo, x_hi)
-        ax.set_ylim(min(ys_all) / 3, y_hi)
-        ax.set_xlabel("arithmetic intensity (flop / byte)")
-        ax.set_ylabel("attained FLOP/s (median)")
         title = f"Roofline: {device}" + (" [cuda]" if backend == "cuda" else "")
-        ax.set_title(title, fontsize=10)
-        ax.grid(True, which="major", alpha=0.3)
+        roofline_axes(ax, (x_lo, x_hi), (min(ys_all) / 3, y_hi),
+                      "arithmetic intensity (flop / byte)", title)
         for fam, (x, y, name, colour) in best.items():
             text = short(fam) + ("" if fam == name else " " + name.rsplit("/", 1)[-1])
             labels.append((1, -y, x, y, text, colour))

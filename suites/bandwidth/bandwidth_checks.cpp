@@ -242,7 +242,8 @@ void analyse_strided(const std::vector<CaseResult>& rs, Backend b, Analysis& out
   // The time ratio is the traffic ratio only if stride 1 is limited by memory. A stride that moved
   // its units faster than stride 1 did shows that memory had more to give: stride 1 was limited by
   // the core (e.g. a 2.3 GHz vCPU's loads; on a GPU, too few loads in flight per SM), and the
-  // model cannot be judged on this machine.
+  // model cannot be judged on this machine. On the GPU any stride is that evidence; on the host
+  // only the strides that share stride 1's lines, never the one judged (below).
   const CaseResult* fastest = &unit;
   for (const auto& [s, r] : by_stride)
     if (units_per_s(*r) > units_per_s(*fastest)) fastest = r;
@@ -261,9 +262,39 @@ void analyse_strided(const std::vector<CaseResult>& rs, Backend b, Analysis& out
   // bytes in flight: a latency-bound kernel) is no ground to judge the model on.
   const bool by_stream =
       b == Backend::cuda && stream && units_per_s(unit) >= kMemoryBoundShare * *stream;
-  const bool premise = by_strides || by_stream;
+  // The host law, t(s)/t(1) >= 0.8 x lines(s)/lines(1), reads U(s) <= 1.25 U(1) (U: bytes of lines
+  // per second). Its premise was "no stride moves its lines 1.2x faster than stride 1" over every
+  // stride, the judged one included: a stride undercutting the law (U > 1.25 U(1)) broke the
+  // premise (U > 1.2 U(1)) first, so the law could only PASS or SKIP. The premise is now judged on
+  // other strides than the law: those that read all of stride 1's lines with fewer loads (a step of
+  // at most a line: 2, 4 and 8 doubles), stride s itself left out. Were stride 1 bound by its 8
+  // loads a line (the core), stride 2 would take about half its time; partly bound (t = lines x L +
+  // loads x c), the fewer loads the faster, and strides 2 and 4 within 1.2x keep stride 8 within
+  // 1.24x. So stride 16 at 0.79 of stride 1's time (U 1.27x) FAILs while strides 2-8 take 0.94-1.06
+  // of it, and SKIPs where stride 2 takes 0.75 (1.33x). Strides past a line read the array in
+  // passes (hierarchy_host.cpp), so every stride moves at least stride 1's lines, in a case at
+  // least as long: load that steals a time slice costs a long case more than a short one (two CI
+  // runs side by side gave stride 32, then a quarter of stride 1's lines, 32-48 GB/s of lines
+  // against 9-13 at stride 1), which only pushes a shorter stride's ratio down: where it moves
+  // fewer lines than stride 1 (older results) its PASS stands and its undercut is a SKIP.
+  const auto host_evidence = [&](double judged) {
+    const CaseResult* best = nullptr;
+    for (const auto& [d, r] : by_stride) {
+      const double step_bytes = d * r->params.value("element_bytes", 0.0);
+      if (d == 1 || d == judged || step_bytes <= 0 ||
+          step_bytes > r->params.value("sector_bytes", 0.0))
+        continue;
+      if (!best || units_per_s(*r) > units_per_s(*best)) best = r;
+    }
+    return best;
+  };
   for (const auto& [s, r] : by_stride) {
     if (s == 1) continue;
+    const CaseResult* evidence = b == Backend::host ? host_evidence(s) : fastest;
+    const bool premise =
+        b == Backend::host
+            ? evidence && units_per_s(*evidence) <= units_per_s(unit) * (1 + kSectorTolerance)
+            : by_strides || by_stream;
     const double predicted = r->work.bytes_read / unit.work.bytes_read;
     // A lower bound on both backends: a stride cannot take less time than the sectors (lines) it
     // touches allow, but memory may move more than it touches and move sparse sectors slower.
@@ -295,7 +326,9 @@ void analyse_strided(const std::vector<CaseResult>& rs, Backend b, Analysis& out
         "t(s) / t(1) >= 0.8 x bytes moved(s) / bytes moved(1), bytes moved >= " + units +
             (b == Backend::cuda ? " (premise: stride 1 memory-bound: no stride moves its units "
                                   "1.2x faster, or stride 1 at >= 90% of STREAM)"
-                                : " (premise: stride 1 memory-bound)"),
+                                : " (premise: stride 1 bound by its lines: no other stride reading "
+                                  "them with fewer loads moves them 1.2x faster; a stride moving "
+                                  "fewer lines judged only where it holds)"),
         CheckKind::law, "time ratio");
     const std::string stream_share =
         b == Backend::cuda && stream
@@ -305,13 +338,16 @@ void analyse_strided(const std::vector<CaseResult>& rs, Backend b, Analysis& out
                   100 * units_per_s(unit) / *stream, 100 * kMemoryBoundShare)
             : std::string();
     const std::string reason =
-        (premise
-             ? std::string()
-             : fmt::format("premise not met: stride 1 is not memory-bound here (stride {} moved "
+        (premise ? std::string()
+         : evidence
+             ? fmt::format("premise not met: stride 1 is not memory-bound here (stride {} moved "
                            "{:.1f} GB/s of units, stride 1 {:.1f} GB/s, {} {:.1f} GB/s{}); ",
-                           fastest->params["stride_elements"].dump(), units_per_s(*fastest) / 1e9,
+                           evidence->params["stride_elements"].dump(), units_per_s(*evidence) / 1e9,
                            units_per_s(unit) / 1e9, stream ? stream_case : "no STREAM case",
-                           stream.value_or(0) / 1e9, stream_share)) +
+                           stream.value_or(0) / 1e9, stream_share)
+             : fmt::format("premise not met: no stride other than {:.0f} reads stride 1's lines "
+                           "with fewer loads to show it bound by its lines; ",
+                           s)) +
         fmt::format("stride {:.0f}: time ratio {:.3f}, model {:.3f}", s, measured, predicted) +
         (rel > kSectorTolerance
              ? fmt::format("; {:.2f}x the touched ", measured / predicted) +
@@ -346,6 +382,18 @@ void analyse_strided(const std::vector<CaseResult>& rs, Backend b, Analysis& out
     Check k = within(h, predicted, band, ratio);
     k.tolerance = kSectorTolerance;
     k.reason = reason + "; " + k.reason;
+    // A shorter case than stride 1 on the host: load lowers its ratio (above), so only its undercut
+    // is in doubt.
+    if (b == Backend::host && k.verdict == Verdict::fail && predicted < 0.99) {
+      out.checks.push_back(not_judged(
+          h, predicted, measured, kSectorTolerance,
+          fmt::format("premise not met: stride {:.0f} moves {:.2f} of stride 1's lines, a shorter "
+                      "case, and load that costs the longer stride 1 more lowers the ratio: its "
+                      "undercut is no violation (the suite reads every stride's lines in passes); ",
+                      s, predicted) +
+              k.reason));
+      continue;
+    }
     out.checks.push_back(k);
   }
 }
