@@ -241,11 +241,11 @@ std::string projection_text(const Projection& p) {
       fmt::format("projection {} -> {}\n{:<44} {:>12} {:>25} {:>12} {:>7}  {}\n", p.from, p.to,
                   "case", "predicted", "interval", "measured", "%bound", "limiter on A");
   for (const auto& c : p.cases)
-    s += fmt::format("{:<44} {:>12.4g} [{:>10.4g}, {:>10.4g}] {:>12} {:>6.1f}%  {}\n", c.name,
-                     c.predicted_s, std::min(c.low_s, c.high_s), std::max(c.low_s, c.high_s),
-                     c.measured_s ? fmt::format("{:.4g}", *c.measured_s) : "-", 100 * c.fraction_a,
-                     c.ceiling_of_both ? c.limiter + " (both runs' ceiling: not in the error)"
-                                       : c.limiter);
+    s += fmt::format(
+        "{:<44} {:>12.4g} [{:>10.4g}, {:>10.4g}] {:>12} {:>6.1f}%  {}\n", c.name, c.predicted_s,
+        std::min(c.low_s, c.high_s), std::max(c.low_s, c.high_s),
+        c.measured_s ? fmt::format("{:.4g}", *c.measured_s) : "-", 100 * c.fraction_a,
+        c.ceiling_of_both ? c.limiter + " (both runs' ceiling: not in the error)" : c.limiter);
   if (!p.not_projected.empty())
     s += fmt::format("{} cases not projected (e.g. {}: {})\n", p.not_projected.size(),
                      p.not_projected.front().first, p.not_projected.front().second);
