@@ -70,8 +70,8 @@ inline std::size_t chase_words(const GpuDevice* gpu) {
 // bulk on one; on a timing simulator 2^20 (16 MiB, read cold: the L2 is emptied before each
 // sample). 2 MiB was too short, measured: on SM7_QV100 it took 7.7 us where its DRAM time is
 // 2.4 us, a fixed ~5 us of launch, ramp and drain held the best read to 31% of the peak, and
-// Little's law FAILed (results/gpgpusim-SM7_QV100/README.md); 8x the bytes make that ~20% of the
-// read (an estimate before the rerun).
+// Little's law FAILed (results/gpgpusim-SM7_QV100/README.md). At 16 MiB, measured: the best read
+// 78% of the peak and Little's law PASS (results/gpgpusim-SM7_QV100/occupancy-run.json).
 inline std::size_t latency_loads_16b(const GpuDevice* gpu, std::size_t gpu_loads) {
   return timing_simulator(gpu) ? std::size_t{1} << 20 : affordable_elements(gpu, gpu_loads);
 }
@@ -79,11 +79,13 @@ inline std::size_t latency_loads_16b(const GpuDevice* gpu, std::size_t gpu_loads
 // The bank-conflict grid (kernels/occupancy.cu bank_conflict_kernel, 256-thread blocks, four
 // independent reads in flight per thread). On a GPU `gpu_blocks` (8 per SM, as the device
 // affords them) and `gpu_reads` shared-memory words per thread. On a timing simulator 4 blocks
-// per SM (32 warps x 4 reads in flight, enough to keep the banks, not the latency, the limit at
-// one way) of 32 reads each: 1,024 warp-reads per SM per conflict way. Measured at 128 reads:
-// SM7_QV100 12.4 us a launch at one way (~3.4 cycles a warp-read), 470 s of wall time for the
-// case on the loaded VM; the GPU's grid there, cut to 2 blocks by the simulator's bulk, took
-// ~250,000 cycles a launch, ~4 min of wall time a case (results/gpgpusim-SM86_RTX3070/README.md).
+// per SM (32 warps x 4 reads in flight) of 32 reads each: 1,024 warp-reads per SM per conflict
+// way, ~0.9 cycles a way per warp-read past 2 ways; a fixed ~6.5 us (launch, the table's fill)
+// is most of one way's 7.5 us, and 1 and 2 ways take the same time, so the law's fit needs ways
+// up to 8 (results/gpgpusim-*/bank-run.json). Measured at 128 reads: SM7_QV100 12.4 us a launch
+// at one way, 470 s of wall time for the case on the loaded VM; on SM86_RTX3070 the GPU's grid,
+// cut to 2 blocks by the simulator's bulk, took ~250,000 cycles a launch, ~4 min of wall time a
+// case (results/gpgpusim-SM86_RTX3070/README.md).
 struct BankGrid {
   int blocks = 0;
   int reads_per_thread = 0;

@@ -57,7 +57,7 @@ class ChaseHost final : public Instance {
 // Strides of a line or more read the array in `passes` passes, pass p from line p of each group
 // of `passes` lines: every stride moves at least all the lines stride 1 does, in a case at least
 // as long (the prefetchers stream the whole span each pass: 2.6-3.2x stride 1's time on the EPYC
-// VM under load).
+// VM under load, in a run not committed).
 class StridedHost final : public Instance {
  public:
   StridedHost(std::size_t n, std::size_t stride, std::size_t passes)
