@@ -8,6 +8,7 @@
 #include <boost/math/distributions/students_t.hpp>
 
 #include "harness/change_interval.h"
+#include "harness/json_fields.h"
 #include "harness/stats.h"
 
 namespace bb {
@@ -19,8 +20,7 @@ using json = nlohmann::json;
 std::map<std::string, double> medians(const json& doc) {
   std::map<std::string, std::vector<double>> reps;
   for (const auto& b : doc.value("benchmarks", json::array()))
-    if (b.value("run_type", "iteration") == "iteration" && !b.value("error_occurred", false) &&
-        b.contains("median_s") && b["median_s"].is_number() && b["median_s"].get<double>() > 0)
+    if (measured_entry(b))
       reps[b.at("name").get<std::string>()].push_back(b["median_s"].get<double>());
   std::map<std::string, double> out;
   for (auto& [name, v] : reps) out[name] = median_of(std::move(v));

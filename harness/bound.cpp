@@ -26,20 +26,8 @@ std::vector<theory::LevelPlateau> plateaus(const json& fig, const char* value_ke
   return out;
 }
 
-bool is_iteration(const json& e) {
-  return e.value("run_type", "iteration") == "iteration" && !e.value("error_occurred", false) &&
-         json_num(e, "median_s") > 0;
-}
-
-// The device a cuda run measured on: its context entry, or null.
-const json& gpu_device(const json& bb) {
-  const json& devices = json_field(json_field(bb, "gpus"), "devices");
-  const auto index = static_cast<std::size_t>(json_num(json_field(bb, "options"), "device"));
-  static const json null_json;
-  return devices.is_array() && index < devices.size() ? devices[index] : null_json;
-}
-
-void add_spec(Ceilings& c, const json& bb) {
+void add_spec(Ceilings& c, const json& doc) {
+  const json& bb = json_field(json_field(doc, "context"), "boundbench");
   if (c.backend == "host") {
     const json& host = json_field(bb, "host");
     c.device = json_str(host, "cpu_model", "host");
@@ -55,7 +43,7 @@ void add_spec(Ceilings& c, const json& bb) {
     }
     return;
   }
-  const json& d = gpu_device(bb);
+  const json& d = run_gpu_device(doc);
   if (d.is_null()) return;
   c.device = json_str(d, "name", "GPU");
   c.sm_clock_sms_hz = json_num(d, "sm_count") * json_num(d, "sm_clock_hz");
@@ -157,7 +145,7 @@ void add_measured(Ceilings& c, const json& doc) {
   }
   add_links(c, doc);
   for (const auto& e : json_field(doc, "benchmarks"))
-    if (e.value("name", "") == "harness/overhead/" + c.backend && is_iteration(e) &&
+    if (e.value("name", "") == "harness/overhead/" + c.backend && measured_entry(e) &&
         json_num(e, "min_s") > 0)
       c.launch_s = Ceiling{json_num(e, "min_s"), "measured",
                            "fastest sample of harness/overhead/" + c.backend, 0};
@@ -194,7 +182,7 @@ std::string pct(double f) { return fmt::format("{:.1f}%", 100 * f); }
 Ceilings ceilings_of(const json& doc, const std::string& backend) {
   Ceilings c;
   c.backend = backend;
-  add_spec(c, json_field(json_field(doc, "context"), "boundbench"));
+  add_spec(c, doc);
   add_measured(c, doc);
   return c;
 }
@@ -388,7 +376,7 @@ std::map<std::string, Check> add_bounds(json& doc, double tolerance, const json*
   if (!doc.contains("checks") || !doc["checks"].is_array()) doc["checks"] = json::array();
   json& checks = doc["checks"];
   for (auto& e : doc["benchmarks"]) {
-    if (!is_iteration(e) || !e.contains("suite")) continue;
+    if (!measured_entry(e) || !e.contains("suite")) continue;
     const EntryWork w = entry_work(e);
     const CaseBound b = case_bound(w, by_backend[e.value("backend", "host")]);
     e["bound"] = bound_json(e, b);

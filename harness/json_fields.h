@@ -26,4 +26,20 @@ inline std::string json_str(const nlohmann::json& j, const char* key, const std:
   return v.is_string() ? v.get<std::string>() : fallback;
 }
 
+// Whether a results entry is a measured case: an iteration (not one of Google Benchmark's derived
+// aggregates), no error, a median time > 0.
+inline bool measured_entry(const nlohmann::json& e) {
+  return json_str(e, "run_type", "iteration") == "iteration" && !e.value("error_occurred", false) &&
+         json_num(e, "median_s") > 0;
+}
+
+// The entry of the GPU a run measured on (context.boundbench.gpus.devices[options.device]), or a
+// null when it names none.
+inline const nlohmann::json& run_gpu_device(const nlohmann::json& doc) {
+  const nlohmann::json& bb = json_field(json_field(doc, "context"), "boundbench");
+  const nlohmann::json& devices = json_field(json_field(bb, "gpus"), "devices");
+  const auto index = static_cast<std::size_t>(json_num(json_field(bb, "options"), "device"));
+  return devices.is_array() && index < devices.size() ? devices[index] : json_field(devices, "");
+}
+
 }  // namespace bb

@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "harness/bound.h"
+#include "harness/json_fields.h"
 #include "harness/stats.h"
 #include "theory/bound.h"
 
@@ -21,16 +22,11 @@ std::string label_of(const json& doc) {
   return bb.value("label", bb.value("date", std::string("run")));
 }
 
-bool measured(const json& e) {
-  return e.value("run_type", "iteration") == "iteration" && !e.value("error_occurred", false) &&
-         e.value("median_s", 0.0) > 0;
-}
-
 // One measured entry per case name (the first repetition).
 std::map<std::string, const json*> by_name(const json& doc) {
   std::map<std::string, const json*> out;
   for (const auto& e : doc["benchmarks"])
-    if (measured(e)) out.try_emplace(e.value("name", ""), &e);
+    if (measured_entry(e)) out.try_emplace(e.value("name", ""), &e);
   return out;
 }
 
@@ -38,7 +34,7 @@ std::map<std::string, const json*> by_name(const json& doc) {
 // schema-1 file without kept samples still has its medians; their intervals are then points).
 void require_samples(const json& a) {
   for (const auto& e : a["benchmarks"])
-    if (measured(e) && e.value("samples", 1) > 0) return;
+    if (measured_entry(e) && e.value("samples", 1) > 0) return;
   throw std::invalid_argument("run '" + label_of(a) +
                               "' has no measured samples: nothing to project");
 }

@@ -14,22 +14,8 @@ namespace {
 
 using json = nlohmann::json;
 
-bool measured(const json& e) {
-  return e.value("run_type", "iteration") == "iteration" && !e.value("error_occurred", false) &&
-         json_num(e, "median_s") > 0;
-}
-
-const json& boundbench_context(const json& doc) {
-  return json_field(json_field(doc, "context"), "boundbench");
-}
-
 // The name of the GPU the run measured on (its options' device), or "".
-std::string gpu_name(const json& doc) {
-  const json& bb = boundbench_context(doc);
-  const json& devices = json_field(json_field(bb, "gpus"), "devices");
-  const auto index = static_cast<std::size_t>(json_num(json_field(bb, "options"), "device"));
-  return devices.is_array() && index < devices.size() ? json_str(devices[index], "name", "") : "";
-}
+std::string gpu_name(const json& doc) { return json_str(run_gpu_device(doc), "name", ""); }
 
 void require_one_machine(const RunFile& first, const RunFile& f) {
   std::vector<std::string> diffs = fingerprint_differences(recorded_fingerprint(first.doc).fields,
@@ -65,7 +51,7 @@ void set_stream_best(json& doc) {
   std::map<std::string, json> best;
   for (const auto& e : doc["benchmarks"]) {
     const json& p = json_field(e, "params");
-    if (!measured(e) || json_str(e, "suite", "") != "bandwidth" || !p.contains("kernel") ||
+    if (!measured_entry(e) || json_str(e, "suite", "") != "bandwidth" || !p.contains("kernel") ||
         p.contains("stride_elements"))
       continue;
     const EntryWork w = entry_work(e);
@@ -92,7 +78,7 @@ MergedRun merge_runs(std::vector<RunFile> files) {
     for (const auto& e : files[i].doc["benchmarks"]) {
       const std::string name = e.value("name", "");
       auto& m = measured_in[name];
-      if (measured(e) && (m.empty() || m.back() != i)) m.push_back(i);
+      if (measured_entry(e) && (m.empty() || m.back() != i)) m.push_back(i);
       last_ran[name] = i;
     }
   MergedRun out;
@@ -121,7 +107,8 @@ MergedRun merge_runs(std::vector<RunFile> files) {
       if (owner.at(e.value("name", "")) == i) benchmarks.push_back(e);
     merge_figures(figures, json_field(files[i].doc, "figures"));
     label += (i ? " + " : "") + files[i].name;
-    const json& options = json_field(boundbench_context(files[i].doc), "options");
+    const json& options =
+        json_field(json_field(json_field(files[i].doc, "context"), "boundbench"), "options");
     if (json_num(options, "host_peak_bytes_per_s") > 0)
       host_peak_bytes_per_s = json_num(options, "host_peak_bytes_per_s");
   }

@@ -266,28 +266,46 @@ int affordable_blocks(const GpuDevice& gpu, int blocks, int threads, std::size_t
       1, affordable_elements(&gpu, static_cast<std::size_t>(blocks) * per_block) / per_block));
 }
 
-// A FloatKernel case on 8 blocks per SM of 256 threads (as the device affords them) whose threads
-// each take `per_thread` steps: `count(threads)` its work over the grid's threads, bounded in
-// `memory_level`; `params` its own besides the grid; `launch` and `lane` the kernel and each
-// thread's reference value.
-template <class Count, class Launch, class Lane>
-Case grid_case(std::string name, const char* memory_level, const nlohmann::json& params,
-               int per_thread, Count count, Launch launch, Lane lane) {
+// A grid's blocks and the steps each of its threads takes.
+struct GridShape {
+  int blocks = 0;
+  int steps_per_thread = 0;
+};
+
+// 8 blocks per SM of 256 threads each taking `steps` steps, as the device affords them.
+GridShape default_grid(const GpuDevice& gpu, int steps) {
+  return {affordable_blocks(gpu, gpu.sm_count * 8, 256, static_cast<std::size_t>(steps)), steps};
+}
+
+// A FloatKernel case of 256-thread blocks on the grid `grid(gpu)` picks (a GridShape):
+// `count(threads, steps)` its work over the grid's threads, bounded in `memory_level`; `params`
+// its own besides the grid (which adds blocks, threads_per_block and iters, the steps);
+// `launch(out, steps, blocks, threads, stream)` and `lane(i, steps)` the kernel and each thread's
+// reference value.
+template <class Grid, class Count, class Launch, class Lane>
+Case grid_case(std::string name, const char* memory_level, const nlohmann::json& params, Grid grid,
+               Count count, Launch launch, Lane lane) {
+  constexpr int kThreads = 256;
   Case c{std::move(name), Backend::cuda,
          [=](const CaseContext& ctx) {
-           const int threads = 256;
-           const int blocks = affordable_blocks(*ctx.gpu, ctx.gpu->sm_count * 8, threads,
-                                                static_cast<std::size_t>(per_thread));
+           const GridShape g = grid(*ctx.gpu);
            Declared d;
-           d.work = work_of(count(blocks * threads), theory::Precision::fp32, memory_level);
+           d.work = work_of(count(g.blocks * kThreads, g.steps_per_thread), theory::Precision::fp32,
+                            memory_level);
            d.params = params;
-           d.params["blocks"] = blocks;
-           d.params["threads_per_block"] = threads;
+           d.params["blocks"] = g.blocks;
+           d.params["threads_per_block"] = kThreads;
+           d.params["iters"] = g.steps_per_thread;
            return d;
          },
          [=](const CaseContext&, Declared& d) {
-           return float_kernel(d.params.at("blocks").get<int>(),
-                               d.params.at("threads_per_block").get<int>(), launch, lane);
+           const int steps = d.params.at("iters").get<int>();
+           return float_kernel(
+               d.params.at("blocks").get<int>(), kThreads,
+               [launch, steps](float* out, int b, int t, gpu_stream s) {
+                 launch(out, steps, b, t, s);
+               },
+               [lane, steps](int i) { return lane(i, steps); });
          },
          nullptr};
   c.warm_caches = kNoMemoryData;
@@ -297,47 +315,30 @@ Case grid_case(std::string name, const char* memory_level, const nlohmann::json&
 Case divergence_case(int paths) {
   return grid_case(
       "divergence/paths=" + std::to_string(paths), "registers",  // useful FMAs only
-      {{"paths", paths}, {"iters", kDivergenceIters}}, kDivergenceIters,
-      [](int threads) { return theory::divergence_work(threads, kDivergenceIters); },
-      [paths](float* out, int b, int t, gpu_stream s) {
-        kernels::divergence_launch(out, paths, kDivergenceIters, b, t, s);
+      {{"paths", paths}}, [](const GpuDevice& gpu) { return default_grid(gpu, kDivergenceIters); },
+      [](int threads, int iters) { return theory::divergence_work(threads, iters); },
+      [paths](float* out, int iters, int b, int t, gpu_stream s) {
+        kernels::divergence_launch(out, paths, iters, b, t, s);
       },
-      [paths](int i) { return reference::divergence_lane(i & 31, paths, kDivergenceIters); });
+      [paths](int i, int iters) { return reference::divergence_lane(i & 31, paths, iters); });
 }
 
-// Bank conflicts: 256-thread blocks each reading `reads_per_thread` shared-memory words at
-// `stride` (the grid and reads: harness/simulated_timing.h bank_grid, a timing simulator takes its
-// own).
+// Bank conflicts: 256-thread blocks each reading `iters` shared-memory words at `stride`, one add
+// per word read (the grid and reads: harness/simulated_timing.h bank_grid, a timing simulator
+// takes its own).
 Case bank_case(int stride) {
-  constexpr int kThreads = 256;
-  Case c{"bank_conflicts/stride=" + std::to_string(stride), Backend::cuda,
-         [=](const CaseContext& ctx) {
-           const BankGrid g = bank_grid(
-               *ctx.gpu, affordable_blocks(*ctx.gpu, ctx.gpu->sm_count * 8, kThreads, kBankIters),
-               kBankIters);
-           Declared d;
-           // One add per word read.
-           d.work = work_of(theory::bank_conflict_work(g.blocks * kThreads, g.reads_per_thread),
-                            theory::Precision::fp32, "shared");
-           d.params = {{"stride_words", stride},
-                       {"conflict_ways", theory::bank_conflict_ways(stride)},
-                       {"iters", g.reads_per_thread},
-                       {"blocks", g.blocks},
-                       {"threads_per_block", kThreads}};
-           return d;
-         },
-         [=](const CaseContext&, Declared& d) {
-           const int iters = d.params.at("iters").get<int>();
-           return float_kernel(
-               d.params.at("blocks").get<int>(), kThreads,
-               [stride, iters](float* out, int b, int t, gpu_stream s) {
-                 kernels::bank_conflict_launch(out, stride, iters, b, t, s);
-               },
-               [stride, iters](int i) { return reference::bank_lane(i & 31, stride, iters); });
-         },
-         nullptr};
-  c.warm_caches = kNoMemoryData;
-  return c;
+  return grid_case(
+      "bank_conflicts/stride=" + std::to_string(stride), "shared",
+      {{"stride_words", stride}, {"conflict_ways", theory::bank_conflict_ways(stride)}},
+      [](const GpuDevice& gpu) {
+        const BankGrid g = bank_grid(gpu, default_grid(gpu, kBankIters).blocks, kBankIters);
+        return GridShape{g.blocks, g.reads_per_thread};
+      },
+      [](int threads, int reads) { return theory::bank_conflict_work(threads, reads); },
+      [stride](float* out, int reads, int b, int t, gpu_stream s) {
+        kernels::bank_conflict_launch(out, stride, reads, b, t, s);
+      },
+      [stride](int i, int reads) { return reference::bank_lane(i & 31, stride, reads); });
 }
 
 Case spill_case(kernels::SpillVariant v) {
