@@ -1,7 +1,9 @@
 // Host int8 quantization (kernels/quant.h). The element loop is branch-free double arithmetic —
 // x / s + z, a rounding (ties away from zero, or stochastic with the reference's draws), a clamp —
 // compiled for AVX-512, AVX2 and baseline x86-64 and picked at run time, so each
-// ISA vectorizes it; it is the reference's arithmetic, so the codes are bit-exact.
+// ISA vectorizes it; it is the reference's arithmetic, so the codes are bit-exact. Where the CPU
+// has AVX-512, 8-bit codes take the fp32 intrinsics bodies instead (kernels/quant_host_avx512.cpp:
+// nearest and stochastic, a group of 16 near a decision redone with this arithmetic).
 #include <algorithm>
 #include <cmath>
 #include <vector>
@@ -155,15 +157,26 @@ Isa host_isa() {
   return __builtin_cpu_supports("avx2") ? Isa::avx2 : Isa::baseline;
 }
 
-// AVX-512, round to nearest: the intrinsics body (kernels/quant_host_avx512.cpp), group by group.
+// AVX-512: the intrinsics bodies (kernels/quant_host_avx512.cpp) on elements [i0, i1) of x,
+// groups of 8-bit codes.
+template <class Q>
+[[gnu::target("avx512f,avx512dq,avx512bw,avx512vl,prefer-vector-width=512")]] void intrinsics_run(
+    const float* x, std::size_t i0, std::size_t i1, const theory::IntQuant& p, bool stochastic,
+    std::uint64_t seed, Q* q) {
+  if (stochastic)
+    detail::quantize_stochastic_intrinsics(x + i0, i1 - i0, p, seed, i0, q + i0);
+  else
+    detail::quantize_nearest_intrinsics(x + i0, i1 - i0, p, q + i0);
+}
+
+// AVX-512, group by group.
 template <class Q>
 [[gnu::target("avx512f,avx512dq,avx512bw,avx512vl,prefer-vector-width=512")]] void
 quantize_span_avx512(const float* x, std::size_t i0, std::size_t i1, std::size_t group,
                      const theory::IntQuant* params, bool stochastic, std::uint64_t seed, Q* q) {
-  if (stochastic) return quantize_span(x, i0, i1, group, params, stochastic, seed, q);
   for (std::size_t i = i0; i < i1;) {
     const std::size_t g = i / group, end = std::min(i1, (g + 1) * group);
-    detail::quantize_nearest_intrinsics(x + i, end - i, params[g], q + i);
+    intrinsics_run(x, i, end, params[g], stochastic, seed, q);
     i = end;
   }
 }
@@ -186,14 +199,12 @@ template <class Q>
 fused_groups_avx512(const float* x, std::size_t group, int bits, theory::QuantScheme scheme,
                     bool stochastic, std::uint64_t seed, std::size_t g0, std::size_t g1, Q* q,
                     theory::IntQuant* params) {
-  if (stochastic || bits != 8)
-    return fused_groups(x, group, bits, scheme, stochastic, seed, g0, g1, q, params);
+  if (bits != 8) return fused_groups(x, group, bits, scheme, stochastic, seed, g0, g1, q, params);
   for (std::size_t g = g0; g < g1; ++g) {
-    const float* xg = x + g * group;
     float lo, hi;
-    minmax_run(xg, group, lo, hi);
+    minmax_run(x + g * group, group, lo, hi);
     params[g] = theory::int_quant_params(lo, hi, bits, scheme);
-    detail::quantize_nearest_intrinsics(xg, group, params[g], q + g * group);
+    intrinsics_run(x, g * group, (g + 1) * group, params[g], stochastic, seed, q);
   }
 }
 template <class Q>

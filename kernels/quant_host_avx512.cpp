@@ -5,12 +5,20 @@
 // double rounding, 2^-44), so the codes agree wherever v' lies farther than 2^-12 from a
 // half-integer; a group of 16 with a lane that close is redone with the reference's arithmetic
 // (about 1 group in 130 of uniform data).
+// Stochastic: the reference rounds v up when its draw u = (splitmix64(seed·G + i) >> 11)·2^-53 is
+// below frac(v). Here the same splitmix64 runs on 8 64-bit lanes (vpmullq), u' = (… >> 40)·2^-24
+// (u' ≤ u < u' + 2^-24), and v' is rounded up when u' < frac(v'). The decision agrees wherever
+// |u' − frac(v')| ≥ 2^-12 (its errors: 2^-15 + 2^-24) and v' is not within 2^-12 of an integer
+// with an extreme draw (u' < 2^-12 or > 1 − 2^-12: there v and v' may have different floors); a
+// group of 16 with a lane that close is redone with the reference's arithmetic (about 1 in 64).
 #include "kernels/quant_host_avx512.h"
 
 #include <immintrin.h>
 
 #include <algorithm>
 #include <cmath>
+
+#include "reference/quant.h"
 
 // GCC 12 reports the unmasked AVX-512 intrinsics' own "undefined" pass-through operand as maybe
 // uninitialized (a false positive inside avx512fintrin.h, at every inlined call).
@@ -55,7 +63,86 @@ template <class Q>
   for (; i < len; ++i) q[i] = exact_code<Q>(x[i], p);
 }
 
+// The reference's arithmetic for one value, rounded stochastically with element i's draw.
+template <class Q>
+Q exact_stochastic_code(float x, const theory::IntQuant& p, std::uint64_t seed, std::uint64_t i) {
+  const double v = static_cast<double>(x) / p.scale + static_cast<double>(p.zero_point);
+  return static_cast<Q>(std::clamp(reference::round_stochastic(v, seed, i),
+                                   static_cast<double>(p.q_min), static_cast<double>(p.q_max)));
+}
+
+// splitmix64 of 8 lanes (reference/random.h; the lanes already hold x + 0x9E3779B97F4A7C15) up to
+// its last step, z ^ (z >> 31), which leaves bits 33–63 as they are: the draws use bits 40–63.
+[[gnu::target("avx512f,avx512bw,avx512vl,avx512dq"), gnu::always_inline]] inline __m512i
+splitmix64_high(__m512i z) {
+  z = _mm512_mullo_epi64(_mm512_xor_si512(z, _mm512_srli_epi64(z, 30)),
+                         _mm512_set1_epi64(static_cast<long long>(0xBF58476D1CE4E5B9ull)));
+  return _mm512_mullo_epi64(_mm512_xor_si512(z, _mm512_srli_epi64(z, 27)),
+                            _mm512_set1_epi64(static_cast<long long>(0x94D049BB133111EBull)));
+}
+
+template <class Q>
+[[gnu::target("avx512f,avx512bw,avx512vl,avx512dq"), gnu::always_inline]] inline void stochastic(
+    const float* x, std::size_t len, const theory::IntQuant& p, std::uint64_t seed,
+    std::uint64_t first, Q* q) {
+  std::size_t i = 0;
+  if (p.scale >= 0x1p-120 && p.scale <= 0x1p120 && p.q_max - p.q_min <= 255) {
+    const __m512 inv = _mm512_set1_ps(static_cast<float>(1.0 / p.scale));
+    const __m512 z = _mm512_set1_ps(static_cast<float>(p.zero_point));
+    const __m512 lo = _mm512_set1_ps(static_cast<float>(p.q_min));
+    const __m512 hi = _mm512_set1_ps(static_cast<float>(p.q_max));
+    const __m512 one = _mm512_set1_ps(1.0f), margin = _mm512_set1_ps(0x1p-12f);
+    const __m512 far = _mm512_set1_ps(1.0f - 0x1p-12f), to_unit = _mm512_set1_ps(0x1p-24f);
+    // The splitmix64 inputs of elements first + i + 0..15: seed·G + (first + i) + G.
+    const std::uint64_t g = 0x9E3779B97F4A7C15ull, base = seed * g + first + g;
+    const __m512i lane = _mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0);
+    const __m512i step = _mm512_set1_epi64(16), eight = _mm512_set1_epi64(8);
+    // The high 32 bits of each 64-bit lane of two vectors, in lane order.
+    const __m512i high_halves =
+        _mm512_set_epi32(31, 29, 27, 25, 23, 21, 19, 17, 15, 13, 11, 9, 7, 5, 3, 1);
+    __m512i idx = _mm512_add_epi64(_mm512_set1_epi64(static_cast<long long>(base)), lane);
+    for (; i + 16 <= len; i += 16, idx = _mm512_add_epi64(idx, step)) {
+      const __m512i bits = _mm512_srli_epi32(
+          _mm512_permutex2var_epi32(splitmix64_high(idx), high_halves,
+                                    splitmix64_high(_mm512_add_epi64(idx, eight))),
+          8);  // bits 40–63 of each draw
+      const __m512 u = _mm512_mul_ps(_mm512_cvtepi32_ps(bits), to_unit);  // exact
+      const __m512 v =
+          _mm512_min_ps(_mm512_max_ps(_mm512_fmadd_ps(_mm512_loadu_ps(x + i), inv, z), lo), hi);
+      const __m512 f = _mm512_roundscale_ps(v, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
+      const __m512 frac = _mm512_sub_ps(v, f);  // exact
+      const __mmask16 near_draw =
+          _mm512_cmp_ps_mask(_mm512_abs_ps(_mm512_sub_ps(frac, u)), margin, _CMP_LT_OQ);
+      const __mmask16 near_integer =
+          _mm512_cmp_ps_mask(frac, margin, _CMP_LT_OQ) | _mm512_cmp_ps_mask(frac, far, _CMP_GT_OQ);
+      const __mmask16 extreme_draw =
+          _mm512_cmp_ps_mask(u, margin, _CMP_LT_OQ) | _mm512_cmp_ps_mask(u, far, _CMP_GT_OQ);
+      if ((near_draw | (near_integer & extreme_draw)) != 0) {
+        for (std::size_t k = i; k < i + 16; ++k)
+          q[k] = exact_stochastic_code<Q>(x[k], p, seed, first + k);
+        continue;
+      }
+      const __m512 r = _mm512_mask_add_ps(f, _mm512_cmp_ps_mask(u, frac, _CMP_LT_OQ), f, one);
+      const __m512i code =
+          _mm512_cvt_roundps_epi32(r, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(q + i), _mm512_cvtepi32_epi8(code));
+    }
+  }
+  for (; i < len; ++i) q[i] = exact_stochastic_code<Q>(x[i], p, seed, first + i);
+}
+
 }  // namespace
+
+[[gnu::target("avx512f,avx512bw,avx512vl,avx512dq")]] void quantize_stochastic_intrinsics(
+    const float* x, std::size_t len, const theory::IntQuant& p, std::uint64_t seed,
+    std::uint64_t first, std::int8_t* q) {
+  stochastic(x, len, p, seed, first, q);
+}
+[[gnu::target("avx512f,avx512bw,avx512vl,avx512dq")]] void quantize_stochastic_intrinsics(
+    const float* x, std::size_t len, const theory::IntQuant& p, std::uint64_t seed,
+    std::uint64_t first, std::uint8_t* q) {
+  stochastic(x, len, p, seed, first, q);
+}
 
 [[gnu::target("avx512f,avx512bw,avx512vl,avx512dq")]] void quantize_nearest_intrinsics(
     const float* x, std::size_t len, const theory::IntQuant& p, std::int8_t* q) {

@@ -1,6 +1,6 @@
-// The AVX-512 body of host int8 quantization with round to nearest (kernels/quant_host.cpp picks
-// it where the CPU has AVX-512 F/BW/VL/DQ): 16 values per step in fp32, bit-exact with
-// reference/quant.h. Internal to the host kernels.
+// The AVX-512 bodies of host int8 quantization, round to nearest and stochastic
+// (kernels/quant_host.cpp picks them where the CPU has AVX-512 F/BW/VL/DQ): 16 values per step in
+// fp32, bit-exact with reference/quant.h. Internal to the host kernels.
 #pragma once
 
 #include <cstddef>
@@ -15,5 +15,12 @@ void quantize_nearest_intrinsics(const float* x, std::size_t len, const theory::
                                  std::int8_t* q);
 void quantize_nearest_intrinsics(const float* x, std::size_t len, const theory::IntQuant& p,
                                  std::uint8_t* q);
+
+// q[i] = clamp(round_stochastic(x[i] / s + z, seed, first + i)) for i < len: element i's draw is
+// the reference's (reference/quant.h), indexed by its position `first + i` in the tensor.
+void quantize_stochastic_intrinsics(const float* x, std::size_t len, const theory::IntQuant& p,
+                                    std::uint64_t seed, std::uint64_t first, std::int8_t* q);
+void quantize_stochastic_intrinsics(const float* x, std::size_t len, const theory::IntQuant& p,
+                                    std::uint64_t seed, std::uint64_t first, std::uint8_t* q);
 
 }  // namespace bb::kernels::detail

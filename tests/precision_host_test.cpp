@@ -228,6 +228,42 @@ TEST(QuantHostKernel, TieMissedByTheReciprocalIsRedoneWithTheDivision) {
   }
 }
 
+// Stochastic rounding decided at the edge: each v = x / s lies within about 2^-21 of 5 + u_i, where
+// u_i is element i's own draw (reference/quant.h), so v − 5 < u_i decides the code and the fp32
+// vector body (v' = x·fl32(1/s), 24 bits of the draw) cannot tell; its groups of 16 must be redone
+// with the reference's arithmetic. The test first shows that the fp32 decision is wrong for some
+// of them (else it could not fail), then asks for the reference's codes from both kernels.
+TEST(QuantHostKernel, StochasticDecisionsAtTheDrawAreRedoneExactly) {
+  constexpr std::uint64_t kSeed = 11;
+  theory::IntQuant p;
+  p.scale = 1.3, p.q_min = -127, p.q_max = 127;
+  const float inv32 = static_cast<float>(1 / p.scale);
+  std::vector<float> x(256);
+  std::vector<std::int32_t> want(x.size());
+  int fp32_wrong = 0;
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    const std::uint64_t z = reference::splitmix64(kSeed * 0x9E3779B97F4A7C15ull + i);
+    const double u = static_cast<double>(z >> 11) * 0x1p-53;
+    x[i] = static_cast<float>((5 + u) * p.scale);
+    const double v = static_cast<double>(x[i]) / p.scale;
+    want[i] = static_cast<std::int32_t>(reference::round_stochastic(v, kSeed, i));
+    const float v32 = x[i] * inv32, u24 = static_cast<float>(z >> 40) * 0x1p-24f;
+    const auto f32 = static_cast<std::int32_t>(std::floor(v32));
+    fp32_wrong += f32 + (u24 < v32 - std::floor(v32) ? 1 : 0) != want[i];
+  }
+  ASSERT_GT(fp32_wrong, 0) << "no decision the fp32 body would get wrong: the test cannot fail";
+  std::vector<std::int8_t> q(x.size()), qf(x.size());
+  kernels::quantize_host(x.data(), x.size(), x.size(), &p, true, kSeed, q.data());
+  std::vector<theory::IntQuant> pf(1);
+  for (std::size_t i = 0; i < x.size(); ++i) EXPECT_EQ(q[i], want[i]) << "element " << i;
+  // The fused pass makes its own scale (from the range): the reference with that scale.
+  kernels::quantize_groups_host(x.data(), x.size(), x.size(), 8, theory::QuantScheme::symmetric,
+                                true, kSeed, qf.data(), pf.data());
+  const reference::Quantized ref = reference::quantize(
+      x, x.size(), 8, theory::QuantScheme::symmetric, reference::QuantRounding::stochastic, kSeed);
+  for (std::size_t i = 0; i < x.size(); ++i) EXPECT_EQ(qf[i], ref.q[i]) << "fused, element " << i;
+}
+
 // --- block-scaled quantization (fp8 per tensor, MX, NVFP4) ---
 
 TEST(BlockQuantHostKernel, BitExactAtSmallSizesOffsetsAndThreads) {
