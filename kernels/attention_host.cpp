@@ -186,6 +186,7 @@ template <bool kFma>
       float* pr = t.p.data() + r * kBc;
       float m_block = kMinusInf;
       int nan = 0;
+#pragma omp simd reduction(| : nan) reduction(max : m_block)
       for (std::size_t c = 0; c < seen[r]; ++c) {
         pr[c] *= scale;
         nan |= pr[c] != pr[c];
