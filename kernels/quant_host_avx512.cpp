@@ -7,10 +7,11 @@
 // (about 1 group in 130 of uniform data).
 // Stochastic: the reference rounds v up when its draw u = (splitmix64(seed·G + i) >> 11)·2^-53 is
 // below frac(v). Here the same splitmix64 runs on 8 64-bit lanes (vpmullq), u' = (… >> 40)·2^-24
-// (u' ≤ u < u' + 2^-24), and v' is rounded up when u' < frac(v'). The decision agrees wherever
-// |u' − frac(v')| ≥ 2^-12 (its errors: 2^-15 + 2^-24) and v' is not within 2^-12 of an integer
-// with an extreme draw (u' < 2^-12 or > 1 − 2^-12: there v and v' may have different floors); a
-// group of 16 with a lane that close is redone with the reference's arithmetic (about 1 in 64).
+// (u' ≤ u < u' + 2^-24), and v' is rounded up when u' < frac(v'). The code agrees wherever
+// 2^-12 ≤ |u' − frac(v')| ≤ 1 − 2^-11: the first bound covers the errors of both (2^-15 +
+// 2^-24) where v and v' share a floor; where they do not (v' within 2^-15 of an integer), the
+// codes differ only for a draw at the far end of [0, 1) from frac(v'), which the second excludes.
+// A group of 16 with a lane outside is redone with the reference's arithmetic (about 1 in 40).
 #include "kernels/quant_host_avx512.h"
 
 #include <immintrin.h>
@@ -92,7 +93,7 @@ template <class Q>
     const __m512 lo = _mm512_set1_ps(static_cast<float>(p.q_min));
     const __m512 hi = _mm512_set1_ps(static_cast<float>(p.q_max));
     const __m512 one = _mm512_set1_ps(1.0f), margin = _mm512_set1_ps(0x1p-12f);
-    const __m512 far = _mm512_set1_ps(1.0f - 0x1p-12f), to_unit = _mm512_set1_ps(0x1p-24f);
+    const __m512 far = _mm512_set1_ps(1.0f - 0x1p-11f), to_unit = _mm512_set1_ps(0x1p-24f);
     // The splitmix64 inputs of elements first + i + 0..15: seed·G + (first + i) + G.
     const std::uint64_t g = 0x9E3779B97F4A7C15ull, base = seed * g + first + g;
     const __m512i lane = _mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0);
@@ -111,13 +112,10 @@ template <class Q>
           _mm512_min_ps(_mm512_max_ps(_mm512_fmadd_ps(_mm512_loadu_ps(x + i), inv, z), lo), hi);
       const __m512 f = _mm512_roundscale_ps(v, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
       const __m512 frac = _mm512_sub_ps(v, f);  // exact
-      const __mmask16 near_draw =
-          _mm512_cmp_ps_mask(_mm512_abs_ps(_mm512_sub_ps(frac, u)), margin, _CMP_LT_OQ);
-      const __mmask16 near_integer =
-          _mm512_cmp_ps_mask(frac, margin, _CMP_LT_OQ) | _mm512_cmp_ps_mask(frac, far, _CMP_GT_OQ);
-      const __mmask16 extreme_draw =
-          _mm512_cmp_ps_mask(u, margin, _CMP_LT_OQ) | _mm512_cmp_ps_mask(u, far, _CMP_GT_OQ);
-      if ((near_draw | (near_integer & extreme_draw)) != 0) {
+      // Near the draw, or the draw and v' at opposite ends of [0, 1) (v' near an integer).
+      const __m512 apart = _mm512_abs_ps(_mm512_sub_ps(frac, u));
+      if ((_mm512_cmp_ps_mask(apart, margin, _CMP_LT_OQ) |
+           _mm512_cmp_ps_mask(apart, far, _CMP_GT_OQ)) != 0) {
         for (std::size_t k = i; k < i + 16; ++k)
           q[k] = exact_stochastic_code<Q>(x[k], p, seed, first + k);
         continue;
