@@ -53,16 +53,48 @@ inline float nan_max(float a, float b) { return a != a || b != b ? a + b : (a > 
 
 // --- Tiled kernel: a block of kHostBlockRows query rows against blocks of kHostBlockKeys keys ---
 // S = Q·Kᵀ for the tile by a register-blocked micro-kernel (4 rows × 64 keys of accumulators, K
-// packed transposed so that the keys are the vector lanes), the online softmax per row with a
-// vectorised exp, then O += P·V by a second micro-kernel (4 rows × 64 columns of d). A block is
-// FMAs over data in L1/L2: the n×n scores never leave the tile.
+// packed transposed once per call so that the keys are the vector lanes), the online softmax per
+// row with a vectorised exp, then O += P·V by a second micro-kernel (4 rows × 64 columns of d). A
+// block is FMAs over data in L1/L2: the n×n scores never leave the tile.
 constexpr std::size_t kBr = kHostBlockRows, kBc = kHostBlockKeys, kMr = 4;
+// A row's softmax sum is kept in kLanes partial sums (one per vector lane, each rescaled with the
+// row), added across only at the end: a horizontal sum per row and key block cost 16 dependent
+// scalar adds, ~12% of the kernel's time by perf.
+constexpr std::size_t kLanes = 16;
+static_assert(kBc % kLanes == 0);
 
 struct TileScratch {
   explicit TileScratch(std::size_t d)
-      : kt(d * kBc), p((kBr + kMr) * kBc), acc(kBr * d), m(kBr), l(kBr) {}
-  std::vector<float> kt, p, acc, m, l;  // K block transposed, P tile (+ spare rows), O, max, sum
+      : p((kBr + kMr) * kBc), acc(kBr * d), m(kBr), l(kBr * kLanes) {}
+  std::vector<float> p, acc, m, l;  // P tile (+ spare rows), O, max, sums (kLanes a row)
 };
+
+// K of every (batch, KV head) packed in blocks of kBc keys, each block d × kBc with the keys
+// contiguous (zeros past the last key): kt_block(bkv, jb) is block jb of KV head bkv.
+struct PackedKeys {
+  std::size_t d = 0, blocks = 0;
+  std::vector<float> kt;
+  const float* block(std::size_t bkv, std::size_t jb) const {
+    return kt.data() + (bkv * blocks + jb) * d * kBc;
+  }
+};
+
+PackedKeys pack_keys(const AttentionDims& s, const float* k) {
+  PackedKeys pk{s.d, (s.n + kBc - 1) / kBc, {}};
+  const std::size_t heads = s.batch * s.kv_heads;
+  pk.kt.resize(heads * pk.blocks * s.d * kBc);
+#pragma omp parallel for collapse(2) schedule(static)
+  for (std::size_t bkv = 0; bkv < heads; ++bkv)
+    for (std::size_t jb = 0; jb < pk.blocks; ++jb) {
+      float* out = pk.kt.data() + (bkv * pk.blocks + jb) * s.d * kBc;
+      for (std::size_t j = 0; j < kBc; ++j) {
+        const std::size_t key = jb * kBc + j;
+        const float* kj = k + (bkv * s.n + key) * s.d;
+        for (std::size_t c = 0; c < s.d; ++c) out[c * kBc + j] = key < s.n ? kj[c] : 0.0f;
+      }
+    }
+  return pk;
+}
 
 // a·b + c, fused where the ISA has FMA (the baseline build has none: a library call otherwise).
 template <bool kFma>
@@ -145,9 +177,9 @@ template <bool kFma>
 
 // Rows [i0, i0 + kBr) of head bh.
 template <bool kFma>
-[[gnu::always_inline]] inline void tile_rows(const AttentionDims& s, const float* q, const float* k,
-                                             const float* v, float* o, std::size_t bh,
-                                             std::size_t i0, TileScratch& t) {
+[[gnu::always_inline]] inline void tile_rows(const AttentionDims& s, const float* q,
+                                             const PackedKeys& pk, const float* v, float* o,
+                                             std::size_t bh, std::size_t i0, TileScratch& t) {
   const std::size_t n = s.n, d = s.d, b = bh / s.heads, h = bh % s.heads;
   const std::size_t rows = std::min(kBr, n - i0);
   const float scale = 1 / std::sqrt(static_cast<float>(d));
@@ -156,17 +188,12 @@ template <bool kFma>
   std::fill(t.m.begin(), t.m.end(), kMinusInf);
   std::fill(t.l.begin(), t.l.end(), 0.0f);
   const float* const qb = q + s.q_row(b, h, i0);
-  const float* const kb = k + s.kv_row(b, h, 0);
+  const std::size_t bkv = b * s.kv_heads + h / (s.heads / s.kv_heads);
   const float* const vb = v + s.kv_row(b, h, 0);
   const std::size_t key_end = s.causal ? i0 + rows : n;  // keys past the block's last row
-  static const float zeros[kHostMaxHeadDim] = {};
   for (std::size_t j0 = 0; j0 < key_end; j0 += kBc) {
     const std::size_t cols = std::min(kBc, key_end - j0);
-    // K block transposed (zeros past its last key).
-    for (std::size_t j = 0; j < kBc; ++j) {
-      const float* kj = j < cols ? kb + (j0 + j) * d : zeros;
-      for (std::size_t c = 0; c < d; ++c) t.kt[c * kBc + j] = kj[c];
-    }
+    const float* const kt = pk.block(bkv, j0 / kBc);
     // S tile, kMr rows at a time (spare rows past the block's end read row 0 of Q and write the
     // spare P rows past kBr).
     for (std::size_t r0 = 0; r0 < rows; r0 += kMr) {
@@ -176,7 +203,7 @@ template <bool kFma>
         qr[x] = qb + (r0 + x < rows ? r0 + x : 0) * d;
         sr[x] = t.p.data() + (r0 + x) * kBc;
       }
-      scores_micro<kFma>(qr, t.kt.data(), d, sr);
+      scores_micro<kFma>(qr, kt, d, sr);
     }
     // The online softmax per row: P over the seen keys, 0 past them.
     std::size_t seen[kBr];
@@ -198,15 +225,19 @@ template <bool kFma>
         seen[r] = 0;
         continue;
       }
-      const float rescale = std::exp(t.m[r] - m_new);
-      float sum = 0;
-#pragma omp simd reduction(+ : sum)
-      for (std::size_t c = 0; c < seen[r]; ++c) {
-        const float e = exp_softmax<kFma>(pr[c] - m_new);
-        pr[c] = e;
-        sum += e;
+      const float rescale = exp_softmax<kFma>(t.m[r] - m_new);  // ≤ 0, or −inf: 0
+      float* const lr = t.l.data() + r * kLanes;
+#pragma omp simd
+      for (std::size_t x = 0; x < kLanes; ++x) lr[x] *= rescale;
+      // kBc is a multiple of kLanes: the keys past seen[r] get 0 (never read by P·V).
+      for (std::size_t c0 = 0; c0 < seen[r]; c0 += kLanes) {
+#pragma omp simd
+        for (std::size_t x = 0; x < kLanes; ++x) {
+          const float e = c0 + x < seen[r] ? exp_softmax<kFma>(pr[c0 + x] - m_new) : 0.0f;
+          pr[c0 + x] = e;
+          lr[x] += e;
+        }
       }
-      t.l[r] = t.l[r] * rescale + sum;
       t.m[r] = m_new;
       float* a = acc + r * d;
 #pragma omp simd
@@ -239,22 +270,24 @@ template <bool kFma>
   }
   for (std::size_t r = 0; r < rows; ++r) {
     float* oi = o + s.q_row(b, h, i0 + r);
-    const float inv = 1 / t.l[r];
+    float l = 0;
+    for (std::size_t x = 0; x < kLanes; ++x) l += t.l[r * kLanes + x];
+    const float inv = 1 / l;
     for (std::size_t c = 0; c < d; ++c) oi[c] = acc[r * d + c] * inv;
   }
 }
 
 [[gnu::target("avx512f,avx512vl,fma,prefer-vector-width=512")]] void tile_rows_avx512(
-    const AttentionDims& s, const float* q, const float* k, const float* v, float* o,
+    const AttentionDims& s, const float* q, const PackedKeys& k, const float* v, float* o,
     std::size_t bh, std::size_t i0, TileScratch& t) {
   tile_rows<true>(s, q, k, v, o, bh, i0, t);
 }
 [[gnu::target("avx2,fma")]] void tile_rows_avx2(const AttentionDims& s, const float* q,
-                                                const float* k, const float* v, float* o,
+                                                const PackedKeys& k, const float* v, float* o,
                                                 std::size_t bh, std::size_t i0, TileScratch& t) {
   tile_rows<true>(s, q, k, v, o, bh, i0, t);
 }
-void tile_rows_baseline(const AttentionDims& s, const float* q, const float* k, const float* v,
+void tile_rows_baseline(const AttentionDims& s, const float* q, const PackedKeys& k, const float* v,
                         float* o, std::size_t bh, std::size_t i0, TileScratch& t) {
   tile_rows<false>(s, q, k, v, o, bh, i0, t);
 }
@@ -311,6 +344,7 @@ void attention_tiled_host(const AttentionDims& s, const float* q, const float* k
   const bool avx512 = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("fma");
   const bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
   const std::size_t heads = s.batch * s.heads, blocks = (s.n + kHostBlockRows - 1) / kHostBlockRows;
+  const PackedKeys pk = pack_keys(s, k);
 #pragma omp parallel
   {
     TileScratch t(s.d);
@@ -318,11 +352,11 @@ void attention_tiled_host(const AttentionDims& s, const float* q, const float* k
     for (std::size_t bh = 0; bh < heads; ++bh)
       for (std::size_t blk = 0; blk < blocks; ++blk) {
         if (avx512)
-          tile_rows_avx512(s, q, k, v, o, bh, blk * kHostBlockRows, t);
+          tile_rows_avx512(s, q, pk, v, o, bh, blk * kHostBlockRows, t);
         else if (avx2)
-          tile_rows_avx2(s, q, k, v, o, bh, blk * kHostBlockRows, t);
+          tile_rows_avx2(s, q, pk, v, o, bh, blk * kHostBlockRows, t);
         else
-          tile_rows_baseline(s, q, k, v, o, bh, blk * kHostBlockRows, t);
+          tile_rows_baseline(s, q, pk, v, o, bh, blk * kHostBlockRows, t);
       }
   }
 }
