@@ -181,6 +181,9 @@ TEST_F(GpuTest, MeasureWarmsUpByWallTimeThenProbes) {
   rule.min_samples = 3;
   rule.min_time_s = 0;
   rule.timeout_s = 1e-3;  // stop at the minimum count
+  // The hard cap (10 × timeout) would stop it at 2 samples where one takes longer than 5 ms: a
+  // simulator on a busy machine (a CI run beside other work stopped at 2).
+  rule.hard_timeout_factor = 1e5;
   const auto t0 = std::chrono::steady_clock::now();
   const std::vector<Measurement> ms =
       measure_cuda_group(live, std::span<const StoppingRule>(&rule, 1), gpu(), true, nullptr, 0.05);
