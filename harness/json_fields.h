@@ -39,7 +39,8 @@ inline const nlohmann::json& run_gpu_device(const nlohmann::json& doc) {
   const nlohmann::json& bb = json_field(json_field(doc, "context"), "boundbench");
   const nlohmann::json& devices = json_field(json_field(bb, "gpus"), "devices");
   const auto index = static_cast<std::size_t>(json_num(json_field(bb, "options"), "device"));
-  return devices.is_array() && index < devices.size() ? devices[index] : json_field(devices, "");
+  static const nlohmann::json null_json;
+  return devices.is_array() && index < devices.size() ? devices[index] : null_json;
 }
 
 }  // namespace bb

@@ -89,8 +89,12 @@ PackedKeys pack_keys(const AttentionDims& s, const float* k) {
       float* out = pk.kt.data() + (bkv * pk.blocks + jb) * s.d * kBc;
       for (std::size_t j = 0; j < kBc; ++j) {
         const std::size_t key = jb * kBc + j;
+        if (key >= s.n) {
+          for (std::size_t c = 0; c < s.d; ++c) out[c * kBc + j] = 0.0f;
+          continue;
+        }
         const float* kj = k + (bkv * s.n + key) * s.d;
-        for (std::size_t c = 0; c < s.d; ++c) out[c * kBc + j] = key < s.n ? kj[c] : 0.0f;
+        for (std::size_t c = 0; c < s.d; ++c) out[c * kBc + j] = kj[c];
       }
     }
   return pk;

@@ -11,7 +11,8 @@
 // 2^-12 ≤ |u' − frac(v')| ≤ 1 − 2^-11: the first bound covers the errors of both (2^-15 +
 // 2^-24) where v and v' share a floor; where they do not (v' within 2^-15 of an integer), the
 // codes differ only for a draw at the far end of [0, 1) from frac(v'), which the second excludes.
-// A group of 16 with a lane outside is redone with the reference's arithmetic (about 1 in 40).
+// A group of 16 with a lane outside is redone with the reference's arithmetic (16 lanes × 2^-11:
+// about 1 group in 128 of uniform data).
 #include "kernels/quant_host_avx512.h"
 
 #include <immintrin.h>
@@ -28,6 +29,14 @@
 namespace bb::kernels::detail {
 namespace {
 
+// Where the fp32 bodies' error bound holds: fl(1/s) normal, at most 256 codes, and the zero point
+// among them (then |v| ≤ 256 and |x / s| ≤ 512 for x within the range s was made from, and z is
+// exact in fp32). Caller-given parameters outside this take the reference's arithmetic.
+inline bool fp32_body_applies(const theory::IntQuant& p) {
+  return p.scale >= 0x1p-120 && p.scale <= 0x1p120 && p.q_max - p.q_min <= 255 &&
+         p.zero_point >= p.q_min && p.zero_point <= p.q_max;
+}
+
 // The reference's arithmetic for one value.
 template <class Q>
 Q exact_code(float x, const theory::IntQuant& p) {
@@ -42,7 +51,7 @@ template <class Q>
     const float* x, std::size_t len, const theory::IntQuant& p, Q* q) {
   std::size_t i = 0;
   // fl(1/s) normal, and |x / s| ≤ 256 where x lies within the range s was made from.
-  if (p.scale >= 0x1p-120 && p.scale <= 0x1p120 && p.q_max - p.q_min <= 255) {
+  if (fp32_body_applies(p)) {
     const __m512 inv = _mm512_set1_ps(static_cast<float>(1.0 / p.scale));
     const __m512 z = _mm512_set1_ps(static_cast<float>(p.zero_point));
     const __m512 lo = _mm512_set1_ps(static_cast<float>(p.q_min));
@@ -87,7 +96,7 @@ template <class Q>
     const float* x, std::size_t len, const theory::IntQuant& p, std::uint64_t seed,
     std::uint64_t first, Q* q) {
   std::size_t i = 0;
-  if (p.scale >= 0x1p-120 && p.scale <= 0x1p120 && p.q_max - p.q_min <= 255) {
+  if (fp32_body_applies(p)) {
     const __m512 inv = _mm512_set1_ps(static_cast<float>(1.0 / p.scale));
     const __m512 z = _mm512_set1_ps(static_cast<float>(p.zero_point));
     const __m512 lo = _mm512_set1_ps(static_cast<float>(p.q_min));
@@ -111,7 +120,9 @@ template <class Q>
       const __m512 v =
           _mm512_min_ps(_mm512_max_ps(_mm512_fmadd_ps(_mm512_loadu_ps(x + i), inv, z), lo), hi);
       const __m512 f = _mm512_roundscale_ps(v, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
-      const __m512 frac = _mm512_sub_ps(v, f);  // exact
+      // Exact, except for v' in (−2^-24, 0), where it rounds to 1 (an error under 2^-24, within
+      // the margins below).
+      const __m512 frac = _mm512_sub_ps(v, f);
       // Near the draw, or the draw and v' at opposite ends of [0, 1) (v' near an integer).
       const __m512 apart = _mm512_abs_ps(_mm512_sub_ps(frac, u));
       if ((_mm512_cmp_ps_mask(apart, margin, _CMP_LT_OQ) |

@@ -41,7 +41,7 @@ def run(cases, new):
         if not new:
             if not beyond: out[k]='AMBIGUOUS'
         else:
-            group_moved = shared[1]>1+THR or shared[2]<1-THR
+            group_moved = not (1-THR <= shared[0] <= 1+THR)
             if beyond:
                 pass
             elif group_moved: out[k]='AMBIGUOUS'
