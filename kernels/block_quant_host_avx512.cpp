@@ -7,7 +7,8 @@
 // - MX: 16 blocks' amax in one vector (a max tree over the blocks' lanes), their E8M0 exponents
 //   from the bits (mx_exponent's rules), q = x·2^-e (exact), encode16.
 // - fp8 per tensor and NVFP4 divide in the reference: here q = x·fl(1/S) (S = s, or the block's
-//   E4M3 scale × g, in double exactly), within 2^-22 of x / S. A 16-lane group with any q within
+//   E4M3 scale × g, in double exactly; NVFP4 takes fl(1/fl(S)), one fp32 divide for 16 blocks),
+//   within 2^-22 of x / S. A 16-lane group with any q within
 //   2^-16 half-steps of a rounding tie is redone with the division (x / S in double, rounded to
 //   fp32 to odd, as the portable body): x / S itself is never that close to a tie without being on
 //   it (x has 24 bits, a tie × S at most 5 + 28), so the codes are the reference's.
@@ -149,8 +150,8 @@ decode_e4m3(__m512i c) {
 // c ≥ 1 with dec(c)·6g ≥ amax, 0x7E at most. The nearest code to amax·fl(1/(6g)) (within 2^-22
 // of the quotient) is at most one above the answer and two below it; from one below it, up to
 // three steps, each tested exactly in double (dec(c)·6g has at most 4 + 26 bits).
-[[gnu::target("avx512f,avx512bw,avx512vl,avx512dq,avx512cd")]] __m512i nvfp4_scale_codes(
-    const Enc& e4m3, __m512i amax_bits, double six_g, float inv_six_g) {
+[[gnu::target("avx512f,avx512bw,avx512vl,avx512dq,avx512cd"), gnu::always_inline]] inline __m512i
+nvfp4_scale_codes(const Enc& e4m3, __m512i amax_bits, double six_g, float inv_six_g) {
   const __m512 amax = _mm512_castsi512_ps(amax_bits);
   const __m512i nearest =
       encode16<false>(e4m3, _mm512_mul_ps(amax, _mm512_set1_ps(inv_six_g)), nullptr);
@@ -198,6 +199,36 @@ inline bool fp32_reciprocal(double scale, float* inv) {
   return true;
 }
 
+// NVFP4, 16 blocks of 16 at once: their amax (into `worst`), E4M3 scale codes (stored), each
+// block's S = dec(c)·g (exact in double) and fl(1/fl(S)) in fp32, within 2^-23 of 1/S, and
+// which of them are normal.
+struct NvfpBatch {
+  alignas(64) double scale[16];
+  alignas(64) float inv[16];
+  __mmask16 normal;
+};
+[[gnu::target("avx512f,avx512bw,avx512vl,avx512dq,avx512cd"), gnu::always_inline]] inline void
+nvfp4_batch(const float* xb, const Enc& e4m3_enc, double g, float inv6g, std::uint8_t* scale_codes,
+            __m512i& worst, NvfpBatch& out) {
+  __m512i part[16];
+  for (int i = 0; i < 16; ++i) part[i] = abs_bits(xb + i * 16);
+  const __m512i amax = max_tree(part);
+  worst = _mm512_max_epu32(worst, amax);
+  const __m512i c = nvfp4_scale_codes(e4m3_enc, amax, 6.0 * g, inv6g);
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(scale_codes), _mm512_cvtepi32_epi8(c));
+  const __m512 d = decode_e4m3(c);
+  const __m512d s_lo = _mm512_mul_pd(_mm512_cvtps_pd(_mm512_castps512_ps256(d)), _mm512_set1_pd(g));
+  const __m512d s_hi =
+      _mm512_mul_pd(_mm512_cvtps_pd(_mm512_extractf32x8_ps(d, 1)), _mm512_set1_pd(g));
+  _mm512_store_pd(out.scale, s_lo);
+  _mm512_store_pd(out.scale + 8, s_hi);
+  const __m512 s32 =
+      _mm512_insertf32x8(_mm512_castps256_ps512(_mm512_cvtpd_ps(s_lo)), _mm512_cvtpd_ps(s_hi), 1);
+  _mm512_store_ps(out.inv, _mm512_div_ps(_mm512_set1_ps(1.0f), s32));
+  out.normal = _mm512_cmp_ps_mask(s32, _mm512_set1_ps(0x1p-120f), _CMP_GE_OQ) &
+               _mm512_cmp_ps_mask(s32, _mm512_set1_ps(0x1p120f), _CMP_LE_OQ);
+}
+
 }  // namespace
 
 [[gnu::target("avx512f,avx512bw,avx512vl,avx512dq,avx512cd")]] bool quantize_range_intrinsics(
@@ -228,6 +259,30 @@ inline bool fp32_reciprocal(double scale, float* inv) {
   float inv6g = 0;
   const bool vector_scales = nvfp4 && fp32_reciprocal(6.0 * j.tensor_scale, &inv6g);
   std::size_t b = b0;
+  if (vector_scales && b + 16 <= b1) {
+    // Batch b + 16's scales are taken before batch b's codes: their chain (the max tree, three
+    // exact steps per code, a divide) then overlaps the codes instead of waiting for them.
+    NvfpBatch batch[2];
+    nvfp4_batch(x + b * 16, e4m3_enc, j.tensor_scale, inv6g, j.scale_codes + b, worst, batch[0]);
+    for (int k = 0; b + 16 <= b1; b += 16, k ^= 1) {
+      if (b + 32 <= b1)
+        nvfp4_batch(x + (b + 16) * 16, e4m3_enc, j.tensor_scale, inv6g, j.scale_codes + b + 16,
+                    worst, batch[k ^ 1]);
+      const NvfpBatch& cur = batch[k];
+      const float* xb = x + b * 16;
+      std::uint8_t* out = codes + b * 8;  // NVFP4's elements are 4-bit
+      for (int i = 0; i < 16; ++i) {
+        if ((cur.normal >> i) & 1) {
+          divide16(enc, t, xb + i * 16, _mm512_set1_ps(cur.inv[i]), cur.scale[i], true,
+                   out + i * 8);
+        } else {
+          alignas(64) std::uint32_t q[16];
+          for (int k2 = 0; k2 < 16; ++k2) q[k2] = exact_code(t, xb[i * 16 + k2], cur.scale[i]);
+          store16(_mm512_load_si512(q), true, out + i * 8);
+        }
+      }
+    }
+  }
   for (; b + 16 <= b1; b += 16) {
     const float* xb = x + b * block;
     __m512i part[16];
@@ -241,35 +296,6 @@ inline bool fp32_reciprocal(double scale, float* inv) {
     if (nvfp4) {
       const double g = j.tensor_scale;
       alignas(64) std::uint32_t sc[16];
-      if (vector_scales) {
-        // Codes, S = dec(c)·g (exact in double) and fl(1/S), 16 blocks at once.
-        const __m512i c = nvfp4_scale_codes(e4m3_enc, amax, 6.0 * g, inv6g);
-        _mm_storeu_si128(reinterpret_cast<__m128i*>(j.scale_codes + b), _mm512_cvtepi32_epi8(c));
-        const __m512 d = decode_e4m3(c);
-        const __m512d s_lo =
-            _mm512_mul_pd(_mm512_cvtps_pd(_mm512_castps512_ps256(d)), _mm512_set1_pd(g));
-        const __m512d s_hi =
-            _mm512_mul_pd(_mm512_cvtps_pd(_mm512_extractf32x8_ps(d, 1)), _mm512_set1_pd(g));
-        const __m512d one = _mm512_set1_pd(1.0);
-        alignas(64) double scale[16];
-        alignas(64) float inv[16];
-        _mm512_store_pd(scale, s_lo);
-        _mm512_store_pd(scale + 8, s_hi);
-        _mm256_store_ps(inv, _mm512_cvtpd_ps(_mm512_div_pd(one, s_lo)));
-        _mm256_store_ps(inv + 8, _mm512_cvtpd_ps(_mm512_div_pd(one, s_hi)));
-        for (int i = 0; i < 16; ++i) {
-          const float* xe = xb + i * 16;
-          std::uint8_t* oe = out + i * 16 / (four ? 2 : 1);
-          if (scale[i] >= 0x1p-120 && scale[i] <= 0x1p120) {
-            divide16(enc, t, xe, _mm512_set1_ps(inv[i]), scale[i], four, oe);
-          } else {
-            alignas(64) std::uint32_t q[16];
-            for (int k = 0; k < 16; ++k) q[k] = exact_code(t, xe[k], scale[i]);
-            store16(_mm512_load_si512(q), four, oe);
-          }
-        }
-        continue;
-      }
       {
         alignas(64) std::uint32_t ab[16];
         _mm512_store_si512(ab, amax);

@@ -3,7 +3,8 @@
 // compiled for AVX-512, AVX2 and baseline x86-64 and picked at run time, so each
 // ISA vectorizes it; it is the reference's arithmetic, so the codes are bit-exact. Where the CPU
 // has AVX-512, 8-bit codes take the fp32 intrinsics bodies instead (kernels/quant_host_avx512.cpp:
-// nearest and stochastic, a group of 16 near a decision redone with this arithmetic).
+// nearest and stochastic, a group of 16 near a decision redone with this arithmetic; the fused
+// per-group pass there too).
 #include <algorithm>
 #include <cmath>
 #include <vector>
@@ -109,11 +110,30 @@ template <class Q>
   }
 }
 
+using v16f = float __attribute__((vector_size(64)));
+using v8f = float __attribute__((vector_size(32)));
+using v4f = float __attribute__((vector_size(16)));
+
+// The min and max of 16 lanes, folded in halves (4 steps deep, not a chain of 15: a group of 128
+// waits on it before its codes).
+[[gnu::always_inline]] inline void fold_minmax(v16f vl, v16f vh, float& l, float& h) {
+  v8f l8 = __builtin_shufflevector(vl, vl, 0, 1, 2, 3, 4, 5, 6, 7);
+  v8f h8 = __builtin_shufflevector(vh, vh, 0, 1, 2, 3, 4, 5, 6, 7);
+  const v8f l8b = __builtin_shufflevector(vl, vl, 8, 9, 10, 11, 12, 13, 14, 15);
+  const v8f h8b = __builtin_shufflevector(vh, vh, 8, 9, 10, 11, 12, 13, 14, 15);
+  l8 = l8b < l8 ? l8b : l8, h8 = h8 < h8b ? h8b : h8;
+  v4f l4 = __builtin_shufflevector(l8, l8, 0, 1, 2, 3),
+      h4 = __builtin_shufflevector(h8, h8, 0, 1, 2, 3);
+  const v4f l4b = __builtin_shufflevector(l8, l8, 4, 5, 6, 7);
+  const v4f h4b = __builtin_shufflevector(h8, h8, 4, 5, 6, 7);
+  l4 = l4b < l4 ? l4b : l4, h4 = h4 < h4b ? h4b : h4;
+  l = std::min({l, l4[0], l4[1], l4[2], l4[3]}), h = std::max({h, h4[0], h4[1], h4[2], h4[3]});
+}
+
 // Min and max of x[0, len): 16 lanes each (GCC vector extensions; `omp simd` min/max reductions
 // stay scalar here), then the lanes, then the tail.
 [[gnu::always_inline]] inline void minmax_run(const float* __restrict x, std::size_t len, float& lo,
                                               float& hi) {
-  using v16f = float __attribute__((vector_size(64)));
   float l = x[0], h = x[0];
   std::size_t i = 0;
   if (len >= 16) {
@@ -126,7 +146,7 @@ template <class Q>
       vl = v < vl ? v : vl;
       vh = vh < v ? v : vh;
     }
-    for (int k = 0; k < 16; ++k) l = std::min(l, vl[k]), h = std::max(h, vh[k]);
+    fold_minmax(vl, vh, l, h);
   }
   for (; i < len; ++i) l = std::min(l, x[i]), h = std::max(h, x[i]);
   lo = l, hi = h;
@@ -200,12 +220,7 @@ fused_groups_avx512(const float* x, std::size_t group, int bits, theory::QuantSc
                     bool stochastic, std::uint64_t seed, std::size_t g0, std::size_t g1, Q* q,
                     theory::IntQuant* params) {
   if (bits != 8) return fused_groups(x, group, bits, scheme, stochastic, seed, g0, g1, q, params);
-  for (std::size_t g = g0; g < g1; ++g) {
-    float lo, hi;
-    minmax_run(x + g * group, group, lo, hi);
-    params[g] = theory::int_quant_params(lo, hi, bits, scheme);
-    intrinsics_run(x, g * group, (g + 1) * group, params[g], stochastic, seed, q);
-  }
+  detail::quantize_groups_intrinsics(x, group, scheme, stochastic, seed, g0, g1, q, params);
 }
 template <class Q>
 [[gnu::target("avx2,fma")]] void fused_groups_avx2(const float* x, std::size_t group, int bits,

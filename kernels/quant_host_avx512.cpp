@@ -37,14 +37,39 @@ inline bool fp32_body_applies(const theory::IntQuant& p) {
          p.zero_point >= p.q_min && p.zero_point <= p.q_max;
 }
 
-// The reference's arithmetic for one value.
-template <class Q>
-Q exact_code(float x, const theory::IntQuant& p) {
-  const double v = static_cast<double>(x) / p.scale + static_cast<double>(p.zero_point);
-  const double r = std::clamp(static_cast<double>(std::llround(v)), static_cast<double>(p.q_min),
-                              static_cast<double>(p.q_max));
-  return static_cast<Q>(r);
+// The reference's arithmetic: v = x / s + z in double, and a rounding of it clamped to the codes.
+// Inlined into the AVX-512 bodies, so compiled for them: a call out to SSE code with the vector
+// registers' upper halves in use costs a state transition per value (4x the whole stochastic run).
+[[gnu::always_inline]] inline double exact_scaled(float x, const theory::IntQuant& p) {
+  return static_cast<double>(x) / p.scale + static_cast<double>(p.zero_point);
 }
+template <class Q>
+[[gnu::always_inline]] inline Q exact_clamped(double r, const theory::IntQuant& p) {
+  return static_cast<Q>(std::clamp(r, static_cast<double>(p.q_min), static_cast<double>(p.q_max)));
+}
+template <class Q>
+[[gnu::always_inline]] inline Q exact_code(float x, const theory::IntQuant& p) {
+  return exact_clamped<Q>(static_cast<double>(std::llround(exact_scaled(x, p))), p);
+}
+// The same, rounded stochastically with element i's draw.
+template <class Q>
+[[gnu::always_inline]] inline Q exact_stochastic_code(float x, const theory::IntQuant& p,
+                                                      std::uint64_t seed, std::uint64_t i) {
+  return exact_clamped<Q>(reference::round_stochastic(exact_scaled(x, p), seed, i), p);
+}
+
+// The fp32 bodies' v' = clamp(fma(x, fl(1/s), z), q_min, q_max), 16 lanes.
+struct Scaling {
+  __m512 inv, z, lo, hi;
+  [[gnu::target("avx512f"), gnu::always_inline]] explicit Scaling(const theory::IntQuant& p)
+      : inv(_mm512_set1_ps(static_cast<float>(1.0 / p.scale))),
+        z(_mm512_set1_ps(static_cast<float>(p.zero_point))),
+        lo(_mm512_set1_ps(static_cast<float>(p.q_min))),
+        hi(_mm512_set1_ps(static_cast<float>(p.q_max))) {}
+  [[gnu::target("avx512f"), gnu::always_inline]] __m512 operator()(const float* x) const {
+    return _mm512_min_ps(_mm512_max_ps(_mm512_fmadd_ps(_mm512_loadu_ps(x), inv, z), lo), hi);
+  }
+};
 
 template <class Q>
 [[gnu::target("avx512f,avx512bw,avx512vl,avx512dq"), gnu::always_inline]] inline void nearest(
@@ -52,14 +77,10 @@ template <class Q>
   std::size_t i = 0;
   // fl(1/s) normal, and |x / s| ≤ 256 where x lies within the range s was made from.
   if (fp32_body_applies(p)) {
-    const __m512 inv = _mm512_set1_ps(static_cast<float>(1.0 / p.scale));
-    const __m512 z = _mm512_set1_ps(static_cast<float>(p.zero_point));
-    const __m512 lo = _mm512_set1_ps(static_cast<float>(p.q_min));
-    const __m512 hi = _mm512_set1_ps(static_cast<float>(p.q_max));
+    const Scaling scaled(p);
     const __m512 half = _mm512_set1_ps(0.5f), margin = _mm512_set1_ps(0x1p-12f);
     for (; i + 16 <= len; i += 16) {
-      const __m512 v =
-          _mm512_min_ps(_mm512_max_ps(_mm512_fmadd_ps(_mm512_loadu_ps(x + i), inv, z), lo), hi);
+      const __m512 v = scaled(x + i);
       const __m512i code =
           _mm512_cvt_roundps_epi32(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
       const __m512 frac = _mm512_abs_ps(_mm512_sub_ps(v, _mm512_cvtepi32_ps(code)));  // exact
@@ -71,14 +92,6 @@ template <class Q>
     }
   }
   for (; i < len; ++i) q[i] = exact_code<Q>(x[i], p);
-}
-
-// The reference's arithmetic for one value, rounded stochastically with element i's draw.
-template <class Q>
-Q exact_stochastic_code(float x, const theory::IntQuant& p, std::uint64_t seed, std::uint64_t i) {
-  const double v = static_cast<double>(x) / p.scale + static_cast<double>(p.zero_point);
-  return static_cast<Q>(std::clamp(reference::round_stochastic(v, seed, i),
-                                   static_cast<double>(p.q_min), static_cast<double>(p.q_max)));
 }
 
 // splitmix64 of 8 lanes (reference/random.h; the lanes already hold x + 0x9E3779B97F4A7C15) up to
@@ -97,10 +110,7 @@ template <class Q>
     std::uint64_t first, Q* q) {
   std::size_t i = 0;
   if (fp32_body_applies(p)) {
-    const __m512 inv = _mm512_set1_ps(static_cast<float>(1.0 / p.scale));
-    const __m512 z = _mm512_set1_ps(static_cast<float>(p.zero_point));
-    const __m512 lo = _mm512_set1_ps(static_cast<float>(p.q_min));
-    const __m512 hi = _mm512_set1_ps(static_cast<float>(p.q_max));
+    const Scaling scaled(p);
     const __m512 one = _mm512_set1_ps(1.0f), margin = _mm512_set1_ps(0x1p-12f);
     const __m512 far = _mm512_set1_ps(1.0f - 0x1p-11f), to_unit = _mm512_set1_ps(0x1p-24f);
     // The splitmix64 inputs of elements first + i + 0..15: seed·G + (first + i) + G.
@@ -117,8 +127,7 @@ template <class Q>
                                     splitmix64_high(_mm512_add_epi64(idx, eight))),
           8);  // bits 40–63 of each draw
       const __m512 u = _mm512_mul_ps(_mm512_cvtepi32_ps(bits), to_unit);  // exact
-      const __m512 v =
-          _mm512_min_ps(_mm512_max_ps(_mm512_fmadd_ps(_mm512_loadu_ps(x + i), inv, z), lo), hi);
+      const __m512 v = scaled(x + i);
       const __m512 f = _mm512_roundscale_ps(v, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
       // Exact, except for v' in (−2^-24, 0), where it rounds to 1 (an error under 2^-24, within
       // the margins below).
@@ -138,6 +147,52 @@ template <class Q>
     }
   }
   for (; i < len; ++i) q[i] = exact_stochastic_code<Q>(x[i], p, seed, first + i);
+}
+
+// Min and max of x[0, len), len ≥ 1: 16 lanes, folded in halves (a group's codes wait on it),
+// then the tail.
+[[gnu::target("avx512f"), gnu::always_inline]] inline void minmax(const float* x, std::size_t len,
+                                                                  float& lo, float& hi) {
+  float l = x[0], h = x[0];
+  std::size_t i = 0;
+  if (len >= 16) {
+    __m512 vl = _mm512_loadu_ps(x), vh = vl;
+    for (i = 16; i + 16 <= len; i += 16) {
+      const __m512 v = _mm512_loadu_ps(x + i);
+      vl = _mm512_min_ps(vl, v), vh = _mm512_max_ps(vh, v);
+    }
+    l = _mm512_reduce_min_ps(vl), h = _mm512_reduce_max_ps(vh);
+  }
+  for (; i < len; ++i) l = std::min(l, x[i]), h = std::max(h, x[i]);
+  lo = l, hi = h;
+}
+
+// A group's parameters, from its range.
+[[gnu::target("avx512f"), gnu::always_inline]] inline theory::IntQuant range_params(
+    const float* x, std::size_t group, theory::QuantScheme scheme) {
+  float lo, hi;
+  minmax(x, group, lo, hi);
+  return theory::int_quant_params(lo, hi, 8, scheme);
+}
+
+// Groups [g0, g1), fused: each group's range, its parameters, its codes while it is in cache.
+// Group g + 1's parameters are taken before group g's codes: a chain of about 130 cycles (loads,
+// min/max, their fold, a divide), which then overlaps the codes instead of waiting for them.
+template <class Q>
+[[gnu::target("avx512f,avx512bw,avx512vl,avx512dq"), gnu::always_inline]] inline void groups(
+    const float* x, std::size_t group, theory::QuantScheme scheme, bool stochastic_rounding,
+    std::uint64_t seed, std::size_t g0, std::size_t g1, Q* q, theory::IntQuant* params) {
+  if (g0 >= g1) return;
+  theory::IntQuant next = range_params(x + g0 * group, group, scheme);
+  for (std::size_t g = g0; g < g1; ++g) {
+    const std::size_t first = g * group;
+    params[g] = next;
+    if (g + 1 < g1) next = range_params(x + first + group, group, scheme);
+    if (stochastic_rounding)
+      stochastic(x + first, group, params[g], seed, first, q + first);
+    else
+      nearest(x + first, group, params[g], q + first);
+  }
 }
 
 }  // namespace
@@ -160,6 +215,17 @@ template <class Q>
 [[gnu::target("avx512f,avx512bw,avx512vl,avx512dq")]] void quantize_nearest_intrinsics(
     const float* x, std::size_t len, const theory::IntQuant& p, std::uint8_t* q) {
   nearest(x, len, p, q);
+}
+
+[[gnu::target("avx512f,avx512bw,avx512vl,avx512dq")]] void quantize_groups_intrinsics(
+    const float* x, std::size_t group, theory::QuantScheme scheme, bool stochastic,
+    std::uint64_t seed, std::size_t g0, std::size_t g1, std::int8_t* q, theory::IntQuant* params) {
+  groups(x, group, scheme, stochastic, seed, g0, g1, q, params);
+}
+[[gnu::target("avx512f,avx512bw,avx512vl,avx512dq")]] void quantize_groups_intrinsics(
+    const float* x, std::size_t group, theory::QuantScheme scheme, bool stochastic,
+    std::uint64_t seed, std::size_t g0, std::size_t g1, std::uint8_t* q, theory::IntQuant* params) {
+  groups(x, group, scheme, stochastic, seed, g0, g1, q, params);
 }
 
 }  // namespace bb::kernels::detail

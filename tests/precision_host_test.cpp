@@ -82,13 +82,14 @@ struct QuantShape {
   std::size_t n, group;
 };
 // Per tensor, per element, odd groups, and groups past 64 Ki elements: halved into chunks
-// (3·2^16 → 4 chunks of 49152; 2^17 → 2 of 2^16) or not (65537, odd).
+// (3·2^16 → 4 chunks of 49152; 2^17 → 2 of 2^16) or not (65537, odd); 40 groups of 128, the
+// suite's, several to a thread (the fused pass takes each next group's range ahead).
 constexpr QuantShape kQuantShapes[] = {
-    {1, 1},        {2, 1},       {2, 2},           {3, 3},
-    {7, 7},        {63, 7},      {63, 9},          {64, 64},
-    {64, 16},      {65, 5},      {65, 13},         {1000, 8},
-    {1001, 7},     {1031, 1031}, {196608, 196608}, {2 * 131072, 131072},
-    {65537, 65537}};
+    {1, 1},         {2, 1},         {2, 2},           {3, 3},
+    {7, 7},         {63, 7},        {63, 9},          {64, 64},
+    {64, 16},       {65, 5},        {65, 13},         {1000, 8},
+    {1001, 7},      {1031, 1031},   {196608, 196608}, {2 * 131072, 131072},
+    {65537, 65537}, {40 * 128, 128}};
 
 template <class Q>
 void expect_quant_matches(const QuantShape& s, std::size_t offset, int threads,
@@ -271,9 +272,10 @@ TEST(BlockQuantHostKernel, BitExactAtSmallSizesOffsetsAndThreads) {
   for (int threads : host_test::kThreadCounts) {
     const host_test::OmpThreads scope(threads);
     for (const kernels::BlockQuantSpec& spec : testdata::all_block_specs()) {
-      // One to a few blocks (fp8 per tensor: ranges of 32, a partial last one), and ~1000.
+      // One to a few blocks (fp8 per tensor: ranges of 32, a partial last one), and 70: NVFP4
+      // takes 16 blocks' scales ahead of the previous 16's codes, both ways round at 2 threads.
       const std::size_t unit = spec.block() ? spec.block() : 4;
-      for (std::size_t blocks : {1, 2, 3, 7, 9, 31, 33})
+      for (std::size_t blocks : {1, 2, 3, 7, 9, 31, 33, 70})
         for (std::size_t offset : host_test::kOffsets) {
           const std::size_t n = blocks * unit;
           std::vector<float> data = suites::block_quant_data(n);
