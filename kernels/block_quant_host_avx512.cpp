@@ -59,15 +59,14 @@ encode16(const Enc& t, __m512 q, __mmask16* near_tie) {
   const __m512 sum = _mm512_add_ps(_mm512_castsi512_ps(a), _mm512_castsi512_ps(magic));
   const __m512i r = _mm512_sub_epi32(_mm512_castps_si512(sum), magic);
   if constexpr (kTies) {
-    // q − rounded (exact), against half a step 2^(qe−1): |(|rem| − half)| ≤ half·2^-16.
+    // q − rounded (exact; |rem| ≤ half a step, 2^(qe−1)) within half·2^-16 of ±half:
+    // |rem| ≥ half·(1 − 2^-16), a product exact in fp32.
     const __m512 rem =
         _mm512_sub_ps(_mm512_castsi512_ps(a), _mm512_sub_ps(sum, _mm512_castsi512_ps(magic)));
     const __m512i half_field = _mm512_sub_epi32(em, _mm512_add_epi32(t.m, _mm512_set1_epi32(1)));
     const __m512 half = _mm512_castsi512_ps(_mm512_slli_epi32(half_field, 23));
-    const __m512 tol = _mm512_castsi512_ps(
-        _mm512_slli_epi32(_mm512_sub_epi32(half_field, _mm512_set1_epi32(16)), 23));
-    const __m512 dist = _mm512_abs_ps(_mm512_sub_ps(_mm512_abs_ps(rem), half));
-    *near_tie = _mm512_cmp_ps_mask(dist, tol, _CMP_LE_OQ);
+    *near_tie = _mm512_cmp_ps_mask(
+        _mm512_abs_ps(rem), _mm512_mul_ps(half, _mm512_set1_ps(1.0f - 0x1p-16f)), _CMP_GE_OQ);
   }
   __m512i code = _mm512_add_epi32(_mm512_sllv_epi32(em, t.m), _mm512_add_epi32(r, t.code_add));
   code = _mm512_min_epu32(code, t.max_code);
