@@ -6,8 +6,14 @@
 //   2. Otherwise (per tensor, per channel past 4096, odd groups): the range in chunks of ≤ 64 Ki
 //      values (then their groups), and a quantize pass, 16-byte loads four deep when the group is a
 //      multiple of 4, scalar otherwise: x read twice.
-// x / s is never an fp64 divide per value: q = x·(1/s) corrected twice with fused multiply-adds
-// (Markstein), which is x / s correctly rounded, so the codes are the reference's bit for bit.
+// Round to nearest decides in fp32 (kernels/quant_host_avx512.cpp's argument): v' = fma(x, fl(1/s),
+// z), clamped, is within 2^-14 of x / s + z for |v| ≤ 256 (fl(1/s) from the fp32 reciprocal of
+// fl(s): two roundings), so rint(v') is the reference's code wherever v' lies farther than 2^-12
+// from a half-integer; a value that close, and every stochastic rounding, takes the fp64 path.
+// There x / s is never an fp64 divide per value: q = x·(1/s) corrected twice with fused
+// multiply-adds (Markstein), which is x / s correctly rounded, so the codes are the reference's
+// bit for bit. (fp64 runs at 1/64 of fp32's rate on consumer parts: 9 fp64 operations per value
+// made the quantize pass compute-bound there.)
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
@@ -43,14 +49,28 @@ __device__ theory::IntQuant int_quant_params_device(double min, double max, bool
   return p;
 }
 
-// A group's parameters as the quantize step uses them: 1/s (rounded once) beside s.
+// A group's parameters as the quantize step uses them: s and, for the fp64 path of stochastic
+// rounding, 1/s (rounded once; `with_inverse`); for the fp32 path fl(1/fl(s)), z and the clamp
+// bounds, where that path's bound holds (`fast`: fl(s) normal, at most 256 codes, z among them).
 struct Step {
   double scale, inv_scale, zero_point, q_min, q_max;
+  float inv32, z32, lo32, hi32;
+  bool fast;
 };
 
-__device__ Step step_of(const theory::IntQuant& p) {
-  return {p.scale, 1.0 / p.scale, static_cast<double>(p.zero_point), static_cast<double>(p.q_min),
-          static_cast<double>(p.q_max)};
+__device__ Step step_of(const theory::IntQuant& p, bool with_inverse) {
+  const bool fast = p.scale >= 0x1p-120 && p.scale <= 0x1p120 && p.q_max - p.q_min <= 255 &&
+                    p.zero_point >= p.q_min && p.zero_point <= p.q_max;
+  return {p.scale,
+          with_inverse ? 1.0 / p.scale : 0.0,
+          static_cast<double>(p.zero_point),
+          static_cast<double>(p.q_min),
+          static_cast<double>(p.q_max),
+          fast ? __frcp_rn(__double2float_rn(p.scale)) : 0.0f,
+          static_cast<float>(p.zero_point),
+          static_cast<float>(p.q_min),
+          static_cast<float>(p.q_max),
+          fast};
 }
 
 // x / s correctly rounded without a divide: q0 = x·y (y = RN(1/s)) is within 1.5 ulp; one
@@ -67,7 +87,13 @@ __device__ double quotient(double x, double s, double y) {
 // stochastically with the reference's stream), clamped.
 __device__ int code_of(float x, const Step& p, bool stochastic, std::uint64_t seed,
                        std::uint64_t i) {
-  const double v = __dadd_rn(quotient(x, p.scale, p.inv_scale), p.zero_point);
+  if (!stochastic && p.fast) {
+    const float v = fminf(fmaxf(__fmaf_rn(x, p.inv32, p.z32), p.lo32), p.hi32);
+    const float r = rintf(v);
+    if (fabsf(fabsf(v - r) - 0.5f) > 0x1p-12f) return static_cast<int>(r);
+  }
+  const double inv = stochastic ? p.inv_scale : 1.0 / p.scale;  // nearest: a value in ~2^11
+  const double v = __dadd_rn(quotient(x, p.scale, inv), p.zero_point);
   const double r = stochastic ? reference::round_stochastic(v, seed, i) : round(v);
   return static_cast<int>(fmin(fmax(r, p.q_min), p.q_max));
 }
@@ -124,7 +150,7 @@ __global__ void __launch_bounds__(kThreads)
         lo = fminf(lo, s_lo[first + c]), hi = fmaxf(hi, s_hi[first + c]);
       const theory::IntQuant p = int_quant_params_device(lo, hi, symmetric);
       params[base / group + threadIdx.x] = p;
-      s_step[threadIdx.x] = step_of(p);
+      s_step[threadIdx.x] = step_of(p, stochastic);
     }
     __syncthreads();
     auto* q4 = reinterpret_cast<uchar4*>(q + base);
@@ -139,13 +165,9 @@ __global__ void __launch_bounds__(kThreads)
   }
 }
 
-// 2. The range, then the parameters.
-__global__ void chunk_minmax(const float* x, std::size_t chunk, float* lo, float* hi) {
+// 2. The range, then the parameters. A block's threads' ranges into the chunk's.
+__device__ void store_block_range(float l, float h, float* lo, float* hi) {
   __shared__ float s_lo[kThreads], s_hi[kThreads];
-  const float* p = x + blockIdx.x * chunk;
-  float l = INFINITY, h = -INFINITY;
-  for (std::size_t i = threadIdx.x; i < chunk; i += blockDim.x)
-    l = fminf(l, p[i]), h = fmaxf(h, p[i]);
   s_lo[threadIdx.x] = l, s_hi[threadIdx.x] = h;
   __syncthreads();
   for (int s = blockDim.x / 2; s > 0; s /= 2) {
@@ -156,6 +178,38 @@ __global__ void chunk_minmax(const float* x, std::size_t chunk, float* lo, float
     __syncthreads();
   }
   if (threadIdx.x == 0) lo[blockIdx.x] = s_lo[0], hi[blockIdx.x] = s_hi[0];
+}
+
+__global__ void __launch_bounds__(kThreads)
+    chunk_minmax(const float* x, std::size_t chunk, float* lo, float* hi) {
+  const float* p = x + blockIdx.x * chunk;
+  float l = INFINITY, h = -INFINITY;
+  for (std::size_t i = threadIdx.x; i < chunk; i += blockDim.x)
+    l = fminf(l, p[i]), h = fmaxf(h, p[i]);
+  store_block_range(l, h, lo, hi);
+}
+
+// Over float4s (the chunk a multiple of 4, x 16-byte aligned), four loads in flight per thread:
+// one scalar load per thread left the range pass latency-bound (a simulated RTX 3070 read 8 MB
+// at 62 GB/s, its chunks only 32 blocks).
+__global__ void __launch_bounds__(kThreads)
+    chunk_minmax4(const float4* x, std::size_t chunk4, float* lo, float* hi) {
+  const float4* p = x + blockIdx.x * chunk4;
+  float l = INFINITY, h = -INFINITY;
+  for (std::size_t i0 = threadIdx.x; i0 < chunk4; i0 += kLoadsPerThread * kThreads) {
+    float4 v[kLoadsPerThread];
+#pragma unroll
+    for (int k = 0; k < kLoadsPerThread; ++k) {
+      const std::size_t i = i0 + static_cast<std::size_t>(k) * kThreads;
+      v[k] = p[i < chunk4 ? i : i0];  // past the chunk: a value already counted
+    }
+#pragma unroll
+    for (int k = 0; k < kLoadsPerThread; ++k) {
+      l = fminf(l, fminf(fminf(v[k].x, v[k].y), fminf(v[k].z, v[k].w)));
+      h = fmaxf(h, fmaxf(fmaxf(v[k].x, v[k].y), fmaxf(v[k].z, v[k].w)));
+    }
+  }
+  store_block_range(l, h, lo, hi);
 }
 
 __global__ void group_params(const float* lo, const float* hi, std::size_t groups,
@@ -184,7 +238,8 @@ __global__ void __launch_bounds__(kThreads)
 #pragma unroll
     for (int k = 0; k < kLoadsPerThread; ++k) {
       const std::size_t i = i0 + k * stride;
-      if (i < n4) q4[i] = pack4(v[k], step_of(params[i / group4]), stochastic, seed, 4 * i);
+      if (i < n4)
+        q4[i] = pack4(v[k], step_of(params[i / group4], stochastic), stochastic, seed, 4 * i);
     }
   }
 }
@@ -195,7 +250,8 @@ __global__ void quantize1(const float* x, std::size_t n, std::size_t group,
                           Q* q) {
   for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i < n;
        i += std::size_t{gridDim.x} * blockDim.x)
-    q[i] = static_cast<Q>(code_of(x[i], step_of(params[i / group]), stochastic, seed, i));
+    q[i] =
+        static_cast<Q>(code_of(x[i], step_of(params[i / group], stochastic), stochastic, seed, i));
 }
 
 template <class Q>
@@ -243,9 +299,15 @@ void quantize_cuda(const float* x, std::size_t n, std::size_t group, bool symmet
   const std::size_t chunk = quant_chunk_elements(group), chunks = n / chunk;
   if (chunks > 0x7FFFFFFFu)
     throw std::invalid_argument("quantize_cuda: more than 2^31 chunks of the range");
-  chunk_minmax<<<static_cast<unsigned>(chunks), kThreads, 0, stream>>>(x, chunk, chunk_lo,
-                                                                       chunk_hi);
-  check_launch("chunk_minmax");
+  if (chunk % 4 == 0 && aligned16(x)) {
+    chunk_minmax4<<<static_cast<unsigned>(chunks), kThreads, 0, stream>>>(
+        reinterpret_cast<const float4*>(x), chunk / 4, chunk_lo, chunk_hi);
+    check_launch("chunk_minmax4");
+  } else {
+    chunk_minmax<<<static_cast<unsigned>(chunks), kThreads, 0, stream>>>(x, chunk, chunk_lo,
+                                                                         chunk_hi);
+    check_launch("chunk_minmax");
+  }
   const std::size_t groups = n / group;
   group_params<<<static_cast<unsigned>((groups + kThreads - 1) / kThreads), kThreads, 0, stream>>>(
       chunk_lo, chunk_hi, groups, group / chunk, symmetric, params);

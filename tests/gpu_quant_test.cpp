@@ -101,6 +101,20 @@ TEST_F(GpuQuant, HalfwayQuotientsRoundAsTheReference) {
   expect_matches<std::int8_t>(x, x.size(), true, false);
 }
 
+// Ties at s = 1 (amax 127: x / s is x exactly) round away from zero, as std::llround; the fp32
+// path's rint would round them to even (2.5 → 2, 62.5 → 62), so each must reach the fp64 path,
+// and the values beside them must not. Per tensor (the range pass over float4s, quantize4) and
+// groups of 128 (fused).
+TEST_F(GpuQuant, TiesAtUnitScaleRoundAwayFromZero) {
+  const float values[16] = {0.5f,  -0.5f,  1.5f,        -1.5f,       2.5f,  -2.5f,
+                            62.5f, -62.5f, 126.5f,      -126.5f,     3.25f, -3.75f,
+                            64.5f, 0.0f,   0.49999997f, -0.49999997f};
+  std::vector<float> x(1024);
+  for (std::size_t i = 0; i < x.size(); ++i) x[i] = i % 128 == 5 ? 127.0f : values[i % 16];
+  expect_matches<std::int8_t>(x, 128, true, false);
+  expect_matches<std::int8_t>(x, x.size(), true, false);
+}
+
 TEST(GpuQuantArguments, AGroupThatDoesNotDivideIsRefused) {
   EXPECT_THROW(kernels::quantize_cuda<std::int8_t>(nullptr, 1000, 128, true, false, 0, nullptr,
                                                    nullptr, nullptr, nullptr, nullptr),
