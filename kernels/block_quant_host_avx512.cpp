@@ -178,6 +178,14 @@ inline std::uint8_t exact_code(const SmallTarget& t, float x, double scale) {
       encode_small(t, fp32_round_to_odd_bits(static_cast<double>(x) / scale)));
 }
 
+// 16 elements x / scale by the division, to memory.
+[[gnu::target("avx512f,avx512bw,avx512vl,avx512dq,avx512cd"), gnu::always_inline]] inline void
+exact16(const SmallTarget& t, const float* x, double scale, bool four, std::uint8_t* out) {
+  alignas(64) std::uint32_t c[16];
+  for (int i = 0; i < 16; ++i) c[i] = exact_code(t, x[i], scale);
+  store16(_mm512_load_si512(c), four, out);
+}
+
 // 16 elements x·inv, or x / scale where a lane comes near a tie.
 [[gnu::target("avx512f,avx512bw,avx512vl,avx512dq,avx512cd"), gnu::always_inline]] inline void
 divide16(const Enc& enc, const SmallTarget& t, const float* x, __m512 inv, double scale, bool four,
@@ -185,10 +193,7 @@ divide16(const Enc& enc, const SmallTarget& t, const float* x, __m512 inv, doubl
   __mmask16 near_tie;
   const __m512i code = encode16<true>(enc, _mm512_mul_ps(_mm512_loadu_ps(x), inv), &near_tie);
   if (near_tie == 0) return store16(code, four, out);
-  alignas(64) std::uint32_t c[16];
-  _mm512_store_si512(c, code);
-  for (int i = 0; i < 16; ++i) c[i] = exact_code(t, x[i], scale);
-  store16(_mm512_load_si512(c), four, out);
+  exact16(t, x, scale, four, out);
 }
 
 // S as an fp32 whose reciprocal is normal too, or false.
@@ -275,9 +280,7 @@ nvfp4_batch(const float* xb, const Enc& e4m3_enc, double g, float inv6g, std::ui
           divide16(enc, t, xb + i * 16, _mm512_set1_ps(cur.inv[i]), cur.scale[i], true,
                    out + i * 8);
         } else {
-          alignas(64) std::uint32_t q[16];
-          for (int k2 = 0; k2 < 16; ++k2) q[k2] = exact_code(t, xb[i * 16 + k2], cur.scale[i]);
-          store16(_mm512_load_si512(q), true, out + i * 8);
+          exact16(t, xb + i * 16, cur.scale[i], true, out + i * 8);
         }
       }
     }
@@ -313,9 +316,7 @@ nvfp4_batch(const float* xb, const Enc& e4m3_enc, double g, float inv6g, std::ui
         if (fp32_reciprocal(scale, &inv32)) {
           divide16(enc, t, xe, _mm512_set1_ps(inv32), scale, four, oe);
         } else {
-          alignas(64) std::uint32_t c[16];
-          for (int k = 0; k < 16; ++k) c[k] = exact_code(t, xe[k], scale);
-          store16(_mm512_load_si512(c), four, oe);
+          exact16(t, xe, scale, four, oe);
         }
       }
       continue;
