@@ -1,11 +1,15 @@
 // Integer quantization on the GPU, the same arithmetic as quant_host.cpp and reference/quant.h.
 //   1. Fused (groups of 128 · 2^k up to 4096, 16-byte aligned): one pass. A block of 256 threads
-//      takes a tile of 4096 values, four 16-byte loads per thread issued before any use; each warp
-//      reduces its 128 values per load, one thread per group turns the warps' ranges into the
-//      group's parameters (theory/quant.h), and the codes leave from the registers: x read once.
-//   2. Otherwise (per tensor, per channel past 4096, odd groups): the range in chunks of ≤ 64 Ki
-//      values (then their groups), and a quantize pass, 16-byte loads four deep when the group is a
-//      multiple of 4, scalar otherwise: x read twice.
+//      takes tiles of 4096 values, four 16-byte loads per thread, the next tile's loads issued
+//      before this one's work; each warp reduces its 128 values per load, one thread per group
+//      turns the warps' ranges into the group's parameters (theory/quant.h), and the codes leave
+//      from the registers: x read once.
+//   2. Otherwise (per tensor, per channel past 4096, odd groups): the range in chunks of ≤ 16 Ki
+//      values, the groups' parameters (per tensor: in each block of the next pass, no launch of
+//      their own), and a quantize pass, 16-byte loads four deep when the group is a multiple of 4,
+//      scalar otherwise: x read twice.
+// The parameters need no fp64 divide (int_quant_params_device): the scale is Markstein's quotient
+// by the constant 127 or 255, the zero point rounded in fp32 unless near a tie.
 // Round to nearest decides in fp32 (kernels/quant_host_avx512.cpp's argument): v' = fma(x, fl(1/s),
 // z), clamped, is within 2^-14 of x / s + z for |v| ≤ 256 (fl(1/s) from the fp32 reciprocal of
 // fl(s): two roundings), so rint(v') is the reference's code wherever v' lies farther than 2^-12
@@ -33,19 +37,50 @@ constexpr int kLoadsPerThread = 4;  // float4 loads in flight
 constexpr std::size_t kTile = std::size_t{kThreads} * 4 * kLoadsPerThread;  // 4096 values
 constexpr unsigned kFullMask = 0xFFFFFFFFu;
 
-// theory::int_quant_params, on the device (theory/ has no CUDA); the GPU test compares the two.
-__device__ theory::IntQuant int_quant_params_device(double min, double max, bool symmetric) {
+// x / s correctly rounded without a divide: q0 = x·y (y = RN(1/s)) is within 1.5 ulp; one
+// correction q + (x − s·q)·y (the residual exact in an FMA) makes it faithful, and a second is
+// RN(x / s) (Markstein's theorem: y within half an ulp of 1/s, q faithful). |x/s| ≤ 255 and s is
+// far from the double range's ends, so nothing under- or overflows.
+__device__ double quotient(double x, double s, double y) {
+  double q = __dmul_rn(x, y);
+  q = fma(fma(-q, s, x), y, q);
+  return fma(fma(-q, s, x), y, q);
+}
+
+// llround(a / s) for 0 ≤ a / s ≤ 255 (a a float's value): fp32 decides where its quotient lies
+// farther than 2^-12 from a half-integer (fl(a)·fl(1/fl(s)) errs by ≤ 4·2^-24 relative, under
+// 2^-14 at 255), the reference's fp64 divide decides the rest (ties included).
+__device__ std::int64_t rounded_quotient(double a, double s) {
+  if (s >= 0x1p-120 && s <= 0x1p120) {
+    const float v = __fmul_rn(static_cast<float>(a), __frcp_rn(__double2float_rn(s)));
+    const float r = rintf(v);
+    if (fabsf(fabsf(v - r) - 0.5f) > 0x1p-12f) return static_cast<std::int64_t>(r);
+  }
+  return llround(a / s);
+}
+
+// a / b for the constant b = 127 or 255 (y = RN(1/b), folded at compile time): Markstein's
+// quotient (5 fp64 operations) where a is finite, the divide otherwise (inf / b stays inf).
+__device__ double divided_by(double a, double b, double y) {
+  return isfinite(a) ? quotient(a, b, y) : a / b;
+}
+
+// theory::int_quant_params, on the device (theory/ has no CUDA), for a float range: its scale
+// without an fp64 divide and its zero point in fp32 where that is provably the same (fp64 runs at
+// 1/64 of fp32's rate on consumer parts; the group's parameters stand between its range and its
+// codes). The GPU test compares the two over many ranges, near-ties of the zero point included.
+__device__ theory::IntQuant int_quant_params_device(float min, float max, bool symmetric) {
   theory::IntQuant p;
   if (symmetric) {
     p.q_max = 127, p.q_min = -127, p.zero_point = 0;
-    const double amax = fmax(fabs(min), fabs(max));
-    p.scale = amax > 0 ? amax / 127.0 : 1.0;
+    const double amax = fmax(fabs(double{min}), fabs(double{max}));
+    p.scale = amax > 0 ? divided_by(amax, 127.0, 1.0 / 127.0) : 1.0;
     return p;
   }
   p.q_min = 0, p.q_max = 255;
-  const double lo = fmin(min, 0.0), hi = fmax(max, 0.0);
-  p.scale = hi > lo ? (hi - lo) / 255.0 : 1.0;
-  p.zero_point = llround(-lo / p.scale);
+  const double lo = fmin(double{min}, 0.0), hi = fmax(double{max}, 0.0);
+  p.scale = hi > lo ? divided_by(hi - lo, 255.0, 1.0 / 255.0) : 1.0;
+  p.zero_point = rounded_quotient(-lo, p.scale);
   return p;
 }
 
@@ -71,16 +106,6 @@ __device__ Step step_of(const theory::IntQuant& p, bool with_inverse) {
           static_cast<float>(p.q_min),
           static_cast<float>(p.q_max),
           fast};
-}
-
-// x / s correctly rounded without a divide: q0 = x·y (y = RN(1/s)) is within 1.5 ulp; one
-// correction q + (x − s·q)·y (the residual exact in an FMA) makes it faithful, and a second is
-// RN(x / s) (Markstein's theorem: y within half an ulp of 1/s, q faithful). |x/s| ≤ 255 and s is
-// far from the double range's ends, so nothing under- or overflows.
-__device__ double quotient(double x, double s, double y) {
-  double q = __dmul_rn(x, y);
-  q = fma(fma(-q, s, x), y, q);
-  return fma(fma(-q, s, x), y, q);
 }
 
 // The code of value x, element i: x / s + z, rounded (ties away from zero, as std::llround, or
@@ -122,14 +147,23 @@ __global__ void __launch_bounds__(kThreads)
   __shared__ Step s_step[kParts];  // ≤ 32 groups per tile
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
   const int parts_per_group = static_cast<int>(group / 128);
-  for (std::size_t base = blockIdx.x * kTile; base < n; base += std::size_t{gridDim.x} * kTile) {
-    const std::size_t base4 = base / 4, rest4 = (n - base) / 4;
-    float4 v[kLoadsPerThread];
+  const std::size_t tile_stride = std::size_t{gridDim.x} * kTile;
+  // Tile `base`'s float4s into w (none past n).
+  const auto load_tile = [&](std::size_t base, float4* w) {
+    const std::size_t base4 = base / 4, rest4 = base < n ? (n - base) / 4 : 0;
 #pragma unroll
     for (int k = 0; k < kLoadsPerThread; ++k) {
       const std::size_t j = static_cast<std::size_t>(k) * kThreads + threadIdx.x;
-      v[k] = j < rest4 ? x[base4 + j] : make_float4(0, 0, 0, 0);
+      w[k] = j < rest4 ? x[base4 + j] : make_float4(0, 0, 0, 0);
     }
+  };
+  float4 v[kLoadsPerThread];
+  load_tile(blockIdx.x * kTile, v);
+  for (std::size_t base = blockIdx.x * kTile; base < n; base += tile_stride) {
+    // The next tile's loads leave before this one's ranges, parameters and codes are worked out.
+    float4 next[kLoadsPerThread];
+    load_tile(base + tile_stride, next);
+    const std::size_t rest4 = (n - base) / 4;
 #pragma unroll
     for (int k = 0; k < kLoadsPerThread; ++k) {
       float lo = fminf(fminf(v[k].x, v[k].y), fminf(v[k].z, v[k].w));
@@ -161,6 +195,8 @@ __global__ void __launch_bounds__(kThreads)
       const Step p = s_step[(k * kWarps + warp) / parts_per_group];
       q4[j] = pack4(v[k], p, stochastic, seed, base + 4 * j);
     }
+#pragma unroll
+    for (int k = 0; k < kLoadsPerThread; ++k) v[k] = next[k];
     __syncthreads();  // s_lo/s_hi/s_step are rewritten by the next tile
   }
 }
@@ -222,24 +258,58 @@ __global__ void group_params(const float* lo, const float* hi, std::size_t group
   params[g] = int_quant_params_device(l, h, symmetric);
 }
 
+// The tensor's one group (per tensor): its parameters from the chunks' ranges, by warp 0 of every
+// block (block 0 stores them), so they need no launch of their own between the two passes.
+__device__ Step tensor_step(const float* chunk_lo, const float* chunk_hi, std::size_t chunks,
+                            bool symmetric, bool stochastic, theory::IntQuant* params) {
+  __shared__ Step step;
+  if (threadIdx.x < 32) {
+    float lo = INFINITY, hi = -INFINITY;
+    for (std::size_t c = threadIdx.x; c < chunks; c += 32)
+      lo = fminf(lo, chunk_lo[c]), hi = fmaxf(hi, chunk_hi[c]);
+    for (int o = 16; o > 0; o /= 2) {
+      lo = fminf(lo, __shfl_xor_sync(kFullMask, lo, o));
+      hi = fmaxf(hi, __shfl_xor_sync(kFullMask, hi, o));
+    }
+    if (threadIdx.x == 0) {
+      const theory::IntQuant p = int_quant_params_device(lo, hi, symmetric);
+      if (blockIdx.x == 0) *params = p;
+      step = step_of(p, stochastic);
+    }
+  }
+  __syncthreads();
+  return step;
+}
+
 // The quantize pass over float4s (the group a multiple of 4): four loads in flight per thread.
+// kOneGroup (per tensor): the parameters from the chunks' ranges (tensor_step) while the first
+// loads are in flight; otherwise each group's from `params`.
+template <bool kOneGroup>
 __global__ void __launch_bounds__(kThreads)
-    quantize4(const float4* x, std::size_t n4, std::size_t group4, const theory::IntQuant* params,
+    quantize4(const float4* x, std::size_t n4, std::size_t group4, const float* chunk_lo,
+              const float* chunk_hi, std::size_t chunks, bool symmetric, theory::IntQuant* params,
               bool stochastic, std::uint64_t seed, uchar4* q4) {
   const std::size_t stride = std::size_t{gridDim.x} * kThreads;
-  for (std::size_t i0 = blockIdx.x * std::size_t{kThreads} + threadIdx.x; i0 < n4;
-       i0 += kLoadsPerThread * stride) {
-    float4 v[kLoadsPerThread];
+  std::size_t i0 = blockIdx.x * std::size_t{kThreads} + threadIdx.x;
+  float4 v[kLoadsPerThread];
+  const auto load = [&] {
 #pragma unroll
     for (int k = 0; k < kLoadsPerThread; ++k) {
       const std::size_t i = i0 + k * stride;
       if (i < n4) v[k] = x[i];
     }
+  };
+  load();
+  Step one{};
+  if constexpr (kOneGroup)
+    one = tensor_step(chunk_lo, chunk_hi, chunks, symmetric, stochastic, params);
+  for (; i0 < n4; i0 += kLoadsPerThread * stride, load()) {
 #pragma unroll
     for (int k = 0; k < kLoadsPerThread; ++k) {
       const std::size_t i = i0 + k * stride;
       if (i < n4)
-        q4[i] = pack4(v[k], step_of(params[i / group4], stochastic), stochastic, seed, 4 * i);
+        q4[i] = pack4(v[k], kOneGroup ? one : step_of(params[i / group4], stochastic), stochastic,
+                      seed, 4 * i);
     }
   }
 }
@@ -291,7 +361,8 @@ void quantize_cuda(const float* x, std::size_t n, std::size_t group, bool symmet
     throw std::invalid_argument("quantize_cuda: the group size must divide n");
   if (n == 0) return;
   if (quant_cuda_fused(group) && aligned16(x) && aligned16(q)) {
-    fused_quantize<Q><<<grid_for((n + kTile - 1) / kTile), kThreads, 0, stream>>>(
+    // Four blocks an SM: each takes several tiles, the next one's loads in flight (fused_quantize).
+    fused_quantize<Q><<<grid_for((n + kTile - 1) / kTile, 4), kThreads, 0, stream>>>(
         reinterpret_cast<const float4*>(x), n, group, symmetric, stochastic, seed, params, q);
     check_launch("fused_quantize");
     return;
@@ -309,15 +380,19 @@ void quantize_cuda(const float* x, std::size_t n, std::size_t group, bool symmet
     check_launch("chunk_minmax");
   }
   const std::size_t groups = n / group;
-  group_params<<<static_cast<unsigned>((groups + kThreads - 1) / kThreads), kThreads, 0, stream>>>(
-      chunk_lo, chunk_hi, groups, group / chunk, symmetric, params);
-  check_launch("group_params");
-  if (group % 4 == 0 && aligned16(x) && aligned16(q)) {
+  const bool vector4 = group % 4 == 0 && aligned16(x) && aligned16(q);
+  if (!vector4 || groups > 1) {
+    group_params<<<static_cast<unsigned>((groups + kThreads - 1) / kThreads), kThreads, 0,
+                   stream>>>(chunk_lo, chunk_hi, groups, group / chunk, symmetric, params);
+    check_launch("group_params");
+  }
+  if (vector4) {
     const std::size_t n4 = n / 4;
-    quantize4<<<grid_for((n4 + kThreads - 1) / kThreads), kThreads, 0, stream>>>(
-        reinterpret_cast<const float4*>(x), n4, group / 4, params, stochastic, seed,
-        reinterpret_cast<uchar4*>(q));
-    check_launch("quantize4");
+    const auto kernel = groups == 1 ? quantize4<true> : quantize4<false>;
+    kernel<<<grid_for((n4 + kThreads - 1) / kThreads), kThreads, 0, stream>>>(
+        reinterpret_cast<const float4*>(x), n4, group / 4, chunk_lo, chunk_hi, chunks, symmetric,
+        params, stochastic, seed, reinterpret_cast<uchar4*>(q));
+    check_launch(groups == 1 ? "quantize4 (one group)" : "quantize4");
   } else {
     quantize1<Q><<<grid_for((n + kThreads - 1) / kThreads), kThreads, 0, stream>>>(
         x, n, group, params, stochastic, seed, q);

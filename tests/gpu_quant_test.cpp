@@ -3,6 +3,9 @@
 // symmetric and asymmetric, nearest and stochastic, and on degenerate ranges. Skip without a GPU.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
+#include <utility>
 #include <vector>
 
 #include "base/cuda_check.h"
@@ -59,11 +62,11 @@ void expect_matches(const std::vector<float>& x, std::size_t group, bool symmetr
 }
 
 TEST_F(GpuQuant, MatchesTheReferenceCodeForCode) {
-  // 3·2^16 values: per tensor 4 chunks of 48 Ki (quant_chunk_elements), and every group below
+  // 3·2^16 values: per tensor 16 chunks of 12 Ki (quant_chunk_elements), and every group below
   // divides it (2^18 did not divide by 3: quant_params_cuda refused the group-of-3 run). Values
   // in [-3, 2), every 97th raised by 40. A simulator pays for every block it creates (~20 ms
   // each on a busy 2-core machine; the range pass launches one 256-thread block per chunk, and a
-  // group of 3 is its own chunk: 65,536 blocks here). There the per-tensor run keeps two chunks
+  // group of 3 is its own chunk: 65,536 blocks here). There the per-tensor run keeps eight chunks
   // (3·2^15 values), groups of 4096 and 128 take the first 3·2^12 values (3 and 96 groups) and
   // groups of 3 the first 3·2^9 (512 groups).
   std::vector<float> x(gpu_test::bulk(std::size_t{3} << 16, std::size_t{3} << 15));
@@ -113,6 +116,45 @@ TEST_F(GpuQuant, TiesAtUnitScaleRoundAwayFromZero) {
   for (std::size_t i = 0; i < x.size(); ++i) x[i] = i % 128 == 5 ? 127.0f : values[i % 16];
   expect_matches<std::int8_t>(x, 128, true, false);
   expect_matches<std::int8_t>(x, x.size(), true, false);
+}
+
+// The parameters without an fp64 divide (kernels/quant.cu, int_quant_params_device) against
+// theory/quant.h's, one range per group of 128 (fused): zero points within 2^-20 of a
+// half-integer around z = k + 1/2 (min −1, max 255 / (k + 1/2) − 1 and its float neighbours; the
+// fp32 decision cannot tell those), exact ties at s = 1 (min −(k + 1/2): llround rounds them up,
+// rint to even), scales from 2^-60 to 2^60, and ranges whose scale is below fp32's normal range.
+TEST_F(GpuQuant, ParametersEqualTheoryOverManyRanges) {
+  std::vector<std::pair<float, float>> ranges;
+  for (float tiny : {1e-38f, 3e-39f, 1e-44f}) ranges.emplace_back(-tiny, 2 * tiny);
+  for (int k = 0; k < 255; ++k) {
+    const float hi = static_cast<float>(255.0 / (k + 0.5) - 1);
+    for (float h : {std::nextafter(hi, 0.0f), hi, std::nextafter(hi, 1e9f)})
+      ranges.emplace_back(-1.0f, h);
+    const float tie = static_cast<float>(k) + 0.5f;  // exact
+    ranges.emplace_back(-tie, 255 - tie);
+  }
+  for (std::uint64_t i = 0; i < 1024; ++i) {
+    const int e_lo = static_cast<int>(reference::uniform01(11, i) * 121) - 60;
+    const int e_hi = static_cast<int>(reference::uniform01(12, i) * 121) - 60;
+    ranges.emplace_back(-std::ldexp(static_cast<float>(reference::uniform01(13, i)), e_lo),
+                        std::ldexp(static_cast<float>(reference::uniform01(14, i)), e_hi));
+  }
+  const std::size_t groups = gpu_test::bulk(ranges.size(), std::size_t{512});
+  std::vector<float> x(groups * 128);
+  for (std::size_t g = 0; g < groups; ++g) {
+    // Spread over the list under the simulator (every kind of range kept).
+    const auto [lo, hi] = ranges[g * ranges.size() / groups];
+    for (std::size_t j = 0; j < 128; ++j)
+      x[g * 128 + j] =
+          j == 0   ? lo
+          : j == 1 ? hi
+                   : std::clamp(
+                         lo + (hi - lo) * static_cast<float>(reference::uniform01(15, g * 128 + j)),
+                         lo, hi);
+  }
+  for (float& v : x) ASSERT_TRUE(std::isfinite(v));
+  expect_matches<std::int8_t>(x, 128, true, false);
+  expect_matches<std::uint8_t>(x, 128, false, false);
 }
 
 TEST(GpuQuantArguments, AGroupThatDoesNotDivideIsRefused) {

@@ -81,8 +81,8 @@ TEST(ConvertHostKernel, Fp16BitExactAtOddSizesOffsetsAndThreads) {
 struct QuantShape {
   std::size_t n, group;
 };
-// Per tensor, per element, odd groups, and groups past 64 Ki elements: halved into chunks
-// (3·2^16 → 4 chunks of 49152; 2^17 → 2 of 2^16) or not (65537, odd); 40 groups of 128, the
+// Per tensor, per element, odd groups, and groups past 16 Ki elements: halved into chunks
+// (3·2^16 → 16 chunks of 12288; 2^17 → 8 of 2^14) or not (65537, odd); 40 groups of 128, the
 // suite's, several to a thread (the fused pass takes each next group's range ahead).
 constexpr QuantShape kQuantShapes[] = {
     {1, 1},         {2, 1},         {2, 2},           {3, 3},
