@@ -157,6 +157,24 @@ TEST_F(GpuQuant, ParametersEqualTheoryOverManyRanges) {
   expect_matches<std::uint8_t>(x, 128, false, false);
 }
 
+// Per tensor, the range is reduced in partial ranges (grid-stride blocks, then every quantize
+// block): one extreme value, wherever it lies — first, last, between blocks' strides — sets the
+// scale (and the minimum the zero point). Elsewhere the values stay in [-1, 1).
+TEST_F(GpuQuant, PerTensorRangeSeesEveryElement) {
+  const std::size_t n = gpu_test::bulk(std::size_t{1} << 20, std::size_t{1} << 16);
+  std::vector<float> x(n);
+  for (std::size_t i = 0; i < n; ++i)
+    x[i] = static_cast<float>(2 * reference::uniform01(21, i) - 1);
+  for (std::size_t at :
+       {std::size_t{0}, n - 1, n / 2 - 1, n / 3, std::size_t{4 * 1023 + 1}, n - 4 * 1024 - 3}) {
+    std::vector<float> y = x;
+    y[at] = 100.0f;
+    expect_matches<std::int8_t>(y, n, true, false);
+    y[at] = -100.0f;
+    expect_matches<std::uint8_t>(y, n, false, false);
+  }
+}
+
 TEST(GpuQuantArguments, AGroupThatDoesNotDivideIsRefused) {
   EXPECT_THROW(kernels::quantize_cuda<std::int8_t>(nullptr, 1000, 128, true, false, 0, nullptr,
                                                    nullptr, nullptr, nullptr, nullptr),
