@@ -14,8 +14,8 @@ struct CUstream_st;  // cudaStream_t
 namespace bb::kernels {
 
 // The range is reduced in chunks of at most 16 Ki elements: a group halved while it is larger and
-// even (host and CUDA alike; on the GPU one block per chunk, so a tensor of 2^21 values still
-// spreads over 128 blocks).
+// even (host and CUDA alike; on the GPU one block per chunk, and per tensor at most that many
+// blocks, each with a partial range: 128 for 2^21 values).
 inline std::size_t quant_chunk_elements(std::size_t group) {
   std::size_t chunk = group;
   while (chunk > 16384 && chunk % 2 == 0) chunk /= 2;
