@@ -41,8 +41,9 @@ constexpr unsigned kFullMask = 0xFFFFFFFFu;
 
 // x / s correctly rounded without a divide: q0 = x·y (y = RN(1/s)) is within 1.5 ulp; one
 // correction q + (x − s·q)·y (the residual exact in an FMA) makes it faithful, and a second is
-// RN(x / s) (Markstein's theorem: y within half an ulp of 1/s, q faithful). |x/s| ≤ 255 and s is
-// far from the double range's ends, so nothing under- or overflows.
+// RN(x / s) (Markstein's theorem: y within half an ulp of 1/s, q faithful). For codes |x/s| ≤ 255
+// and s is far from the double range's ends; for the parameters x is a float's range and s 127 or
+// 255: nothing under- or overflows either way.
 __device__ double quotient(double x, double s, double y) {
   double q = __dmul_rn(x, y);
   q = fma(fma(-q, s, x), y, q);
