@@ -217,19 +217,16 @@ __global__ void __launch_bounds__(kThreads)
   store_block_range(l, h, lo, hi);
 }
 
-// Over float4s (the chunk a multiple of 4, x 16-byte aligned), four loads in flight per thread:
-// one scalar load per thread left the range pass latency-bound (a simulated RTX 3070 read 8 MB
-// at 62 GB/s, its chunks only 32 blocks).
-__global__ void __launch_bounds__(kThreads)
-    chunk_minmax4(const float4* x, std::size_t chunk4, float* lo, float* hi) {
-  const float4* p = x + blockIdx.x * chunk4;
-  float l = INFINITY, h = -INFINITY;
-  for (std::size_t i0 = threadIdx.x; i0 < chunk4; i0 += kLoadsPerThread * kThreads) {
+// A thread's share of float4s first, first + stride, … below count, four loads in flight, folded
+// into l and h (past the end a load repeats one already counted).
+__device__ void minmax_strided4(const float4* p, std::size_t count, std::size_t first,
+                                std::size_t stride, float& l, float& h) {
+  for (std::size_t i0 = first; i0 < count; i0 += kLoadsPerThread * stride) {
     float4 v[kLoadsPerThread];
 #pragma unroll
     for (int k = 0; k < kLoadsPerThread; ++k) {
-      const std::size_t i = i0 + static_cast<std::size_t>(k) * kThreads;
-      v[k] = p[i < chunk4 ? i : i0];  // past the chunk: a value already counted
+      const std::size_t i = i0 + k * stride;
+      v[k] = p[i < count ? i : i0];
     }
 #pragma unroll
     for (int k = 0; k < kLoadsPerThread; ++k) {
@@ -237,6 +234,15 @@ __global__ void __launch_bounds__(kThreads)
       h = fmaxf(h, fmaxf(fmaxf(v[k].x, v[k].y), fmaxf(v[k].z, v[k].w)));
     }
   }
+}
+
+// Over float4s (the chunk a multiple of 4, x 16-byte aligned), four loads in flight per thread:
+// one scalar load per thread left the range pass latency-bound (a simulated RTX 3070 read 8 MB
+// at 62 GB/s, its chunks only 32 blocks).
+__global__ void __launch_bounds__(kThreads)
+    chunk_minmax4(const float4* x, std::size_t chunk4, float* lo, float* hi) {
+  float l = INFINITY, h = -INFINITY;
+  minmax_strided4(x + blockIdx.x * chunk4, chunk4, threadIdx.x, kThreads, l, h);
   store_block_range(l, h, lo, hi);
 }
 
@@ -246,22 +252,9 @@ __global__ void __launch_bounds__(kThreads)
 // against 45 K for the copy's 16 MB). Block b's range into lo[b], hi[b].
 __global__ void __launch_bounds__(kThreads)
     tensor_minmax4(const float4* x, std::size_t n4, float* lo, float* hi) {
-  const std::size_t stride = std::size_t{gridDim.x} * kThreads;
   float l = INFINITY, h = -INFINITY;
-  for (std::size_t i0 = blockIdx.x * std::size_t{kThreads} + threadIdx.x; i0 < n4;
-       i0 += kLoadsPerThread * stride) {
-    float4 v[kLoadsPerThread];
-#pragma unroll
-    for (int k = 0; k < kLoadsPerThread; ++k) {
-      const std::size_t i = i0 + k * stride;
-      v[k] = x[i < n4 ? i : i0];  // past the end: a value already counted
-    }
-#pragma unroll
-    for (int k = 0; k < kLoadsPerThread; ++k) {
-      l = fminf(l, fminf(fminf(v[k].x, v[k].y), fminf(v[k].z, v[k].w)));
-      h = fmaxf(h, fmaxf(fmaxf(v[k].x, v[k].y), fmaxf(v[k].z, v[k].w)));
-    }
-  }
+  minmax_strided4(x, n4, blockIdx.x * std::size_t{kThreads} + threadIdx.x,
+                  std::size_t{gridDim.x} * kThreads, l, h);
   store_block_range(l, h, lo, hi);
 }
 
