@@ -2,6 +2,7 @@
 // sets from 4 KiB to 4x the last-level cache, and strided reads against the cache-line model.
 #include <algorithm>
 #include <memory>
+#include <mutex>
 #include <vector>
 
 #include "harness/host_threads.h"
@@ -21,12 +22,16 @@ constexpr std::uint64_t kChaseSteps = 1 << 16;         // dependent loads per sa
 constexpr std::uint64_t kChaseWarmLapLines = 1 << 22;  // a full warm-up lap up to 256 MiB
 constexpr std::uint64_t kLineBytes = 64;
 
+// The table is the first `lines` lines of an array of `capacity_lines` (the sweep's largest): every
+// point of the sweep asks for the same size, which the huge-page pool hands from one point to the
+// next (host_buffer.h: fresh huge pages are what cost here); one thread walks it, so where its
+// pages were first touched does not matter.
 class ChaseHost final : public Instance {
  public:
-  explicit ChaseHost(std::uint64_t lines)
+  ChaseHost(std::uint64_t lines, std::uint64_t capacity_lines)
       : lines_(lines),
         cycle_(lines, 0x2545F4914F6CDD1Dull + lines),
-        table_(allocate_host<std::uint32_t>(lines * 16)) {
+        table_(allocate_host<std::uint32_t>(std::max(lines, capacity_lines) * 16)) {
     parallel_fill_chase_table(cycle_, 16, table_.get());
   }
   Comparison validate() override {
@@ -60,10 +65,9 @@ class ChaseHost final : public Instance {
 // VM under load, in a run not committed).
 class StridedHost final : public Instance {
  public:
-  StridedHost(std::size_t n, std::size_t stride, std::size_t passes)
-      : stride_(stride), accesses_(n / stride), passes_(passes), x_(allocate_host<double>(n)) {
-    fill_mod7(x_.get(), n);
-  }
+  StridedHost(std::shared_ptr<const double[]> x, std::size_t n, std::size_t stride,
+              std::size_t passes)
+      : stride_(stride), accesses_(n / stride), passes_(passes), x_(std::move(x)) {}
   Comparison validate() override {
     // x[o + i·s] = (o + i·s) mod 7: small integers, exact in any order. Closed form: i ≡ j (mod 7)
     // holds for m/7 (+1 when j < m mod 7) of the i in [0, m), each reading (o + j·s) mod 7.
@@ -90,11 +94,11 @@ class StridedHost final : public Instance {
  private:
   static std::size_t offset(std::size_t pass) { return pass * kLineBytes / sizeof(double); }
   std::size_t stride_, accesses_, passes_;
-  HostArray<double> x_;
+  std::shared_ptr<const double[]> x_;
   double sink_ = 0;
 };
 
-Case read_point(std::uint64_t bytes) {
+Case read_point(std::uint64_t bytes, std::uint64_t sweep_max_bytes) {
   Case c{"read-sweep/host/" + std::to_string(bytes), Backend::host,
          [bytes](const CaseContext& ctx) {
            const int passes = read_passes(bytes, kReadSampleBytes);
@@ -110,17 +114,22 @@ Case read_point(std::uint64_t bytes) {
                        {"cache_levels", host_cache_levels(ctx.host, threads)}};
            return d;
          },
-         [bytes](const CaseContext& ctx, Declared&) -> std::unique_ptr<Instance> {
-           check_host_memory(ctx.host, bytes);
+         [bytes, sweep_max_bytes](const CaseContext& ctx, Declared&) -> std::unique_ptr<Instance> {
+           const std::uint64_t capacity =
+               single_numa_node() && fits_in_memory(sweep_max_bytes, ctx.host.memory_bytes)
+                   ? sweep_max_bytes
+                   : bytes;
+           check_host_memory(ctx.host, capacity);
            return std::make_unique<HostRead>(bytes / sizeof(double),
-                                             read_passes(bytes, kReadSampleBytes));
+                                             read_passes(bytes, kReadSampleBytes),
+                                             capacity / sizeof(double));
          },
          nullptr};
   c.sweep_point = true;
   return c;
 }
 
-Case latency_point(std::uint64_t bytes) {
+Case latency_point(std::uint64_t bytes, std::uint64_t sweep_max_bytes) {
   Case c{"latency-sweep/host/" + std::to_string(bytes), Backend::host,
          [bytes](const CaseContext& ctx) {
            Declared d;
@@ -134,21 +143,47 @@ Case latency_point(std::uint64_t bytes) {
                        {"cache_levels", host_cache_levels(ctx.host, 1)}};
            return d;
          },
-         [bytes](const CaseContext& ctx, Declared&) -> std::unique_ptr<Instance> {
-           check_host_memory(ctx.host, bytes);
-           return std::make_unique<ChaseHost>(bytes / kLineBytes);
+         [bytes, sweep_max_bytes](const CaseContext& ctx, Declared&) -> std::unique_ptr<Instance> {
+           const std::uint64_t capacity =
+               fits_in_memory(sweep_max_bytes, ctx.host.memory_bytes) ? sweep_max_bytes : bytes;
+           check_host_memory(ctx.host, capacity);
+           return std::make_unique<ChaseHost>(bytes / kLineBytes, capacity / kLineBytes);
          },
          nullptr};
   c.sweep_point = true;
   return c;
 }
 
+// One array x[i] = i mod 7 of n doubles for the strides' instances alive at once (a pairing group:
+// all six at a time; they only read it). Six arrays of 2x the last-level cache were 3 GB of fresh
+// pages a run, the costliest part of the suite's set-up on a KVM VM (host_buffer.h); each pass
+// reads 2x the cache, so a shared array leaves no more in it than a case's own passes do.
+class Mod7Array {
+ public:
+  std::shared_ptr<const double[]> get(std::size_t n) {
+    const std::lock_guard lock(mutex_);
+    std::shared_ptr<const double[]> x = array_.lock();
+    if (!x || n_ != n) {
+      auto owner = std::make_shared<HostArray<double>>(allocate_host<double>(n));
+      fill_mod7(owner->get(), n);
+      x = std::shared_ptr<const double[]>(owner, owner->get());
+      array_ = x, n_ = n;
+    }
+    return x;
+  }
+
+ private:
+  std::mutex mutex_;
+  std::weak_ptr<const double[]> array_;
+  std::size_t n_ = 0;
+};
+
 // Passes of a strided read: one per line of a stride's step (a stride past a line skips lines).
 std::size_t strided_passes(std::size_t stride) {
   return std::max<std::size_t>(1, stride * sizeof(double) / kLineBytes);
 }
 
-Case strided_case(std::size_t stride) {
+Case strided_case(std::size_t stride, std::shared_ptr<Mod7Array> shared) {
   Case c{"strided/fp64/host/s" + std::to_string(stride), Backend::host,
          [stride](const CaseContext& ctx) {
            // The array spans 2x the last-level cache (at least 2^25 elements): every pass
@@ -172,10 +207,10 @@ Case strided_case(std::size_t stride) {
            d.host_memory_bytes = n * sizeof(double);
            return d;
          },
-         [stride](const CaseContext& ctx, Declared& d) -> std::unique_ptr<Instance> {
+         [stride, shared](const CaseContext& ctx, Declared& d) -> std::unique_ptr<Instance> {
            const std::size_t n = d.params.at("array_bytes").get<std::size_t>() / sizeof(double);
            check_host_memory(ctx.host, n * sizeof(double));
-           return std::make_unique<StridedHost>(n, stride, strided_passes(stride));
+           return std::make_unique<StridedHost>(shared->get(n), n, stride, strided_passes(stride));
          },
          nullptr};
   // Every stride sampled in the same rounds: the ratios to stride 1 come from the pairs.
@@ -193,9 +228,10 @@ std::vector<Case> hierarchy_host_cases(const SuiteTarget& target) {
       sweep_sizes(std::max(kHostCacheMultiple * host.last_level_cache_bytes(), kSweepMinMaxBytes),
                   target.quick ? kSweepPerOctaveQuick : kSweepPerOctave);
   std::vector<Case> cases;
-  for (std::uint64_t b : sizes) cases.push_back(read_point(b));
-  for (std::uint64_t b : sizes) cases.push_back(latency_point(b));
-  for (std::size_t s : {1, 2, 4, 8, 16, 32}) cases.push_back(strided_case(s));
+  for (std::uint64_t b : sizes) cases.push_back(read_point(b, sizes.back()));
+  for (std::uint64_t b : sizes) cases.push_back(latency_point(b, sizes.back()));
+  const auto strided_array = std::make_shared<Mod7Array>();
+  for (std::size_t s : {1, 2, 4, 8, 16, 32}) cases.push_back(strided_case(s, strided_array));
   return cases;
 }
 

@@ -2,6 +2,7 @@
 // the host read sweep's points (bandwidth) and the host's side of Little's law (occupancy).
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <vector>
 
@@ -27,7 +28,10 @@ inline double mod7_sum(std::size_t m) {
 
 class HostRead final : public Instance {
  public:
-  HostRead(std::size_t n, int passes) : n_(n), passes_(passes), x_(allocate_host<double>(n)) {
+  // `capacity`: the elements to allocate, at least n (a sweep's largest point: host_buffer.h's pool
+  // then hands one array from point to point; only where one NUMA node makes first touch moot).
+  HostRead(std::size_t n, int passes, std::size_t capacity = 0)
+      : n_(n), passes_(passes), x_(allocate_host<double>(std::max(n, capacity))) {
     // The same static split as the kernel: each thread first-touches the part it will read.
     kernels::fill_value_host(x_.get(), n_, 0.0);
     fill_mod7(x_.get(), n_);
