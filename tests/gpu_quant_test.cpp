@@ -90,6 +90,30 @@ TEST_F(GpuQuant, MatchesTheReferenceCodeForCode) {
   expect_matches<std::int8_t>(zero, 1024, true, false);
 }
 
+// The fused pass takes tiles of 4,096 values: tensors whose last tile is partial (5 · 1,024 values
+// and 1, 3, 5 or 7 parts of 128 more, whole groups only) for groups of 128, 256, 512 and 1,024,
+// each group with its own range (a value of ±(1 + g) at a place that moves with g), so a tile's
+// tail that reads past its groups, or a range given to the wrong group, shows in the parameters.
+TEST_F(GpuQuant, FusedTilesAndTheirTails) {
+  for (std::size_t group :
+       {std::size_t{128}, std::size_t{256}, std::size_t{512}, std::size_t{1024}})
+    for (std::size_t tail_parts :
+         {std::size_t{1}, std::size_t{3}, std::size_t{5}, std::size_t{7}}) {
+      const std::size_t tail = tail_parts * 128 / group * group;  // whole groups only
+      const std::size_t n = 5 * 1024 + tail;
+      std::vector<float> x(n);
+      for (std::size_t i = 0; i < n; ++i)
+        x[i] = static_cast<float>(reference::uniform01(31, i) - 0.5);
+      for (std::size_t g = 0; g < n / group; ++g) {
+        x[g * group + (g * 37) % group] = static_cast<float>(1 + g);
+        x[g * group + (g * 53 + 11) % group] = -static_cast<float>(1 + 2 * g) / 4;
+      }
+      expect_matches<std::int8_t>(x, group, true, false);
+      expect_matches<std::uint8_t>(x, group, false, false);
+      if (tail_parts == 3) expect_matches<std::uint8_t>(x, group, false, true);
+    }
+}
+
 // x / s exactly halfway between two codes: x = amax / 2 gives x / s = 63.5 exactly, while
 // x · RN(1/s) rounds to 63.49999999999999 for this amax (found by search): a kernel that multiplies
 // by the reciprocal without correcting it codes 63, the reference 64. Groups of 128 (fused) and
