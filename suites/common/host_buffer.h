@@ -105,12 +105,15 @@ class HugeBlockPool {
 };
 
 // The process's pool: keeps a quarter of physical memory at most, in use and kept within three
-// quarters.
+// quarters. Never destroyed (an array freed during static destruction still has a pool to go to);
+// what it keeps at exit goes back with the process.
 inline HugeBlockPool& huge_block_pool() {
-  static const std::size_t memory_bytes = static_cast<std::size_t>(sysconf(_SC_PHYS_PAGES)) *
-                                          static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
-  static HugeBlockPool pool(memory_bytes / 4, memory_bytes / 4 * 3);
-  return pool;
+  static HugeBlockPool* const pool = [] {
+    const std::size_t memory_bytes = static_cast<std::size_t>(sysconf(_SC_PHYS_PAGES)) *
+                                     static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+    return new HugeBlockPool(memory_bytes / 4, memory_bytes / 4 * 3);
+  }();
+  return *pool;
 }
 
 // Frees a small array; hands a huge-page one (pooled_bytes > 0) back to the pool.
