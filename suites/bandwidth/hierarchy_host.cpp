@@ -98,6 +98,16 @@ class StridedHost final : public Instance {
   double sink_ = 0;
 };
 
+// The bytes a sweep point allocates: its sweep's largest point's (the pool then hands one array
+// from point to point, host_buffer.h) where that fits in memory, else its own; checked to fit.
+std::uint64_t sweep_capacity(const HostInfo& host, std::uint64_t bytes,
+                             std::uint64_t sweep_max_bytes) {
+  const std::uint64_t capacity =
+      fits_in_memory(sweep_max_bytes, host.memory_bytes) ? std::max(bytes, sweep_max_bytes) : bytes;
+  check_host_memory(host, capacity);
+  return capacity;
+}
+
 Case read_point(std::uint64_t bytes, std::uint64_t sweep_max_bytes) {
   Case c{"read-sweep/host/" + std::to_string(bytes), Backend::host,
          [bytes](const CaseContext& ctx) {
@@ -115,11 +125,9 @@ Case read_point(std::uint64_t bytes, std::uint64_t sweep_max_bytes) {
            return d;
          },
          [bytes, sweep_max_bytes](const CaseContext& ctx, Declared&) -> std::unique_ptr<Instance> {
+           // Threads read it: a prefix only where first touch does not place pages.
            const std::uint64_t capacity =
-               single_numa_node() && fits_in_memory(sweep_max_bytes, ctx.host.memory_bytes)
-                   ? sweep_max_bytes
-                   : bytes;
-           check_host_memory(ctx.host, capacity);
+               sweep_capacity(ctx.host, bytes, single_numa_node() ? sweep_max_bytes : bytes);
            return std::make_unique<HostRead>(bytes / sizeof(double),
                                              read_passes(bytes, kReadSampleBytes),
                                              capacity / sizeof(double));
@@ -144,9 +152,7 @@ Case latency_point(std::uint64_t bytes, std::uint64_t sweep_max_bytes) {
            return d;
          },
          [bytes, sweep_max_bytes](const CaseContext& ctx, Declared&) -> std::unique_ptr<Instance> {
-           const std::uint64_t capacity =
-               fits_in_memory(sweep_max_bytes, ctx.host.memory_bytes) ? sweep_max_bytes : bytes;
-           check_host_memory(ctx.host, capacity);
+           const std::uint64_t capacity = sweep_capacity(ctx.host, bytes, sweep_max_bytes);
            return std::make_unique<ChaseHost>(bytes / kLineBytes, capacity / kLineBytes);
          },
          nullptr};

@@ -56,12 +56,7 @@ class HugeBlockPool {
           live_bytes_ += bytes;
           return p;
         }
-      std::size_t gone = 0;
-      while (gone < kept_.size() && live_bytes_ + held_bytes_ + bytes > limit_bytes_) {
-        held_bytes_ -= kept_[gone].bytes;
-        evicted.push_back(kept_[gone++]);
-      }
-      kept_.erase(kept_.begin(), kept_.begin() + static_cast<std::ptrdiff_t>(gone));
+      evicted = evict_while([&] { return live_bytes_ + held_bytes_ + bytes > limit_bytes_; });
     }
     for (const Block& b : evicted) std::free(b.p);
     void* p = std::aligned_alloc(kHugePageBytes, bytes);
@@ -79,12 +74,7 @@ class HugeBlockPool {
       live_bytes_ -= bytes;
       kept_.push_back({p, bytes});
       held_bytes_ += bytes;
-      std::size_t gone = 0;
-      while (held_bytes_ > keep_bytes_) {
-        held_bytes_ -= kept_[gone].bytes;
-        evicted.push_back(kept_[gone++]);
-      }
-      kept_.erase(kept_.begin(), kept_.begin() + static_cast<std::ptrdiff_t>(gone));
+      evicted = evict_while([&] { return held_bytes_ > keep_bytes_; });
     }
     for (const Block& b : evicted) std::free(b.p);
   }
@@ -98,6 +88,16 @@ class HugeBlockPool {
     void* p;
     std::size_t bytes;
   };
+  // Takes the longest kept blocks out while `more()` holds (under the lock), for freeing after it.
+  template <class More>
+  std::vector<Block> evict_while(More more) {
+    std::size_t gone = 0;
+    while (gone < kept_.size() && more()) held_bytes_ -= kept_[gone++].bytes;
+    std::vector<Block> evicted(kept_.begin(), kept_.begin() + static_cast<std::ptrdiff_t>(gone));
+    kept_.erase(kept_.begin(), kept_.begin() + static_cast<std::ptrdiff_t>(gone));
+    return evicted;
+  }
+
   mutable std::mutex mutex_;
   std::vector<Block> kept_;  // in the order given
   std::size_t held_bytes_ = 0, live_bytes_ = 0;
