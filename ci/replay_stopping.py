@@ -4,7 +4,9 @@ the order they were taken (`samples_s`, `round_samples_s` for a pairing group's 
 
 For each case (a pairing group's members together: a group stops when every member has) it
 replays the rule (harness/stats.cpp): looks at min_samples * 2^(k-1) samples, look k judging the
-median's order-statistic interval at confidence 1 - alpha/(k(k+1)); stop when the half-width /
+median's order-statistic interval at confidence 1 - alpha_k (the file's `alpha_spending`: looks
+1..K at 1 - share*alpha/K, look K + j at 1 - (1-share)*alpha/(j(j+1)); files without it were taken
+under alpha_k = alpha/(k(k+1)); `--spending` replays another); stop when the half-width /
 median <= precision (or nvbench's stddev/mean <= max_rel_noise) with min_time_s in, or at the
 timeout with min_samples in. Where the recorded samples end before the precision is reached, the
 samples needed are extrapolated: the half-width at the last look scaled by sqrt(n/n') and by the
@@ -23,7 +25,8 @@ Then it predicts, per policy, how many cases end at half-width <= precision and 
               to reach the precision within CAP x its limit and the run's spare seconds, first
               come first served, cover it.
 
-usage: replay_stopping.py RUN.json [--precision 0.01] [--budget-s 135] [--cases] [--json OUT]
+usage: replay_stopping.py RUN.json [--precision 0.01] [--budget-s 135] [--spending K,SHARE|legacy]
+                          [--cases] [--json OUT]
 
 Everything past the recorded samples is an extrapolation (an estimate), and the replay does not
 replay a group's check-driven sampling (its time limit is taken as the group's own)."""
@@ -81,9 +84,17 @@ def look_index(n, m):
     return k
 
 
-def seq_conf(k, alpha):
-    k = max(k, 1)
-    return 1 - alpha / (k * (k + 1))
+def seq_conf(k, rule):
+    """1 - alpha_k of look k (harness/stats.cpp sequential_confidence) under the rule's spending."""
+    k, alpha = max(k, 1), rule["alpha"]
+    spending = rule.get("alpha_spending")
+    if not spending:  # files written before the spending was recorded
+        return 1 - alpha / (k * (k + 1))
+    flat, share = spending["flat_looks"], spending["flat_share"]
+    if k <= flat:
+        return 1 - alpha * share / flat
+    j = k - flat
+    return 1 - alpha * (1 - share) / (j * (j + 1))
 
 
 def half_width(samples, conf):
@@ -112,7 +123,7 @@ class Unit:
         self.recorded_s = sum(m[2]["mean_s"] * m[2]["samples"] for m in members)
 
     def hw_at(self, n):
-        conf = seq_conf(look_index(n, self.rule["min_samples"]), self.rule["alpha"])
+        conf = seq_conf(look_index(n, self.rule["min_samples"]), self.rule)
         return [half_width(m[1][:n], conf) for m in self.members], conf
 
     def member_needs(self, precision):
@@ -129,7 +140,7 @@ class Unit:
             found = None
             look, last = m0, None
             while look <= self.rounds:
-                conf = seq_conf(look_index(look, m0), self.rule["alpha"])
+                conf = seq_conf(look_index(look, m0), self.rule)
                 h, ok = half_width(order[:look], conf)
                 last = (look, h, conf)
                 if ok and h <= precision and cum[look] >= self.rule["min_time_s"]:
@@ -145,7 +156,7 @@ class Unit:
                     h = max(z0 * 1.2533 * 1.4826 * mad / med / math.sqrt(n), 1e-12)
                 look = n * 2
                 while look < 10_000_000:
-                    zk = z_of(seq_conf(look_index(look, m0), self.rule["alpha"]))
+                    zk = z_of(seq_conf(look_index(look, m0), self.rule))
                     if h * math.sqrt(n / look) * zk / z0 <= precision:
                         found = (look, cum[-1] + (look - self.rounds) * mean_round)
                         break
@@ -200,6 +211,9 @@ def main():
     ap.add_argument("--precision", type=float, default=None)
     ap.add_argument("--budget-s", type=float, default=120,
                     help="extra run-wide seconds (default 120, run --spare's default)")
+    ap.add_argument("--spending", default=None,
+                    help="replay under another alpha spending: K,SHARE (looks 1..K at share*alpha/K) "
+                         "or legacy (alpha/(k(k+1)))")
     ap.add_argument("--cases", action="store_true", help="print every case short of precision")
     ap.add_argument("--json", help="write the per-case table here")
     a = ap.parse_args()
@@ -207,6 +221,16 @@ def main():
     rule = dict(run["context"]["boundbench"]["options"]["stopping_rule"])
     if a.precision:
         rule["precision"] = a.precision
+    if a.spending == "legacy":
+        rule.pop("alpha_spending", None)
+    elif a.spending:
+        try:
+            k, share = a.spending.split(",")
+            rule["alpha_spending"] = {"flat_looks": int(k), "flat_share": float(share)}
+        except ValueError:
+            sys.exit(f"replay_stopping.py: --spending {a.spending!r}: expected K,SHARE or legacy")
+        if rule["alpha_spending"]["flat_looks"] < 1 or not 0 < rule["alpha_spending"]["flat_share"] <= 1:
+            sys.exit(f"replay_stopping.py: --spending {a.spending!r}: K >= 1 and 0 < SHARE <= 1")
     prec = rule["precision"]
     units = load_units(run, rule)
     cases = sum(len(u.members) for u in units)

@@ -97,8 +97,11 @@ bool is_scheduled_look(std::size_t n, std::size_t min_samples) {
 }
 
 double sequential_confidence(std::size_t look, double alpha) {
-  const double k = static_cast<double>(std::max<std::size_t>(look, 1));
-  return 1 - alpha / (k * (k + 1));
+  look = std::max<std::size_t>(look, 1);
+  if (look <= kSpendingFlatLooks)
+    return 1 - alpha * kSpendingFlatShare / static_cast<double>(kSpendingFlatLooks);
+  const double j = static_cast<double>(look - kSpendingFlatLooks);
+  return 1 - alpha * (1 - kSpendingFlatShare) / (j * (j + 1));
 }
 
 Summary summarize(std::span<const double> samples_s, double confidence) {

@@ -70,17 +70,24 @@ std::vector<double> kept_rounds(std::span<const double> round_samples_s,
 
 // Sequential looks at the median's interval (the stopping rule below). The rule looks at the
 // interval only at sample counts min_samples · 2^(k−1), k = 1, 2, … (look_index), and look k
-// judges it at confidence 1 − α/(k(k+1)): the α_k sum to α over every look there may ever be, so by
-// the union bound the interval the case stops with covers the true median with probability ≥ 1 − α
-// whatever rule chose when to stop (α spending over a geometric schedule of looks; README.md
-// "When a case stops"). A stop between two scheduled counts (the time limit, nvbench's noise rule)
-// is one more look, and takes the next index.
+// judges it at confidence 1 − α_k, with α spent where cases decide: evenly over the first
+// kSpendingFlatLooks looks (10 … 1,280 samples from min_samples 10; kSpendingFlatShare of α, α_k =
+// 0.9α/8), the rest over every later look j = k − 8 as 0.1α/(j(j+1)). The α_k sum to α over every
+// look there may ever be, so by the union bound the interval the case stops with covers the true
+// median with probability ≥ 1 − α whatever rule chose when to stop (α spending over a geometric
+// schedule of looks, Lan & DeMets 1983; README.md "When a case stops"). A stop between two
+// scheduled counts (the time limit, nvbench's noise rule) is one more look, and takes the next
+// index.
+//
 // The index of the look made at `n` samples: k where n = min_samples · 2^(k−1); otherwise (between
 // scheduled counts) the index of the next scheduled look. 0 below min_samples.
 std::size_t look_index(std::size_t n, std::size_t min_samples);
 // Whether `n` samples is a scheduled look (min_samples · 2^(k−1)).
 bool is_scheduled_look(std::size_t n, std::size_t min_samples);
-// 1 − α/(k(k+1)): the confidence of look k ≥ 1 (1 − α/2 at the first look).
+inline constexpr std::size_t kSpendingFlatLooks = 8;
+inline constexpr double kSpendingFlatShare = 0.9;
+// 1 − α_k: the confidence of look k ≥ 1 (above; 1 − 0.9α/8 = 99.44% for looks 1–8 at α = 0.05,
+// then 1 − 0.1α/2 = 99.75%, 1 − 0.1α/6 …).
 double sequential_confidence(std::size_t look, double alpha);
 
 // nvbench's rule: sample until the relative noise is at most `max_rel_noise`, once at least

@@ -15,6 +15,7 @@
 #include "harness/fingerprint.h"
 #include "harness/results.h"
 #include "harness/runner.h"
+#include "harness/stats.h"
 
 namespace bb {
 namespace {
@@ -305,6 +306,8 @@ nlohmann::json make_context(const RunOptions& opts, const Environment& env) {
                 {"max_rel_noise", opts.rule.max_rel_noise},
                 {"precision", opts.rule.precision},
                 {"alpha", opts.rule.alpha},
+                {"alpha_spending",
+                 {{"flat_looks", kSpendingFlatLooks}, {"flat_share", kSpendingFlatShare}}},
                 {"check_timeout_s", opts.rule.check_timeout_s()},
                 {"timeout_s", opts.rule.timeout_s},
                 {"hard_timeout_s", opts.rule.hard_timeout_s()},

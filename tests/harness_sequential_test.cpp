@@ -1,8 +1,9 @@
 // The sequential stopping rule (stats.h): looks at min_samples · 2^(k−1) samples, look k judged at
-// confidence 1 − α/(k(k+1)). Pinned by hand-worked values, and shown by simulation: a check that
-// keeps sampling until it is decided FAILs a true median that lies exactly on its limit at most
-// α/2 of the time with the rule, and far more often with naive 95% looks at the same counts (the
-// simulation fails if the sequential correction is taken out).
+// confidence 1 − α_k (0.9α/8 for looks 1–8, then 0.1α/(j(j+1)) for look 8 + j). Pinned by
+// hand-worked values, and shown by simulation: a check that keeps sampling until it is decided
+// FAILs a true median that lies exactly on its limit at most α/2 of the time with the rule, and far
+// more often with naive 95% looks at the same counts (the simulation fails if the sequential
+// correction is taken out).
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -36,33 +37,39 @@ TEST(SequentialLooks, ScheduleAndConfidenceByHand) {
   EXPECT_FALSE(is_scheduled_look(5, 10));
   EXPECT_TRUE(is_scheduled_look(5, 5));
   EXPECT_TRUE(is_scheduled_look(640, 5));  // 5 · 2^7
-  // α = 0.05: look 1 at 1 − 0.05/2 = 0.975, look 2 at 1 − 0.05/6, look 4 at 1 − 0.05/20 = 0.9975;
-  // Σ 1/(k(k+1)) = 1, so the α_k sum to α.
-  EXPECT_DOUBLE_EQ(sequential_confidence(1, 0.05), 0.975);
-  EXPECT_DOUBLE_EQ(sequential_confidence(2, 0.05), 1 - 0.05 / 6);
-  EXPECT_DOUBLE_EQ(sequential_confidence(4, 0.05), 0.9975);
+  // α = 0.05: looks 1 to 8 each at 1 − 0.045/8 = 0.994375; look 9 at 1 − 0.005/2 = 0.9975, look
+  // 10 at 1 − 0.005/6; 8 · 0.045/8 + 0.005 · Σ 1/(j(j+1)) = 0.045 + 0.005: the α_k sum to α.
+  EXPECT_DOUBLE_EQ(sequential_confidence(1, 0.05), 0.994375);
+  EXPECT_DOUBLE_EQ(sequential_confidence(8, 0.05), 0.994375);
+  EXPECT_DOUBLE_EQ(sequential_confidence(9, 0.05), 0.9975);
+  EXPECT_DOUBLE_EQ(sequential_confidence(10, 0.05), 1 - 0.005 / 6);
+  EXPECT_DOUBLE_EQ(sequential_confidence(0, 0.05), 0.994375);  // below the first look: as look 1
   double spent = 0;
   for (std::size_t k = 1; k <= 100000; ++k) spent += 1 - sequential_confidence(k, 0.05);
   EXPECT_NEAR(spent, 0.05, 1e-6);
+  EXPECT_LE(spent, 0.05 + 1e-12);
 }
 
 TEST(SequentialLooks, SamplerReportsItsLooksConfidence) {
-  // 10 samples: look 1, 97.5%: ranks 2 and 9 (P(B ≤ 1) = 11/1024 ≤ 0.0125 < P(B ≤ 2) = 56/1024),
-  // coverage 1 − 22/1024. 20 samples: look 2 (99.17%): ranks 4 and 17 (P(B ≤ 3) = 1351/2^20 =
-  // 0.00129 ≤ 0.00417 < P(B ≤ 4) = 6196/2^20 = 0.0059).
+  // 10 samples: look 1, 99.4375% (tail 0.0028125): ranks 1 and 10 (P(B ≤ 0) = 1/1024 ≤ 0.0028 <
+  // P(B ≤ 1) = 11/1024), coverage 1 − 2/1024. 20 samples: look 2, the same level: ranks 4 and 17
+  // (P(B ≤ 3) = 1351/2^20 = 0.00129 ≤ 0.0028 < P(B ≤ 4) = 6196/2^20 = 0.0059). 2,560 samples:
+  // look 9, 99.75%.
   Sampler s(StoppingRule{});
   for (int i = 1; i <= 10; ++i) s.add(static_cast<double>(i));
-  EXPECT_DOUBLE_EQ(s.confidence(), 0.975);
+  EXPECT_DOUBLE_EQ(s.confidence(), 0.994375);
   Summary sum = s.summary();
-  EXPECT_EQ(sum.median_ci_low_s, 2.0);
-  EXPECT_EQ(sum.median_ci_high_s, 9.0);
-  EXPECT_NEAR(sum.median_ci_coverage, 1 - 22.0 / 1024, 1e-12);
-  EXPECT_DOUBLE_EQ(sum.median_ci_confidence, 0.975);
+  EXPECT_EQ(sum.median_ci_low_s, 1.0);
+  EXPECT_EQ(sum.median_ci_high_s, 10.0);
+  EXPECT_NEAR(sum.median_ci_coverage, 1 - 2.0 / 1024, 1e-12);
+  EXPECT_DOUBLE_EQ(sum.median_ci_confidence, 0.994375);
   for (int i = 11; i <= 20; ++i) s.add(static_cast<double>(i));
   sum = s.summary();
-  EXPECT_DOUBLE_EQ(sum.median_ci_confidence, 1 - 0.05 / 6);
+  EXPECT_DOUBLE_EQ(sum.median_ci_confidence, 0.994375);
   EXPECT_EQ(sum.median_ci_low_s, 4.0);
   EXPECT_EQ(sum.median_ci_high_s, 17.0);
+  for (int i = 21; i <= 2560; ++i) s.add(static_cast<double>(i));
+  EXPECT_DOUBLE_EQ(s.summary().median_ci_confidence, 0.9975);
 }
 
 TEST(SequentialLooks, PrecisionStopsOnlyAtALook) {
@@ -222,37 +229,41 @@ TEST(SequentialLooks, ATimeoutBetweenLooksStandsWhenTheLastLookWasDecided) {
   EXPECT_EQ(until_20.front().samples_s.size(), 20u);
 }
 
-// 40 samples 1 + c·(i − 19.5), c = 0.02 / 9.5: look 3 (99.583%) takes ranks 11 and 30, 1 ∓ 9.5c, so
-// the half-width is 2.000%. Scaled to look 5 (160 samples, z 3.1440 against 2.8653 at look 3):
-// 2% · sqrt(40/160) · 3.1440/2.8653 = 1.097%, not yet; look 6 (320, z 3.2412): 2% · sqrt(1/8) ·
-// 3.2412/2.8653 = 0.800%: precise by 320/40 = 8 times the wall time so far.
+// 40 samples 1 + c·(i − 19.5), c = h / 9.5: look 3 (99.4375%) takes ranks 11 and 30 (P(B ≤ 10) =
+// 0.00111 ≤ 0.0028125 < P(B ≤ 11) = 0.00321), 1 ∓ 9.5c, so the half-width is h. Looks 1 to 8 share
+// one level (z 2.76888), so up to look 8 the half-width scales by sqrt(40/n_j) alone: h = 2.1%
+// gives 1.05% at look 5 (160 samples), not yet, and 0.742% at look 6 (320): precise by 320/40 = 8
+// times the wall time so far.
 Sampler half_width_at_40(StoppingRule rule, double half) {
   Sampler s(rule);
   for (int i = 0; i < 40; ++i) s.add(1.0 + half / 9.5 * (((i * 7) % 40) - 19.5));  // any order
   return s;
 }
 
-Sampler two_percent_at_40(StoppingRule rule) { return half_width_at_40(rule, 0.02); }
+Sampler spread_at_40(StoppingRule rule) { return half_width_at_40(rule, 0.021); }
 
 TEST(SpareTime, OnTrackExtrapolatesTheHalfWidthByHand) {
   StoppingRule rule;
   rule.min_time_s = 0;
   rule.max_rel_noise = 0;
-  const Sampler s = two_percent_at_40(rule);
+  const Sampler s = spread_at_40(rule);
   const Summary sum = s.summary();
-  EXPECT_NEAR((sum.median_ci_high_s - sum.median_ci_low_s) / 2, 0.02, 1e-12);
+  EXPECT_NEAR((sum.median_ci_high_s - sum.median_ci_low_s) / 2, 0.021, 1e-12);
   EXPECT_DOUBLE_EQ(precise_by_s(s, 1.0), 8.0);
   EXPECT_DOUBLE_EQ(precise_by_s(s, 2.5), 20.0);
-  // The looks' levels count: 1.4% scaled to look 4 (80 samples, z 3.0233) is 1.4% · sqrt(1/2) ·
-  // 3.0233/2.8653 = 1.045%, still above 1% (0.990% without the levels' z); look 5: 0.768%.
-  EXPECT_DOUBLE_EQ(precise_by_s(half_width_at_40(rule, 0.014), 1.0), 4.0);
-  // Half the precision asked: look 7 (640 = 16 × 40, z 3.3223) gives 2% · sqrt(1/16) · 3.3223 /
-  // 2.8653 = 0.580%, look 8 (1280, z 3.3918) 2% · sqrt(1/32) · 3.3918 / 2.8653 = 0.419% ≤ 0.5%.
+  // 1.4%: look 4 (80 samples) at the same level, 1.4% · sqrt(1/2) = 0.990%.
+  EXPECT_DOUBLE_EQ(precise_by_s(half_width_at_40(rule, 0.014), 1.0), 2.0);
+  // Half the precision asked: look 7 (640 = 16 × 40) gives 2.1% · sqrt(1/16) = 0.525%, look 8
+  // (1280) 2.1% · sqrt(1/32) = 0.371% ≤ 0.5%.
   rule.precision = 0.005;
-  EXPECT_DOUBLE_EQ(precise_by_s(two_percent_at_40(rule), 1.0), 32.0);
+  EXPECT_DOUBLE_EQ(precise_by_s(spread_at_40(rule), 1.0), 32.0);
+  // The looks' levels count past look 8: 3.8% at look 8 is 0.672%; look 9 (2560, z 3.02334) gives
+  // 3.8% · sqrt(1/64) · 3.02334/2.76888 = 0.519% (0.475% without the levels' z), look 10 (5120,
+  // z 3.34148) 3.8% · sqrt(1/128) · 3.34148/2.76888 = 0.405%: by 128 times.
+  EXPECT_DOUBLE_EQ(precise_by_s(half_width_at_40(rule, 0.038), 1.0), 128.0);
   // Precise now: now. Fewer than min_samples: never.
   rule.precision = 0.03;
-  EXPECT_DOUBLE_EQ(precise_by_s(two_percent_at_40(rule), 1.0), 1.0);
+  EXPECT_DOUBLE_EQ(precise_by_s(spread_at_40(rule), 1.0), 1.0);
   Sampler few(rule);
   for (int i = 0; i < 9; ++i) few.add(1.0 + 0.01 * i);
   EXPECT_TRUE(std::isinf(precise_by_s(few, 1.0)));
@@ -265,19 +276,20 @@ TEST(SpareTime, OnTrackWithinTheCheckLimitAndTheSpareSeconds) {
   rule.min_time_s = 0;
   rule.max_rel_noise = 0;
   rule.timeout_s = 1;
-  std::vector<Sampler> one{two_percent_at_40(rule)};
+  std::vector<Sampler> one{spread_at_40(rule)};
   EXPECT_FALSE(on_track(one, 1.0, 1.0, SpareTime(100)));  // check limit 3 s < 8 s
   rule.check_timeout_factor = 8;
-  one = {two_percent_at_40(rule)};
+  one = {spread_at_40(rule)};
   EXPECT_TRUE(on_track(one, 1.0, 1.0, SpareTime(7)));
   EXPECT_FALSE(on_track(one, 1.0, 1.0, SpareTime(6.9)));
   EXPECT_FALSE(on_track(one, 1.0, 0.5, SpareTime(7)));  // went past its limit at 0.5 s: 7.5 s
-  // A group: every member must be on track. A member at ±8% needs ~90× its samples (look 10, by
-  // 128 s), past the 8 s check limit, so the group is not, whatever the spare seconds.
+  // A group: every member must be on track. A member at ±8% needs look 10 (8% · sqrt(1/128) ·
+  // 3.34148/2.76888 = 0.853%; look 9: 1.09%), by 128 s, past the 8 s check limit, so the group is
+  // not, whatever the spare seconds.
   rule.precision = 0.01;
   Sampler noisy(rule);
   for (int i = 0; i < 40; ++i) noisy.add(1.0 + 0.08 / 9.5 * (((i * 7) % 40) - 19.5));
-  std::vector<Sampler> group{two_percent_at_40(rule), noisy};
+  std::vector<Sampler> group{spread_at_40(rule), noisy};
   EXPECT_FALSE(on_track(group, 1.0, 1.0, SpareTime(1e9)));
 }
 
