@@ -440,6 +440,7 @@ TEST(AffordableElements, TimingSimulatorHasItsOwnBulk) {
 // sizes are 2^25-2^26 elements and fail this), with unique names, and the cases that run cuBLAS
 // or cuBLASLt device code say why they cannot run there (and only there).
 TEST(DeclaredWork, OnASimulatedGpuOnlyTheBulkShrinks) {
+  if (!query_gpus().built_with_cuda) GTEST_SKIP() << "built without CUDA: no CUDA case to declare";
   const HostInfo host = nominal_host();
   GpuDevice gpu = nominal_gpu();
   gpu.name = "GPGPU-Sim_v4.2.0 (nominal)";
