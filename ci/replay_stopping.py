@@ -229,8 +229,8 @@ def main():
             rule["alpha_spending"] = {"flat_looks": int(k), "flat_share": float(share)}
         except ValueError:
             sys.exit(f"replay_stopping.py: --spending {a.spending!r}: expected K,SHARE or legacy")
-        if rule["alpha_spending"]["flat_looks"] < 1 or not 0 < rule["alpha_spending"]["flat_share"] <= 1:
-            sys.exit(f"replay_stopping.py: --spending {a.spending!r}: K >= 1 and 0 < SHARE <= 1")
+        if rule["alpha_spending"]["flat_looks"] < 1 or not 0 < rule["alpha_spending"]["flat_share"] < 1:
+            sys.exit(f"replay_stopping.py: --spending {a.spending!r}: K >= 1 and 0 < SHARE < 1")
     prec = rule["precision"]
     units = load_units(run, rule)
     cases = sum(len(u.members) for u in units)

@@ -71,11 +71,12 @@ std::vector<double> kept_rounds(std::span<const double> round_samples_s,
 // Sequential looks at the median's interval (the stopping rule below). The rule looks at the
 // interval only at sample counts min_samples · 2^(k−1), k = 1, 2, … (look_index), and look k
 // judges it at confidence 1 − α_k, with α spent where cases decide: evenly over the first
-// kSpendingFlatLooks looks (10 … 1,280 samples from min_samples 10; kSpendingFlatShare of α, α_k =
-// 0.9α/8), the rest over every later look j = k − 8 as 0.1α/(j(j+1)). The α_k sum to α over every
-// look there may ever be, so by the union bound the interval the case stops with covers the true
-// median with probability ≥ 1 − α whatever rule chose when to stop (α spending over a geometric
-// schedule of looks, Lan & DeMets 1983; README.md "When a case stops"). A stop between two
+// kSpendingFlatLooks looks (10 … 1,280 samples from min_samples 10, 5 … 640 for a sweep point;
+// kSpendingFlatShare of α, α_k = 0.9α/8), the rest over every later look j = k − 8 as
+// 0.1α/(j(j+1)). The α_k sum to α over every look there may ever be, so by the union bound the
+// interval the case stops with covers the true median with probability ≥ 1 − α whatever rule chose
+// when to stop (α spending fixed in advance over a geometric schedule of looks; README.md "When a
+// case stops"). A stop between two
 // scheduled counts (the time limit, nvbench's noise rule) is one more look, and takes the next
 // index.
 //

@@ -87,7 +87,7 @@ class Replay(unittest.TestCase):
         with tempfile.TemporaryDirectory() as d:
             path = os.path.join(d, "run.json")
             json.dump(one_case_run(0.042), open(path, "w"))
-            for bad in ("8", "0,0.9", "8,1.5", "x,y"):
+            for bad in ("8", "0,0.9", "8,1.5", "8,1", "x,y"):
                 p = subprocess.run([sys.executable, SCRIPT, path, "--spending", bad],
                                    capture_output=True, text=True)
                 self.assertEqual(p.returncode, 1, bad)
