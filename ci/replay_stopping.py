@@ -226,11 +226,12 @@ def main():
     elif a.spending:
         try:
             k, share = a.spending.split(",")
-            rule["alpha_spending"] = {"flat_looks": int(k), "flat_share": float(share)}
+            k, share = int(k), float(share)
         except ValueError:
             sys.exit(f"replay_stopping.py: --spending {a.spending!r}: expected K,SHARE or legacy")
-        if rule["alpha_spending"]["flat_looks"] < 1 or not 0 < rule["alpha_spending"]["flat_share"] < 1:
+        if k < 1 or not 0 < share < 1:
             sys.exit(f"replay_stopping.py: --spending {a.spending!r}: K >= 1 and 0 < SHARE < 1")
+        rule["alpha_spending"] = {"flat_looks": k, "flat_share": share}
     prec = rule["precision"]
     units = load_units(run, rule)
     cases = sum(len(u.members) for u in units)

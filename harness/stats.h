@@ -76,9 +76,8 @@ std::vector<double> kept_rounds(std::span<const double> round_samples_s,
 // 0.1α/(j(j+1)). The α_k sum to α over every look there may ever be, so by the union bound the
 // interval the case stops with covers the true median with probability ≥ 1 − α whatever rule chose
 // when to stop (α spending fixed in advance over a geometric schedule of looks; README.md "When a
-// case stops"). A stop between two
-// scheduled counts (the time limit, nvbench's noise rule) is one more look, and takes the next
-// index.
+// case stops"). A stop between two scheduled counts (the time limit, nvbench's noise rule) is one
+// more look, and takes the next index.
 //
 // The index of the look made at `n` samples: k where n = min_samples · 2^(k−1); otherwise (between
 // scheduled counts) the index of the next scheduled look. 0 below min_samples.
