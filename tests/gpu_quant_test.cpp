@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <set>
 #include <utility>
 #include <vector>
 
@@ -94,12 +95,16 @@ TEST_F(GpuQuant, MatchesTheReferenceCodeForCode) {
 // and 1, 3, 5 or 7 parts of 128 more, whole groups only) for groups of 128, 256, 512 and 1,024,
 // each group with its own range (a value of ±(1 + g) at a place that moves with g), so a tile's
 // tail that reads past its groups, or a range given to the wrong group, shows in the parameters.
+// Wide groups round several tails to the same whole groups: each tensor is checked once.
 TEST_F(GpuQuant, FusedTilesAndTheirTails) {
   for (std::size_t group :
-       {std::size_t{128}, std::size_t{256}, std::size_t{512}, std::size_t{1024}})
+       {std::size_t{128}, std::size_t{256}, std::size_t{512}, std::size_t{1024}}) {
+    std::set<std::size_t> checked_tails;
     for (std::size_t tail_parts :
          {std::size_t{1}, std::size_t{3}, std::size_t{5}, std::size_t{7}}) {
       const std::size_t tail = tail_parts * 128 / group * group;  // whole groups only
+      const bool first = checked_tails.insert(tail).second;
+      if (!first && tail_parts != 3) continue;
       const std::size_t n = 5 * 1024 + tail;
       std::vector<float> x(n);
       for (std::size_t i = 0; i < n; ++i)
@@ -108,10 +113,13 @@ TEST_F(GpuQuant, FusedTilesAndTheirTails) {
         x[g * group + (g * 37) % group] = static_cast<float>(1 + g);
         x[g * group + (g * 53 + 11) % group] = -static_cast<float>(1 + 2 * g) / 4;
       }
-      expect_matches<std::int8_t>(x, group, true, false);
-      expect_matches<std::uint8_t>(x, group, false, false);
+      if (first) {
+        expect_matches<std::int8_t>(x, group, true, false);
+        expect_matches<std::uint8_t>(x, group, false, false);
+      }
       if (tail_parts == 3) expect_matches<std::uint8_t>(x, group, false, true);
     }
+  }
 }
 
 // x / s exactly halfway between two codes: x = amax / 2 gives x / s = 63.5 exactly, while
