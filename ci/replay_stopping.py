@@ -29,7 +29,9 @@ usage: replay_stopping.py RUN.json [--precision 0.01] [--budget-s 135] [--spendi
                           [--cases] [--json OUT]
 
 Everything past the recorded samples is an extrapolation (an estimate), and the replay does not
-replay a group's check-driven sampling (its time limit is taken as the group's own)."""
+replay a group's check-driven sampling (its time limit is taken as the group's own), nor the
+samples a member took alone after its group's rounds (`pairing.alone`, newer files): a group is
+replayed from its rounds, as the rule before members went on alone."""
 import argparse
 import json
 import math

@@ -143,15 +143,18 @@ def validate_benchmark(i, b, t):
     validate_bound(where, b.get("bound"), b, t)
     pairing, rounds = b.get("pairing"), b.get("round_samples_s")
     if isinstance(pairing, dict) and isinstance(rounds, list) and all(is_num(v) for v in rounds):
-        if isinstance(samples, int):
-            t.check(pairing.get("rounds") == samples, where,
-                    f"pairing.rounds {pairing.get('rounds')!r} != samples {samples}")
-            t.check(len(rounds) == min(samples, KEPT_SAMPLES), where,
-                    f"round_samples_s holds {len(rounds)} rounds, not min(samples {samples}, "
+        # The rounds, then (newer files, pairing.alone) the samples taken alone after them.
+        n_rounds, alone = pairing.get("rounds"), pairing.get("alone", 0)
+        if isinstance(samples, int) and isinstance(n_rounds, int) and isinstance(alone, int):
+            t.check(n_rounds + alone == samples, where,
+                    f"pairing.rounds {n_rounds} + alone {alone} != samples {samples}")
+            t.check(len(rounds) == min(n_rounds, KEPT_SAMPLES), where,
+                    f"round_samples_s holds {len(rounds)} rounds, not min(rounds {n_rounds}, "
                     f"{KEPT_SAMPLES})")
-        if isinstance(kept, list) and isinstance(samples, int) and samples <= KEPT_SAMPLES:
-            t.check(sorted(rounds) == sorted(kept), where,
-                    "round_samples_s and samples_s are not the same samples")
+            if isinstance(kept, list) and samples <= KEPT_SAMPLES:
+                # Older files kept samples_s sorted: the same samples, in another order.
+                same = kept[:n_rounds] == rounds if alone else sorted(rounds) == sorted(kept)
+                t.check(same, where, "round_samples_s are not the first pairing.rounds of samples_s")
 
 
 def validate_bound(where, bd, b, t):

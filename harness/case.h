@@ -2,12 +2,14 @@
 // Suites only describe cases; the harness (runner.cpp) measures, compares, checks and reports.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <limits>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -146,16 +148,27 @@ struct Measurement {
   // check (clock_needs_reprobe); 0: none taken.
   double clock_reprobe_hz = 0;
   std::vector<double> samples_s;  // every sample, in the order taken
-  // Sampled in a pairing group (Case::pairing_group) of `paired_members` ≥ 2: samples_s then holds
-  // one sample per round, aligned across the members of the same `paired_run` (a number unique
-  // within the run: one per measurement of the group). Empty, 0: sampled alone.
+  // Sampled in a pairing group (Case::pairing_group) of `paired_members` ≥ 2: the first `rounds`
+  // of samples_s are one sample per round, aligned across the members of the same `paired_run` (a
+  // number unique within the run: one per measurement of the group); the rest were taken alone
+  // after the rounds (sample_group). Empty, 0: sampled alone.
   std::string paired_group;
   std::size_t paired_members = 0, paired_run = 0;
+  // The group's rounds (every sample for a case sampled alone), and the sequential confidence the
+  // rounds stopped at (Sampler::confidence with `rounds` samples): the level a check made from the
+  // rounds judges at.
+  std::size_t rounds = 0;
+  double round_confidence = 0;
   std::string pairing_note;  // why a case of a group was sampled alone (e.g. memory); empty: none
   // CPU time of this case's own samples per sample (the calling thread's), measured by the group's
   // loop; negative: not measured here (Google Benchmark's timer gives it).
   double cpu_per_sample_s = -1;
 };
+
+// A group's rounds: the first Measurement::rounds of its samples.
+inline std::span<const double> round_samples(const Measurement& m) {
+  return std::span<const double>(m.samples_s).first(std::min(m.rounds, m.samples_s.size()));
+}
 
 struct Case {
   std::string name;  // unique within its suite: "triad/fp64/host"
@@ -204,10 +217,12 @@ struct CaseResult {
   std::vector<double> samples_s;  // as the results file keeps them: kept_samples (time order)
   // Sampled in a pairing group: its name and measurement number (Measurement::paired_run), and the
   // samples one per round in round order, as the results file keeps them (kept_rounds): aligned
-  // with every member of the same group and run. Empty: sampled alone.
+  // with every member of the same group and run, judged at `round_confidence` (the rounds'
+  // sequential level, Measurement::round_confidence). Empty: sampled alone.
   std::string paired_group;
   std::size_t paired_run = 0;
   std::vector<double> round_samples_s;
+  double round_confidence = 0;
 };
 
 struct Suite {

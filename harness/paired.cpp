@@ -57,14 +57,14 @@ Interval guarded_interval(const Interval& paired, const Interval& unpaired, cons
 bool sampled_together(const CaseResult& a, const CaseResult& b) {
   return !a.paired_group.empty() && a.paired_group == b.paired_group &&
          a.paired_run == b.paired_run && !a.round_samples_s.empty() &&
-         a.round_samples_s.size() == b.round_samples_s.size();
+         a.round_samples_s.size() == b.round_samples_s.size() && a.round_confidence > 0 &&
+         a.round_confidence == b.round_confidence;
 }
 
 Interval time_ratio_interval(const CaseResult& a, const CaseResult& b, bool* paired) {
   const bool together = sampled_together(a, b);
   if (paired) *paired = together;
-  return together ? paired_ratio_interval(a.round_samples_s, b.round_samples_s,
-                                          a.summary.median_ci_confidence)
+  return together ? paired_ratio_interval(a.round_samples_s, b.round_samples_s, a.round_confidence)
                   : unpaired_ratio_interval(a.summary, b.summary);
 }
 

@@ -58,7 +58,7 @@ Interval paired_exponent_interval(std::span<const double> x,
 Interval guarded_interval(const Interval& paired, const Interval& unpaired, const Band& band);
 
 // Whether two measured cases were sampled in the same rounds: the same pairing group's
-// measurement, as many rounds kept.
+// measurement, as many rounds kept, judged at the same level (CaseResult::round_confidence, set).
 bool sampled_together(const CaseResult& a, const CaseResult& b);
 
 // t_a / t_b: paired_ratio_interval over the kept rounds when sampled together, else

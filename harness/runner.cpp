@@ -161,7 +161,7 @@ UndecidedFn group_undecided(const RunState& rs, std::vector<Member>& ms,
       const Sampler& s = samplers[k];
       partial.push_back({mb.name(), mb.sel->item->backend, mb.p.params, json::object(), mb.p.work,
                          s.summary(), kept_samples(s.samples()), mb.sel->item->pairing_group, run,
-                         kept_rounds(s.samples())});
+                         kept_rounds(s.samples()), s.confidence()});
     }
     try {
       const std::vector<Check> checks = suite.suite_checks(partial);
@@ -415,9 +415,10 @@ json benchmark_entry(const benchmark::BenchmarkReporter::Run& run, const Selecte
     e["pairing"] = {{"group", rec->m.paired_group},
                     {"members", rec->m.paired_members},
                     {"run", rec->m.paired_run},
-                    {"rounds", s.samples},
+                    {"rounds", rec->m.rounds},
+                    {"alone", s.samples - std::min(rec->m.rounds, s.samples)},
                     {"order", "rotating"}};
-    e["round_samples_s"] = kept_rounds(rec->m.samples_s);
+    e["round_samples_s"] = kept_rounds(round_samples(rec->m));
   }
   if (!rec->m.pairing_note.empty()) e["pairing_note"] = rec->m.pairing_note;
   e["harness_overhead_s"] = rec->m.harness_overhead_s;
@@ -494,7 +495,9 @@ class Reporter : public benchmark::BenchmarkReporter {
         rs_.results[sel.suite].push_back(
             {sel.item->name, sel.item->backend, rec->params, rec->observations, rec->work,
              rec->m.summary, kept_samples(rec->m.samples_s), rec->m.paired_group, rec->m.paired_run,
-             rec->m.paired_group.empty() ? std::vector<double>{} : kept_rounds(rec->m.samples_s)});
+             rec->m.paired_group.empty() ? std::vector<double>{}
+                                         : kept_rounds(round_samples(rec->m)),
+             rec->m.paired_group.empty() ? 0.0 : rec->m.round_confidence});
       for (const auto& c : rec->checks) checks.push_back(c);
       rs_.rows.push_back(summary_row(entries.back(), rec->checks));
       print_case_line(rs_.rows.back());

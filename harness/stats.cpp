@@ -67,6 +67,11 @@ Interval median_interval_of(std::vector<double> values, double confidence) {
   return {median_of(values), values[ranks.low - 1], values[ranks.high - 1], ranks.coverage};
 }
 
+bool within_precision(const Summary& s, double precision) {
+  return s.median_s > 0 && s.median_ci_coverage >= s.median_ci_confidence &&
+         s.median_ci_high_s - s.median_ci_low_s <= 2 * precision * s.median_s;
+}
+
 std::vector<double> kept_samples(std::span<const double> samples_s, std::size_t cap) {
   cap = std::max<std::size_t>(cap, 2);
   const std::size_t n = samples_s.size();

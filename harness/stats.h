@@ -36,6 +36,10 @@ struct Summary {
 // sequential level of its last look (sequential_confidence).
 Summary summarize(std::span<const double> samples_s, double confidence = 0.95);
 
+// Whether the median's interval reaches the confidence it was asked for and lies within
+// ±precision of the median: (high − low) / 2 ≤ precision · median.
+bool within_precision(const Summary& s, double precision);
+
 // The 1-based ranks (low, high = n + 1 − low) of the order statistics X_(low) ≤ median ≤ X_(high)
 // with coverage 1 − 2·P(B ≤ low − 1), B ~ Binomial(n, 1/2): the largest `low` whose coverage is at
 // least `confidence` (Conover, Practical Nonparametric Statistics, 3.2). Exact for any continuous

@@ -290,6 +290,7 @@ void in_rounds(std::vector<CaseResult>& rs) {
       r.round_samples_s.push_back(r.summary.median_s * spell[q] *
                                   (1 + 0.001 * static_cast<double>(q % 3)));
     r.summary = summarize(r.round_samples_s);
+    r.round_confidence = r.summary.median_ci_confidence;
   }
 }
 
@@ -422,6 +423,7 @@ std::vector<CaseResult> host_strided(const std::vector<double>& ms, bool paired 
         r.round_samples_s.push_back(r.summary.median_s * spell[q] *
                                     (1 + 0.004 * static_cast<double>((q + i) % 3)));
       r.summary = summarize(r.round_samples_s);
+      r.round_confidence = r.summary.median_ci_confidence;
     }
     rs.push_back(r);
   }

@@ -461,6 +461,45 @@ class Verdicts(unittest.TestCase):
             self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
             self.assertIn("gives INCONCLUSIVE", r.stdout)
 
+    def test_a_groups_rounds_come_first_and_the_validator_holds_them_to_it(self):
+        # The host tiled attention sweep: one pairing group of 5 sizes. Each member's samples are
+        # its rounds, then those it took alone; the validator refuses a count or a round that
+        # does not match.
+        validator = os.path.join(SRC, "ci", "validate_results.py")
+        with tempfile.TemporaryDirectory() as d:
+            out = os.path.join(d, "r.json")
+            r = bb("run", "--quick", "--backend", "host", "--filter",
+                   "attention/tiled/fp32/host/d64/", "--no-fail", "--out", out)
+            self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+            doc = json.load(open(out))
+            members = [b for b in doc["benchmarks"] if "pairing" in b]
+            self.assertEqual(len(members), 5)
+            rounds = {b["pairing"]["rounds"] for b in members}
+            self.assertEqual(len(rounds), 1)
+            for b in members:
+                p = b["pairing"]
+                self.assertEqual(p["rounds"] + p["alone"], b["samples"])
+                if b["samples"] <= 1000:
+                    self.assertEqual(b["round_samples_s"], b["samples_s"][:p["rounds"]])
+
+            def validate(doc):
+                bad = os.path.join(d, "bad.json")
+                json.dump(doc, open(bad, "w"))
+                return subprocess.run(["/usr/bin/python3", validator, bad],
+                                      capture_output=True, text=True)
+
+            self.assertEqual(validate(doc).returncode, 0)
+            b = members[0]
+            b["pairing"]["alone"] += 1
+            r = validate(doc)
+            self.assertNotEqual(r.returncode, 0)
+            self.assertIn("+ alone", r.stdout + r.stderr)
+            b["pairing"]["alone"] -= 1
+            b["round_samples_s"][0] = b["round_samples_s"][0] * 2 + 1
+            r = validate(doc)
+            self.assertNotEqual(r.returncode, 0)
+            self.assertIn("round_samples_s", r.stdout + r.stderr)
+
 
 class GoogleBenchmarkPassthrough(unittest.TestCase):
     def test_benchmark_out_writes_its_own_json(self):

@@ -31,6 +31,7 @@ set(_cli_tests
   Project.test_committed_runs_both_ways Project.test_bad_input_exit_2
   Project.test_run_split_over_files
   Verdicts.test_strict_run_new_fields_and_rejudged_verdicts
+  Verdicts.test_a_groups_rounds_come_first_and_the_validator_holds_them_to_it
   Interrupted.test_sigterm_leaves_valid_file)
 foreach(t IN LISTS _cli_tests)
   add_test(NAME cli.${t}

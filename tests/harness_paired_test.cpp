@@ -110,6 +110,63 @@ TEST(Pairing, TheStoppingRuleWaitsForEveryMember) {
   EXPECT_EQ(group_should_stop(one, 0), StopReason::converged);
 }
 
+// The host attention sweep's shape: member 1 is dear (2 ms of wall time a sample, never precise:
+// 1 and 3 alternate), member 0 cheap (0.1 ms, spread ±5%: within ±1% from ~200 samples, look 6).
+// The group times out at the sum of the timeouts (0.1 s of wall time, ~50 rounds); member 0 has had
+// ~5% of it, goes on alone to ±1% at a later look and stops converged; member 1 has had its
+// share and stops with the rounds. The rounds are the first samples, aligned, and judged at the
+// level of the rounds' look.
+TEST(Pairing, ACheapMemberShortOfItsPrecisionGoesOnAloneAfterTheRounds) {
+  const std::vector<StoppingRule> rules = {rule(10, 0.05), rule(10, 0.05)};
+  std::size_t k = 0;
+  std::vector<std::size_t> calls(2, 0);
+  const auto ms = sample_group(rules, 0, [&](std::size_t i) {
+    ++calls[i];
+    if (i == 1) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+      return 2e-3 * (calls[1] % 2 ? 1.5 : 0.5);
+    }
+    return 1e-4 * (1 + 0.05 * (static_cast<double>((k++ * 7) % 41) - 20) / 20);
+  });
+  const std::size_t rounds = ms[1].samples_s.size();
+  EXPECT_EQ(ms[0].rounds, rounds);
+  EXPECT_EQ(ms[1].rounds, rounds);
+  EXPECT_GE(rounds, 10u);
+  EXPECT_LT(rounds, 80u);  // ≥ 0.1 s of 2 ms sleeps
+  EXPECT_EQ(ms[1].stop, StopReason::timeout);
+  EXPECT_EQ(ms[0].stop, StopReason::converged);
+  EXPECT_GT(ms[0].samples_s.size(), rounds);
+  EXPECT_EQ(calls[0], ms[0].samples_s.size());
+  EXPECT_TRUE(is_scheduled_look(ms[0].samples_s.size(), 10));
+  EXPECT_TRUE(within_precision(ms[0].summary, 0.01));
+  EXPECT_FALSE(within_precision(summarize(round_samples(ms[0]), ms[0].round_confidence), 0.01));
+  // The rounds' level is their look's; the member's summary is at its own later look's.
+  const std::size_t look = look_index(rounds, 10);
+  EXPECT_DOUBLE_EQ(ms[0].round_confidence, sequential_confidence(look, 0.05));
+  EXPECT_DOUBLE_EQ(ms[1].round_confidence, ms[0].round_confidence);
+  EXPECT_DOUBLE_EQ(ms[0].summary.median_ci_confidence,
+                   sequential_confidence(look_index(ms[0].samples_s.size(), 10), 0.05));
+}
+
+// Under a timing simulator a sample reads microseconds of simulated time and takes seconds of wall
+// time: a member's share of the rounds is counted in wall time, so no member goes on alone once
+// the group has had its time (here 5 ms of sleep per sample against 1 ms timeouts; the hard cap
+// far).
+TEST(Pairing, AMembersShareOfTheRoundsIsCountedInWallTime) {
+  StoppingRule r = rule(3, 1e-3);
+  r.hard_timeout_factor = 1e6;
+  const std::vector<StoppingRule> rules = {r, r};
+  std::size_t k = 0;
+  const auto ms = sample_group(rules, 0, [&](std::size_t) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    return 1e-6 * (k++ % 2 ? 1.5 : 0.5);
+  });
+  EXPECT_EQ(ms[0].samples_s.size(), 3u);
+  EXPECT_EQ(ms[1].samples_s.size(), 3u);
+  EXPECT_EQ(ms[0].rounds, 3u);
+  EXPECT_EQ(ms[0].stop, StopReason::timeout);
+}
+
 TEST(Pairing, KeptRoundsStayAligned) {
   std::vector<double> a(2500), b(2500);
   for (std::size_t i = 0; i < a.size(); ++i)
@@ -314,15 +371,26 @@ TEST(Pairing, TheRunnerSamplesAGroupInRoundsAndKeepsThemAligned) {
   EXPECT_EQ(a["pairing"]["group"], "pair");
   EXPECT_EQ(a["pairing"]["members"], 2);
   EXPECT_EQ(a["pairing"]["run"], b["pairing"]["run"]);
-  EXPECT_EQ(a["samples"], b["samples"]);
-  const std::size_t kept = std::min<std::size_t>(a["samples"].get<std::size_t>(), kKeptSamples);
+  // As many rounds each; a member short of its precision when the group timed out (a busy
+  // machine) took samples alone after them.
+  const std::size_t rounds = a["pairing"]["rounds"].get<std::size_t>();
+  EXPECT_EQ(b["pairing"]["rounds"], rounds);
+  const std::size_t alone_a = a["pairing"]["alone"].get<std::size_t>();
+  const std::size_t alone_b = b["pairing"]["alone"].get<std::size_t>();
+  EXPECT_EQ(a["samples"].get<std::size_t>(), rounds + alone_a);
+  EXPECT_EQ(b["samples"].get<std::size_t>(), rounds + alone_b);
+  const std::size_t kept = std::min<std::size_t>(rounds, kKeptSamples);
   EXPECT_EQ(a["round_samples_s"].size(), kept);
-  // The runs interleave: 0 1, 1 0, 0 1, … from the first round (the warm-up round included).
-  ASSERT_GE(log->size(), 2 * 7u);
-  for (std::size_t r = 0; 2 * r + 1 < log->size(); ++r) {
+  // The runs interleave: 0 1, 1 0, 0 1, … from the first round (the warm-up round included), then
+  // member 0's samples alone, then member 1's.
+  ASSERT_GE(log->size(), 2 * 7u + alone_a + alone_b);
+  const std::size_t interleaved = log->size() - alone_a - alone_b;
+  for (std::size_t r = 0; 2 * r + 1 < interleaved; ++r) {
     EXPECT_EQ((*log)[2 * r], static_cast<int>(r % 2)) << "round " << r;
     EXPECT_EQ((*log)[2 * r + 1], static_cast<int>(1 - r % 2)) << "round " << r;
   }
+  for (std::size_t k = interleaved; k < log->size(); ++k)
+    EXPECT_EQ((*log)[k], k < interleaved + alone_a ? 0 : 1) << "sample alone " << k;
   // The suite's checks see the rounds, aligned.
   ASSERT_EQ(g.results.size(), 2u);
   EXPECT_TRUE(sampled_together(g.results[0], g.results[1]));

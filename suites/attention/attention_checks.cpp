@@ -80,11 +80,10 @@ std::vector<Check> attention_suite_checks(const std::vector<CaseResult>& results
     // At the rounds' sequential confidence (stats.h): the group keeps sampling while this check is
     // undecided, so it is looked at more than once.
     const Interval exponent =
-        paired
-            ? guarded_interval(paired_exponent_interval(
-                                   paired_n, rounds, cases.front()->summary.median_ci_confidence),
-                               robust.slope_interval(), band)
-            : robust.slope_interval();
+        paired ? guarded_interval(
+                     paired_exponent_interval(paired_n, rounds, cases.front()->round_confidence),
+                     robust.slope_interval(), band)
+               : robust.slope_interval();
     Check c = fit(head, kExponent, band, exponent, n.size());
     c.tolerance = kExponentTolerance;
     c.reason += (paired ? fmt::format("; paired: median of {} per-round Theil-Sen exponents",

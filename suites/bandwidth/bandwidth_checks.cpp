@@ -311,7 +311,7 @@ void analyse_strided(const std::vector<CaseResult>& rs, Backend b, Analysis& out
     const Interval unpaired = unpaired_ratio_interval(r->summary, unit.summary);
     const Interval ratio =
         paired ? guarded_interval(paired_ratio_interval(r->round_samples_s, unit.round_samples_s,
-                                                        r->summary.median_ci_confidence),
+                                                        r->round_confidence),
                                   unpaired, band)
                : unpaired;
     const double measured = ratio.value;
@@ -442,7 +442,7 @@ std::optional<PairedOverlap> paired_overlap(const std::vector<const CaseResult*>
   }
   // At the rounds' sequential confidence (stats.h sequential_confidence): a group that keeps
   // sampling while these checks are undecided looks at them more than once.
-  const double confidence = pts.front()->summary.median_ci_confidence;
+  const double confidence = pts.front()->round_confidence;
   return PairedOverlap{median_interval_of(std::move(worst), confidence),
                        median_interval_of(std::move(ridge), confidence), rounds};
 }
