@@ -242,6 +242,19 @@ Sampler half_width_at_40(StoppingRule rule, double half) {
 
 Sampler spread_at_40(StoppingRule rule) { return half_width_at_40(rule, 0.021); }
 
+// A group's member goes on alone only when its interval is not yet within ±precision
+// (within_precision): at 40 samples look 3's ranks 11 and 30 sit at 1 ∓ h, median 1.
+TEST(SequentialLooks, WithinPrecisionAtTheIntervalsOwnLevel) {
+  StoppingRule rule;
+  EXPECT_TRUE(within_precision(half_width_at_40(rule, 0.0099).summary(), 0.01));
+  EXPECT_FALSE(within_precision(half_width_at_40(rule, 0.0101).summary(), 0.01));
+  // Five equal-ish samples: [min, max] covers 93.75% < 99.4375%, too few however tight.
+  Sampler five(rule);
+  for (int i = 0; i < 5; ++i) five.add(1.0 + 1e-6 * i);
+  EXPECT_LT(five.summary().median_ci_coverage, five.summary().median_ci_confidence);
+  EXPECT_FALSE(within_precision(five.summary(), 0.01));
+}
+
 TEST(SpareTime, OnTrackExtrapolatesTheHalfWidthByHand) {
   StoppingRule rule;
   rule.min_time_s = 0;
