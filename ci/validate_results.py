@@ -282,6 +282,14 @@ def validate_document(doc, args, t):
     for i, b in enumerate(benchmarks):
         validate_benchmark(i, b, t)
     validate_pairing(benchmarks, t)
+    # The spare seconds left when a case began: within the run's pool.
+    rule = bb.get("options", {}).get("stopping_rule", {}) if isinstance(bb.get("options"), dict) else {}
+    pool = rule.get("spare_s") if isinstance(rule, dict) else None
+    for i, b in enumerate(benchmarks):
+        left = b.get("spare_left_s") if isinstance(b, dict) else None
+        if left is not None:
+            t.check(is_num(left) and 0 <= left and (not is_num(pool) or left <= pool),
+                    entry_label(i, b), f"spare_left_s {left!r} outside [0, spare_s {pool!r}]")
 
     seen = {}
     for i, b in enumerate(benchmarks):

@@ -159,6 +159,9 @@ struct Measurement {
   // rounds judges at.
   std::size_t rounds = 0;
   double round_confidence = 0;
+  // What was left of the run's spare seconds (run --spare) when this case's (or its group's)
+  // sampling began; negative: not sampled by the harness's loop.
+  double spare_left_s = -1;
   std::string pairing_note;  // why a case of a group was sampled alone (e.g. memory); empty: none
   // CPU time of this case's own samples per sample (the calling thread's), measured by the group's
   // loop; negative: not measured here (Google Benchmark's timer gives it).

@@ -275,6 +275,7 @@ void measure_members(RunState& rs, const std::vector<const SelectedCase*>& sels,
       if (gpu && !rs.nvml) rs.nvml = std::make_unique<Nvml>();  // once per run, if a GPU case
       const UndecidedFn undecided =
           index.size() == 1 ? case_undecided(rs, ms, index) : group_undecided(rs, ms, index);
+      const double spare_left_s = rs.spare.left_s();
       std::vector<Measurement> measured =
           gpu ? measure_cuda_group(live, rules, *gpu, rs.opts.hot || first.warm_caches,
                                    rs.nvml.get(), rs.opts.quick ? kGpuWarmupQuickS : kGpuWarmupS,
@@ -284,6 +285,7 @@ void measure_members(RunState& rs, const std::vector<const SelectedCase*>& sels,
       for (std::size_t k = 0; k < live.size(); ++k) {
         Member& mb = ms[index[k]];
         mb.rec.m = std::move(measured[k]);
+        mb.rec.m.spare_left_s = spare_left_s;
         if (run) {
           mb.rec.m.paired_group = mb.sel->item->pairing_group;
           mb.rec.m.paired_members = live.size();
@@ -421,6 +423,7 @@ json benchmark_entry(const benchmark::BenchmarkReporter::Run& run, const Selecte
     e["round_samples_s"] = kept_rounds(round_samples(rec->m));
   }
   if (!rec->m.pairing_note.empty()) e["pairing_note"] = rec->m.pairing_note;
+  if (rec->m.spare_left_s >= 0) e["spare_left_s"] = rec->m.spare_left_s;
   e["harness_overhead_s"] = rec->m.harness_overhead_s;
   e["bytes_per_s"] = rec->work.bytes() / s.median_s;
   e["flop_per_s"] = rec->work.flop / s.median_s;

@@ -464,12 +464,12 @@ class Verdicts(unittest.TestCase):
     def test_a_groups_rounds_come_first_and_the_validator_holds_them_to_it(self):
         # The host tiled attention sweep: one pairing group of 5 sizes. Each member's samples are
         # its rounds, then those it took alone; the validator refuses a count or a round that
-        # does not match.
+        # does not match. The group began with the whole spare pool (--spare 2) left.
         validator = os.path.join(SRC, "ci", "validate_results.py")
         with tempfile.TemporaryDirectory() as d:
             out = os.path.join(d, "r.json")
             r = bb("run", "--quick", "--backend", "host", "--filter",
-                   "attention/tiled/fp32/host/d64/", "--no-fail", "--out", out)
+                   "attention/tiled/fp32/host/d64/", "--spare", "2", "--no-fail", "--out", out)
             self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
             doc = json.load(open(out))
             members = [b for b in doc["benchmarks"] if "pairing" in b]
@@ -479,6 +479,7 @@ class Verdicts(unittest.TestCase):
             for b in members:
                 p = b["pairing"]
                 self.assertEqual(p["rounds"] + p["alone"], b["samples"])
+                self.assertEqual(b["spare_left_s"], 2)
                 if b["samples"] <= 1000:
                     self.assertEqual(b["round_samples_s"], b["samples_s"][:p["rounds"]])
 
@@ -495,10 +496,17 @@ class Verdicts(unittest.TestCase):
             self.assertNotEqual(r.returncode, 0)
             self.assertIn("+ alone", r.stdout + r.stderr)
             b["pairing"]["alone"] -= 1
-            b["round_samples_s"][0] = b["round_samples_s"][0] * 2 + 1
+            first = b["round_samples_s"][0]
+            b["round_samples_s"][0] = first * 2 + 1
             r = validate(doc)
             self.assertNotEqual(r.returncode, 0)
             self.assertIn("round_samples_s", r.stdout + r.stderr)
+            b["round_samples_s"][0] = first
+            self.assertEqual(validate(doc).returncode, 0)
+            b["spare_left_s"] = 2.5
+            r = validate(doc)
+            self.assertNotEqual(r.returncode, 0)
+            self.assertIn("spare_left_s 2.5 outside", r.stdout + r.stderr)
 
 
 class GoogleBenchmarkPassthrough(unittest.TestCase):
