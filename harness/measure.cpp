@@ -162,7 +162,8 @@ std::vector<Measurement> sample_group(std::span<const StoppingRule> rules, std::
     for (std::size_t i = 0; i < members; ++i) {
       const Summary now = samplers[i].summary();
       const double share_s = std::max(now.total_s, rounds_wall_s * now.total_s / rounds_sampled_s);
-      if (!samplers[i].converged() && !within_precision(now, samplers[i].rule().precision))
+      if (samplers[i].rule().alone_after_rounds && !samplers[i].converged() &&
+          !within_precision(now, samplers[i].rule().precision))
         out[i].stop = sample_alone(
             samplers[i], share_s, [&] { return sample_s(i); }, spare);
     }

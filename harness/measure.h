@@ -23,7 +23,8 @@ std::vector<std::size_t> round_order(std::size_t round, std::size_t members);
 // of one sample of every member (`sample_s(member)`, seconds) in round_order, until
 // group_should_stop over `rules` (one per member). Member i's samples_s holds its sample of each
 // round, in round order (Measurement::rounds of them, judged at round_confidence); where the group
-// timed out, a member not converged and not within its precision then samples alone, as a case
+// timed out, a member not converged and not within its precision whose rule allows it
+// (StoppingRule::alone_after_rounds) then samples alone, as a case
 // sampled alone: to its own timeout (its share of the rounds' wall time, in proportion to its
 // samples, counted), then on `spare` while on track; those samples follow the rounds in samples_s
 // and its stop reason is its own. The harness overhead is the whole loop's.

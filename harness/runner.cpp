@@ -268,6 +268,8 @@ void measure_members(RunState& rs, const std::vector<const SelectedCase*>& sels,
     rules.push_back(gpu && gpu->simulated_timing ? StoppingRule::simulated()
                     : sels[i]->item->sweep_point ? rs.opts.rule.for_sweep_point()
                                                  : rs.opts.rule);
+    const bool flushed = gpu && !rs.opts.hot && !first.warm_caches;
+    rules.back().alone_after_rounds = flushed || ms[i].p.work.memory_level == "dram";
     index.push_back(i);
   }
   if (!live.empty()) {

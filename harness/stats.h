@@ -24,7 +24,8 @@ struct Summary {
   // its actual coverage (≥ 0.95 from 6 samples on; below, [min, max] and what it reaches).
   double median_ci_low_s = 0, median_ci_high_s = 0, median_ci_coverage = 0;
   // The confidence that interval was asked for: 0.95, or the sampler's look's sequential level
-  // (sequential_confidence). Checks over the samples (paired rounds) judge at the same level.
+  // (sequential_confidence). Checks over a group's rounds judge at the rounds' own level
+  // (Measurement::round_confidence), which is this one unless the member went on alone.
   double median_ci_confidence = 0.95;
 
   Interval median_interval() const {
@@ -118,6 +119,13 @@ struct StoppingRule {
   // How long a case or pairing group that feeds an undecided check may sample (sample_group):
   // check_timeout_s() = 3 × timeout_s (the run's: a sweep point's shorter timeout keeps it).
   double check_timeout_factor = 3;
+  // Whether a member of a pairing group that timed out short of its precision may go on alone
+  // after the rounds (sample_group). Only where a sample does not depend on what ran just before
+  // it: back to back, a cache-sized member's samples are warmer than its rounds (the host tiled
+  // attention sweep's n = 256 ran 12–13% faster alone), and a median over both would move with
+  // how many of each a run took. The runner allows it for working sets beyond the last-level
+  // cache (memory_level "dram") and for GPU samples taken after an L2 flush.
+  bool alone_after_rounds = true;
 
   double check_timeout_s() const { return check_timeout_factor * timeout_s; }
 

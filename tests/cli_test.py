@@ -462,9 +462,10 @@ class Verdicts(unittest.TestCase):
             self.assertIn("gives INCONCLUSIVE", r.stdout)
 
     def test_a_groups_rounds_come_first_and_the_validator_holds_them_to_it(self):
-        # The host tiled attention sweep: one pairing group of 5 sizes. Each member's samples are
-        # its rounds, then those it took alone; the validator refuses a count or a round that
-        # does not match. The group began with the whole spare pool (--spare 2) left.
+        # The host tiled attention sweep: one pairing group of 5 cache-sized members, which never
+        # go on alone after the rounds (their samples back to back would be warmer): pairing.alone
+        # 0. The validator refuses a count or a round that does not match. The group began with
+        # the whole spare pool (--spare 2) left.
         validator = os.path.join(SRC, "ci", "validate_results.py")
         with tempfile.TemporaryDirectory() as d:
             out = os.path.join(d, "r.json")
@@ -479,6 +480,7 @@ class Verdicts(unittest.TestCase):
             for b in members:
                 p = b["pairing"]
                 self.assertEqual(p["rounds"] + p["alone"], b["samples"])
+                self.assertEqual(p["alone"], 0)
                 self.assertEqual(b["spare_left_s"], 2)
                 if b["samples"] <= 1000:
                     self.assertEqual(b["round_samples_s"], b["samples_s"][:p["rounds"]])

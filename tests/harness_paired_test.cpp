@@ -148,6 +148,25 @@ TEST(Pairing, ACheapMemberShortOfItsPrecisionGoesOnAloneAfterTheRounds) {
                    sequential_confidence(look_index(ms[0].samples_s.size(), 10), 0.05));
 }
 
+// The same group where the rules do not allow it (a cache-sized member, whose samples back to back
+// would be warmer than its rounds): every member stops with the rounds.
+TEST(Pairing, AMemberGoesOnAloneOnlyWhereItsRuleAllows) {
+  StoppingRule r = rule(10, 0.05);
+  r.alone_after_rounds = false;
+  const std::vector<StoppingRule> rules = {r, r};
+  std::size_t k = 0, dear = 0;
+  const auto ms = sample_group(rules, 0, [&](std::size_t i) {
+    if (i == 1) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+      return 2e-3 * (++dear % 2 ? 1.5 : 0.5);
+    }
+    return 1e-4 * (1 + 0.05 * (static_cast<double>((k++ * 7) % 41) - 20) / 20);
+  });
+  EXPECT_EQ(ms[0].samples_s.size(), ms[0].rounds);
+  EXPECT_EQ(ms[1].samples_s.size(), ms[0].rounds);
+  EXPECT_EQ(ms[0].stop, StopReason::timeout);
+}
+
 // Under a timing simulator a sample reads microseconds of simulated time and takes seconds of wall
 // time: a member's share of the rounds is counted in wall time, so no member goes on alone once
 // the group has had its time (here 5 ms of sleep per sample against 1 ms timeouts; the hard cap
