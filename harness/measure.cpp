@@ -70,7 +70,7 @@ double check_limit_s(std::span<const StoppingRule> rules) {
 // A member of a pairing group that timed out short of its precision, sampled on alone after the
 // rounds as a case sampled alone would be: until it converges, or its own time reaches its
 // timeout; then on spare seconds while on track (on_track, judged at each scheduled look), never
-// past its check limit. Its own time: `own_s` before (its share of the rounds) plus, after, the
+// past its check limit. Its own time: `own_s` before (its time in the rounds) plus, after, the
 // larger of its samples and the wall time since (a sample that reads 0 s still spends time).
 StopReason sample_alone(Sampler& s, double own_s, const std::function<double()>& sample_s,
                         SpareTime* spare) {
@@ -113,6 +113,9 @@ std::vector<Measurement> sample_group(std::span<const StoppingRule> rules, std::
   for (std::size_t r = 0; r < warmup; ++r)
     for (std::size_t i : round_order(r, members)) sample_s(i);
   std::vector<Sampler> samplers(rules.begin(), rules.end());
+  // Each member's wall time in the rounds (what a sample took, whatever it reads: a simulated
+  // sample reads microseconds and takes minutes).
+  std::vector<double> wall_per_member_s(members, 0.0);
   StopReason stop = StopReason::none;
   const auto t0 = clock_type::now();
   const double limit_s = check_limit_s(rules);
@@ -121,7 +124,11 @@ std::vector<Measurement> sample_group(std::span<const StoppingRule> rules, std::
   // What the last scheduled look found: undecided until a look says otherwise.
   bool undecided_at_look = true;
   for (std::size_t r = 0; stop == StopReason::none; ++r) {
-    for (std::size_t i : round_order(r, members)) samplers[i].add(sample_s(i));
+    for (std::size_t i : round_order(r, members)) {
+      const auto s0 = clock_type::now();
+      samplers[i].add(sample_s(i));
+      wall_per_member_s[i] += seconds_since(s0);
+    }
     const double wall = seconds_since(t0);
     stop = group_should_stop(samplers, wall);
     const bool look = is_scheduled_look(r + 1, samplers.front().rule().min_samples);
@@ -146,26 +153,25 @@ std::vector<Measurement> sample_group(std::span<const StoppingRule> rules, std::
   const double rounds_wall_s = seconds_since(t0);
   if (spare && spare_since_s >= 0) spare->spend(rounds_wall_s - spare_since_s);
   std::vector<Measurement> out(members);
-  double rounds_sampled_s = 0;
   for (std::size_t i = 0; i < members; ++i) {
     out[i].stop = stop;
     out[i].rounds = samplers[i].samples().size();
     out[i].round_confidence = samplers[i].confidence();
-    rounds_sampled_s += samplers[i].summary().total_s;
   }
   // A group times out at the sum of its members' timeouts, and a member whose samples are cheap
   // beside the others' has then had a sliver of its own (the host attention sweep: n = 256 took 5
   // samples, 17 ms, beside n = 4096's 0.8 s each). Members short of their precision go on alone,
-  // each to its own timeout (its share of the rounds' wall time counted), as a case sampled alone
-  // would; the rounds, which the checks use, are unchanged.
-  if (members >= 2 && stop == StopReason::timeout && rounds_sampled_s > 0)
+  // each to its own timeout (its samples' wall time in the rounds, or what they read where that
+  // is more, counted), as a case sampled alone would; the rounds, which the checks use, are
+  // unchanged.
+  if (members >= 2 && stop == StopReason::timeout)
     for (std::size_t i = 0; i < members; ++i) {
-      const Summary now = samplers[i].summary();
-      const double share_s = std::max(now.total_s, rounds_wall_s * now.total_s / rounds_sampled_s);
+      const Summary so_far = samplers[i].summary();
+      const double own_s = std::max(so_far.total_s, wall_per_member_s[i]);
       if (samplers[i].rule().alone_after_rounds && !samplers[i].converged() &&
-          !within_precision(now, samplers[i].rule().precision))
+          !within_precision(so_far, samplers[i].rule().precision))
         out[i].stop = sample_alone(
-            samplers[i], share_s, [&] { return sample_s(i); }, spare);
+            samplers[i], own_s, [&] { return sample_s(i); }, spare);
     }
   const double wall_s = seconds_since(t0);
   double sampled_s = 0;

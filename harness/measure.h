@@ -25,8 +25,8 @@ std::vector<std::size_t> round_order(std::size_t round, std::size_t members);
 // round, in round order (Measurement::rounds of them, judged at round_confidence); where the group
 // timed out, a member not converged and not within its precision whose rule allows it
 // (StoppingRule::alone_after_rounds) then samples alone, as a case
-// sampled alone: to its own timeout (its share of the rounds' wall time, in proportion to its
-// samples, counted), then on `spare` while on track; those samples follow the rounds in samples_s
+// sampled alone: to its own timeout (the wall time its samples took in the rounds counted), then
+// on `spare` while on track; those samples follow the rounds in samples_s
 // and its stop reason is its own. The harness overhead is the whole loop's.
 // `undecided` (optional): whether a check the group feeds is still undecided given the samplers
 // so far (it judges at their sequential confidence, Sampler::confidence). With it, the group

@@ -167,16 +167,18 @@ TEST(Pairing, AMemberGoesOnAloneOnlyWhereItsRuleAllows) {
   EXPECT_EQ(ms[0].stop, StopReason::timeout);
 }
 
-// Under a timing simulator a sample reads microseconds of simulated time and takes seconds of wall
-// time: a member's share of the rounds is counted in wall time, so no member goes on alone once
-// the group has had its time (here 5 ms of sleep per sample against 1 ms timeouts; the hard cap
-// far).
-TEST(Pairing, AMembersShareOfTheRoundsIsCountedInWallTime) {
+// Under a timing simulator a sample reads microseconds and takes seconds of wall time: a member's
+// time in the rounds is what its samples took, not what they read. Member 0 reads 1 µs and takes
+// 5 ms a sample, member 1 reads 10 ms and takes none: each has had more than its 1 ms timeout and
+// neither goes on alone (a share in proportion to what the samples read, 1.5 µs, would send
+// member 0 on). The hard cap far.
+TEST(Pairing, AMembersTimeInTheRoundsIsTheWallTimeItsSamplesTook) {
   StoppingRule r = rule(3, 1e-3);
   r.hard_timeout_factor = 1e6;
   const std::vector<StoppingRule> rules = {r, r};
   std::size_t k = 0;
-  const auto ms = sample_group(rules, 0, [&](std::size_t) {
+  const auto ms = sample_group(rules, 0, [&](std::size_t i) {
+    if (i == 1) return 1e-2 * (k++ % 2 ? 1.5 : 0.5);
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
     return 1e-6 * (k++ % 2 ? 1.5 : 0.5);
   });
