@@ -67,6 +67,30 @@ double check_limit_s(std::span<const StoppingRule> rules) {
   return std::max(group_s, check_s);
 }
 
+// Spare seconds taken past a timeout (SpareTime): from the wall time the sampling first went past
+// it, while on track to its precision (on_track) then and at each scheduled look after.
+class SpareSpell {
+ public:
+  explicit SpareSpell(SpareTime* pool) : pool_(pool) {}
+  // Whether to go on past the timeout at `now_s`; `look`: this is a scheduled look.
+  bool go_on(std::span<const Sampler> samplers, double now_s, bool look) {
+    if (!pool_) return false;
+    const bool first = since_s_ < 0;
+    if ((first || look) && !on_track(samplers, now_s, first ? now_s : since_s_, *pool_))
+      return false;
+    if (first) since_s_ = now_s;
+    return true;
+  }
+  // Takes the spell (to `end_s`) from the pool, once sampling has ended.
+  void settle(double end_s) {
+    if (pool_ && since_s_ >= 0) pool_->spend(end_s - since_s_);
+  }
+
+ private:
+  SpareTime* pool_;
+  double since_s_ = -1;  // -1: not past its timeout yet
+};
+
 // A member of a pairing group that timed out short of its precision, sampled on alone after the
 // rounds as a case sampled alone would be: until it converges, or its own time reaches its
 // timeout; then on spare seconds while on track (on_track, judged at each scheduled look), never
@@ -78,23 +102,18 @@ StopReason sample_alone(Sampler& s, double own_s, const std::function<double()>&
   const double limit_s = std::max(rule.timeout_s, rule.check_timeout_s());
   const auto t0 = clock_type::now();
   double sampled_s = 0, now_s = own_s;
-  double spare_since_s = -1;  // own time when it first went past its timeout (-1: not yet)
+  SpareSpell spell(spare);  // on its own time
   while (!s.converged() && now_s < limit_s) {
-    if (now_s >= rule.timeout_s) {
-      if (!spare) break;
-      const bool first = spare_since_s < 0;
-      const bool look = is_scheduled_look(s.samples().size(), rule.min_samples);
-      if ((first || look) &&
-          !on_track(std::span(&s, 1), now_s, first ? now_s : spare_since_s, *spare))
-        break;
-      if (first) spare_since_s = now_s;
-    }
+    if (now_s >= rule.timeout_s &&
+        !spell.go_on(std::span(&s, 1), now_s,
+                     is_scheduled_look(s.samples().size(), rule.min_samples)))
+      break;
     const double t = sample_s();
     s.add(t);
     sampled_s += t;
     now_s = own_s + std::max(sampled_s, seconds_since(t0));
   }
-  if (spare && spare_since_s >= 0) spare->spend(now_s - spare_since_s);
+  spell.settle(now_s);
   return s.converged() ? StopReason::converged : StopReason::timeout;
 }
 
@@ -119,8 +138,7 @@ std::vector<Measurement> sample_group(std::span<const StoppingRule> rules, std::
   StopReason stop = StopReason::none;
   const auto t0 = clock_type::now();
   const double limit_s = check_limit_s(rules);
-  // Spare time: from the wall time the group first went on past its limit (-1: not yet).
-  double spare_since_s = -1;
+  SpareSpell spell(spare);  // on the group's wall time
   // What the last scheduled look found: undecided until a look says otherwise.
   bool undecided_at_look = true;
   for (std::size_t r = 0; stop == StopReason::none; ++r) {
@@ -141,17 +159,10 @@ std::vector<Measurement> sample_group(std::span<const StoppingRule> rules, std::
       stop = wall >= limit_s ? StopReason::timeout : StopReason::none;
     // At its limit, a group on track to its precision goes on on spare time, judged again at each
     // scheduled look (stats.h, on_track); never past the check limit.
-    if (spare && stop == StopReason::timeout && wall < limit_s) {
-      const bool first = spare_since_s < 0;
-      const double since = first ? wall : spare_since_s;
-      if (first || look ? on_track(samplers, wall, since, *spare) : true) {
-        spare_since_s = since;
-        stop = StopReason::none;
-      }
-    }
+    if (stop == StopReason::timeout && wall < limit_s && spell.go_on(samplers, wall, look))
+      stop = StopReason::none;
   }
-  const double rounds_wall_s = seconds_since(t0);
-  if (spare && spare_since_s >= 0) spare->spend(rounds_wall_s - spare_since_s);
+  spell.settle(seconds_since(t0));
   std::vector<Measurement> out(members);
   for (std::size_t i = 0; i < members; ++i) {
     out[i].stop = stop;

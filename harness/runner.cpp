@@ -255,6 +255,7 @@ void measure_members(RunState& rs, const std::vector<const SelectedCase*>& sels,
     for (auto& mb : ms) fail_member(mb, e);
   }
   const CaseContext ctx{rs.env.host, gpu, rs.opts.quick};
+  const bool hot = rs.opts.hot || first.warm_caches;  // no GPU L2 flush before each sample
   std::vector<Instance*> live;
   std::vector<StoppingRule> rules;
   std::vector<std::size_t> index;
@@ -268,8 +269,7 @@ void measure_members(RunState& rs, const std::vector<const SelectedCase*>& sels,
     rules.push_back(gpu && gpu->simulated_timing ? StoppingRule::simulated()
                     : sels[i]->item->sweep_point ? rs.opts.rule.for_sweep_point()
                                                  : rs.opts.rule);
-    const bool flushed = gpu && !rs.opts.hot && !first.warm_caches;
-    rules.back().alone_after_rounds = flushed || ms[i].p.work.memory_level == "dram";
+    rules.back().alone_after_rounds = (gpu && !hot) || ms[i].p.work.memory_level == "dram";
     index.push_back(i);
   }
   if (!live.empty()) {
@@ -279,9 +279,9 @@ void measure_members(RunState& rs, const std::vector<const SelectedCase*>& sels,
           index.size() == 1 ? case_undecided(rs, ms, index) : group_undecided(rs, ms, index);
       const double spare_left_s = rs.spare.left_s();
       std::vector<Measurement> measured =
-          gpu ? measure_cuda_group(live, rules, *gpu, rs.opts.hot || first.warm_caches,
-                                   rs.nvml.get(), rs.opts.quick ? kGpuWarmupQuickS : kGpuWarmupS,
-                                   undecided, &rs.spare)
+          gpu ? measure_cuda_group(live, rules, *gpu, hot, rs.nvml.get(),
+                                   rs.opts.quick ? kGpuWarmupQuickS : kGpuWarmupS, undecided,
+                                   &rs.spare)
               : measure_host_group(live, rules, undecided, &rs.spare);
       const std::size_t run = live.size() >= 2 ? ++rs.paired_runs : 0;
       for (std::size_t k = 0; k < live.size(); ++k) {

@@ -193,12 +193,7 @@ bool Sampler::converged() const {
 bool Sampler::precise() const {
   const std::size_t n = samples_.size();
   if (n < 2 || !is_scheduled_look(n, rule_.min_samples)) return false;
-  std::vector<double> sorted(samples_);
-  std::sort(sorted.begin(), sorted.end());
-  const MedianRanks ranks = median_interval_ranks(n, confidence());
-  const double median = median_of(sorted);
-  return median > 0 && ranks.coverage >= confidence() &&
-         sorted[ranks.high - 1] - sorted[ranks.low - 1] <= 2 * rule_.precision * median;
+  return within_precision(summary(), rule_.precision);
 }
 
 double Sampler::confidence() const {

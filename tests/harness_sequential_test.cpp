@@ -340,5 +340,44 @@ TEST(SpareTime, GroupGoesOnPastItsLimitOnlyOnSpareSeconds) {
   EXPECT_LT(spare.left_s(), 60.0);
 }
 
+// The same spell alone (sample_group's members going on after the rounds): the limit is reached
+// at once, member 1 (1 and 3 alternating, precision 0) is never on track, so neither is the group,
+// and member 0 (±2% uniform) is on its own. With no
+// spare seconds both stop with the 10 rounds; with them member 0 goes on alone to ±1% at a later
+// look, and what it spends is its own time past the rounds: the samples it read alone (each reads
+// 1 s and takes microseconds), member 1 still stopping with the rounds.
+TEST(SpareTime, AMemberAloneGoesOnPastItsTimeoutOnlyOnSpareSeconds) {
+  StoppingRule rule;
+  rule.min_time_s = 0;
+  rule.max_rel_noise = 0;
+  rule.timeout_s = 1e-9;
+  rule.check_timeout_factor = 1e18;
+  rule.hard_timeout_factor = 1e18;
+  std::vector<StoppingRule> rules(2, rule);
+  rules[1].precision = 0;
+  std::size_t k = 0, dear = 0;
+  const auto sample_s = [&](std::size_t i) {
+    if (i == 1) return ++dear % 2 ? 1.0 : 3.0;
+    return 1.0 + 0.02 * (static_cast<double>((k++ * 7) % 41) - 20) / 20;
+  };
+  SpareTime none(0);
+  const auto stopped = sample_group(rules, 0, sample_s, {}, &none);
+  EXPECT_EQ(stopped[0].rounds, 10u);
+  EXPECT_EQ(stopped[0].samples_s.size(), 10u);
+  EXPECT_EQ(stopped[0].stop, StopReason::timeout);
+  EXPECT_EQ(none.left_s(), 0.0);
+  k = dear = 0;
+  SpareTime spare(1e4);
+  const auto on = sample_group(rules, 0, sample_s, {}, &spare);
+  EXPECT_EQ(on[0].rounds, 10u);
+  EXPECT_GT(on[0].samples_s.size(), 10u);
+  EXPECT_EQ(on[0].stop, StopReason::converged);
+  EXPECT_TRUE(is_scheduled_look(on[0].samples_s.size(), rule.min_samples));
+  EXPECT_EQ(on[1].samples_s.size(), 10u);
+  double alone_s = 0;
+  for (std::size_t j = 10; j < on[0].samples_s.size(); ++j) alone_s += on[0].samples_s[j];
+  EXPECT_NEAR(spare.left_s(), 1e4 - alone_s, 1e-6);
+}
+
 }  // namespace
 }  // namespace bb
