@@ -155,6 +155,13 @@ def validate_benchmark(i, b, t):
                 # Older files kept samples_s sorted: the same samples, in another order.
                 same = kept[:n_rounds] == rounds if alone else sorted(rounds) == sorted(kept)
                 t.check(same, where, "round_samples_s are not the first pairing.rounds of samples_s")
+            # The rounds' level: the member's own when it took no sample alone, else an earlier
+            # look's (no higher).
+            conf, own = pairing.get("confidence"), b.get("median_ci_confidence")
+            if is_num(conf) and is_num(own):
+                t.check(conf == own if alone == 0 else conf <= own, where,
+                        f"pairing.confidence {conf!r} is not the rounds' level beside "
+                        f"median_ci_confidence {own!r} (alone {alone})")
 
 
 def validate_bound(where, bd, b, t):

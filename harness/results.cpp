@@ -110,6 +110,7 @@ void add_summary(json& entry, const Summary& s, std::span<const double> samples_
   entry["median_ci_low_s"] = s.median_ci_low_s;
   entry["median_ci_high_s"] = s.median_ci_high_s;
   entry["median_ci_coverage"] = s.median_ci_coverage;
+  entry["median_ci_confidence"] = s.median_ci_confidence;
   entry["samples_s"] = kept_samples(samples_s);
   // Drift from the file's own samples, so that anyone can recompute it.
   const auto kept = entry["samples_s"].get<std::vector<double>>();

@@ -421,6 +421,7 @@ json benchmark_entry(const benchmark::BenchmarkReporter::Run& run, const Selecte
                     {"run", rec->m.paired_run},
                     {"rounds", rec->m.rounds},
                     {"alone", s.samples - std::min(rec->m.rounds, s.samples)},
+                    {"confidence", rec->m.round_confidence},
                     {"order", "rotating"}};
     e["round_samples_s"] = kept_rounds(round_samples(rec->m));
   }

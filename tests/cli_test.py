@@ -482,6 +482,9 @@ class Verdicts(unittest.TestCase):
                 self.assertEqual(p["rounds"] + p["alone"], b["samples"])
                 self.assertEqual(p["alone"], 0)
                 self.assertEqual(b["spare_left_s"], 2)
+                # No sample alone: the rounds' level is the member's own, a sequential one.
+                self.assertEqual(p["confidence"], b["median_ci_confidence"])
+                self.assertTrue(0.95 <= p["confidence"] < 1, p["confidence"])
                 if b["samples"] <= 1000:
                     self.assertEqual(b["round_samples_s"], b["samples_s"][:p["rounds"]])
 
@@ -509,6 +512,11 @@ class Verdicts(unittest.TestCase):
             r = validate(doc)
             self.assertNotEqual(r.returncode, 0)
             self.assertIn("spare_left_s 2.5 outside", r.stdout + r.stderr)
+            b["spare_left_s"] = 2
+            b["pairing"]["confidence"] -= 1e-3
+            r = validate(doc)
+            self.assertNotEqual(r.returncode, 0)
+            self.assertIn("pairing.confidence", r.stdout + r.stderr)
 
 
 class GoogleBenchmarkPassthrough(unittest.TestCase):
