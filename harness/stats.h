@@ -92,7 +92,8 @@ bool is_scheduled_look(std::size_t n, std::size_t min_samples);
 inline constexpr std::size_t kSpendingFlatLooks = 8;
 inline constexpr double kSpendingFlatShare = 0.9;
 // A later look's level is never lower (the validator relies on it: a group's rounds' level is at
-// most its members'): the last flat look's α share, 0.9α/8, at least the first later look's, 0.1α/2.
+// most its members'): the last flat look's α share, 0.9α/8, at least the first later look's,
+// 0.1α/2.
 static_assert(kSpendingFlatShare / kSpendingFlatLooks >= (1 - kSpendingFlatShare) / 2);
 // 1 − α_k: the confidence of look k ≥ 1 (above; 1 − 0.9α/8 = 99.44% for looks 1–8 at α = 0.05,
 // then 1 − 0.1α/2 = 99.75%, 1 − 0.1α/6 …).

@@ -218,6 +218,40 @@ Simulated simulate(std::mt19937_64& rng, double theta_a, double theta_b, std::si
   return s;
 }
 
+// A paired ratio is judged at the rounds' level (CaseResult::round_confidence), not at the
+// member's own summary's, which is a later look's where it went on alone. 20 rounds whose ratios
+// are 1.00, 1.01, …, 1.19: at 0.95 the ranks are 6 and 15, [1.05, 1.14] (coverage
+// 1 − 2·P(B ≤ 5) = 0.9586); at 0.9999 they would be 2 and 19, [1.01, 1.18]. Members judged at
+// different levels are not paired.
+TEST(PairedInterval, JudgedAtTheRoundsLevelNotTheSummarys) {
+  CaseResult a, b;
+  for (CaseResult* r : {&a, &b}) {
+    r->paired_group = "g";
+    r->paired_run = 1;
+    r->round_confidence = 0.95;
+  }
+  for (int k = 0; k < 20; ++k) {
+    b.round_samples_s.push_back(1e-3 * (1 + k % 3));
+    a.round_samples_s.push_back(b.round_samples_s.back() * (1 + 0.01 * ((k * 7) % 20)));
+  }
+  a.summary = summarize(a.round_samples_s, 0.9999);
+  b.summary = summarize(b.round_samples_s, 0.9999);
+  bool paired = false;
+  const Interval i = time_ratio_interval(a, b, &paired);
+  EXPECT_TRUE(paired);
+  EXPECT_NEAR(i.value, 1.095, 1e-12);
+  EXPECT_NEAR(i.low, 1.05, 1e-12);
+  EXPECT_NEAR(i.high, 1.14, 1e-12);
+  EXPECT_NEAR(i.coverage, 1 - 2 * 21700.0 / 1048576, 1e-12);  // Σ_{k≤5} C(20, k) = 21700
+  const Interval wide = paired_ratio_interval(a.round_samples_s, b.round_samples_s, 0.9999);
+  EXPECT_NEAR(wide.low, 1.01, 1e-12);
+  EXPECT_NEAR(wide.high, 1.18, 1e-12);
+  b.round_confidence = 0.99;
+  EXPECT_FALSE(sampled_together(a, b));
+  time_ratio_interval(a, b, &paired);
+  EXPECT_FALSE(paired);
+}
+
 TEST(PairedInterval, ACommonSpellCancelsAndTheTrueRatioIsCovered) {
   std::mt19937_64 rng(20261202);
   const double truth = 1.3;
