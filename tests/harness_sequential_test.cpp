@@ -306,16 +306,22 @@ TEST(SpareTime, OnTrackWithinTheCheckLimitAndTheSpareSeconds) {
   EXPECT_FALSE(on_track(group, 1.0, 1.0, SpareTime(1e9)));
 }
 
-TEST(SpareTime, GroupGoesOnPastItsLimitOnlyOnSpareSeconds) {
-  // The limit is reached at once (timeout 1 ns) and the check limit and hard cap are far (10^9 s):
-  // ±2% uniform samples stop at their timeout at 10 samples without spare seconds; with them they
-  // go on and stop converged (±1%) at a later look, and the seconds past the limit are spent.
+// A rule whose timeout is reached at once (1 ns), with its check limit and hard cap far (10^9 s)
+// and no noise target: only the precision or spare seconds decide.
+StoppingRule limit_reached_at_once() {
   StoppingRule rule;
   rule.min_time_s = 0;
   rule.max_rel_noise = 0;
   rule.timeout_s = 1e-9;
   rule.check_timeout_factor = 1e18;
   rule.hard_timeout_factor = 1e18;
+  return rule;
+}
+
+TEST(SpareTime, GroupGoesOnPastItsLimitOnlyOnSpareSeconds) {
+  // ±2% uniform samples stop at their timeout at 10 samples without spare seconds; with them they
+  // go on and stop converged (±1%) at a later look, and the seconds past the limit are spent.
+  const StoppingRule rule = limit_reached_at_once();
   const std::vector<StoppingRule> rules(1, rule);
   std::size_t k = 0;
   const auto sample_s = [&k](std::size_t) {
@@ -342,17 +348,12 @@ TEST(SpareTime, GroupGoesOnPastItsLimitOnlyOnSpareSeconds) {
 
 // The same spell alone (sample_group's members going on after the rounds): the limit is reached
 // at once, member 1 (1 and 3 alternating, precision 0) is never on track, so neither is the group,
-// and member 0 (±2% uniform) is on its own. With no
-// spare seconds both stop with the 10 rounds; with them member 0 goes on alone to ±1% at a later
-// look, and what it spends is its own time past the rounds: the samples it read alone (each reads
-// 1 s and takes microseconds), member 1 still stopping with the rounds.
+// and member 0 (±2% uniform) is on its own. With no spare seconds both stop with the 10 rounds;
+// with them member 0 goes on alone to ±1% at a later look, and what it spends is its own time past
+// the rounds: the samples it read alone (each reads 1 s and takes microseconds), member 1 still
+// stopping with the rounds.
 TEST(SpareTime, AMemberAloneGoesOnPastItsTimeoutOnlyOnSpareSeconds) {
-  StoppingRule rule;
-  rule.min_time_s = 0;
-  rule.max_rel_noise = 0;
-  rule.timeout_s = 1e-9;
-  rule.check_timeout_factor = 1e18;
-  rule.hard_timeout_factor = 1e18;
+  const StoppingRule rule = limit_reached_at_once();
   std::vector<StoppingRule> rules(2, rule);
   rules[1].precision = 0;
   std::size_t k = 0, dear = 0;
