@@ -418,8 +418,8 @@ int cli_main(int argc, char** argv) {
   cmp->add_flag("--json", json, "print JSON");
   std::string compare_db;
   cmp->add_option("--db", compare_db,
-                  "a history store: each case it has seen in 3 runs or more of this machine is "
-                  "judged on its own spread between runs");
+                  "a history store: each case's spread between runs of this machine widens its "
+                  "interval");
   std::vector<std::string> report_runs;
   std::string report_out;
   auto* rep = app.add_subcommand("report", "HTML page and PNG plots comparing results files");

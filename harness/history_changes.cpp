@@ -131,19 +131,6 @@ std::string changes_markdown(const ChangeReport& r) {
   return s;
 }
 
-namespace {
-
-// The von Neumann scale of a series: √(mean(Δx²)/2), Δx its successive differences; floored at
-// 1e-4 as difference_noise. Not robust, on purpose: a run that moved alone is part of how far an
-// honest pair can differ.
-double successive_difference_sd(std::span<const double> x) {
-  double sum_sq = 0;
-  for (std::size_t i = 1; i < x.size(); ++i) sum_sq += (x[i] - x[i - 1]) * (x[i] - x[i - 1]);
-  return std::max(1e-4, std::sqrt(sum_sq / static_cast<double>(x.size() - 1) / 2));
-}
-
-}  // namespace
-
 std::map<std::string, BetweenRunSpread> between_run_spread(const History& h,
                                                            const std::string& machine) {
   std::map<std::string, BetweenRunSpread> out;
@@ -153,7 +140,7 @@ std::map<std::string, BetweenRunSpread> between_run_spread(const History& h,
     x.clear();
     for (const double m : s.median_s)
       if (m > 0) x.push_back(std::log(m));
-    if (x.size() >= 3) out[s.name] = {successive_difference_sd(x), x.size()};
+    if (x.size() >= 3) out[s.name] = {difference_noise(x), x.size()};
   }
   return out;
 }

@@ -42,11 +42,9 @@ nlohmann::json changes_json(const ChangeReport& r);
 std::string changes_table(const ChangeReport& r);
 std::string changes_markdown(const ChangeReport& r);
 
-// Each case's spread between runs of `machine` (a machine id), for `compare --db`: the von Neumann
-// scale √(mean(Δx²)/2) of the successive differences Δx of its log run medians (a step moves one
-// difference; a run that moved alone, two), with the number of runs. Not robust (as the change
-// points' difference_noise is), on purpose: the Xeon VM's honest runs moved a latency point ×3.2
-// in one run of five, and a robust scale, blind to it, called that pair SLOWER.
+// Each case's spread between runs of `machine` (a machine id): the robust scale of the successive
+// differences of its log run medians (change_points.h difference_noise: a few steps barely move
+// it), with the number of runs; for `compare --db`.
 std::map<std::string, BetweenRunSpread> between_run_spread(const History& h,
                                                            const std::string& machine);
 

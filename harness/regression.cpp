@@ -396,18 +396,21 @@ RunComparison compare_runs(const json& base, const json& next, const CompareOpti
     const bool run_level = noise.scale > 0;
     RatioInterval w =
         run_level ? widened(intervals[i], noise, opts.threshold, 1 - opts.alpha) : intervals[i];
-    // Where the store knows the case (3 runs or more), its own spread between runs replaces the
-    // run-level noise's tails, which are pooled over every case: on the Xeon VM two honest full
-    // runs moved a latency point at the L3's edge ×3.2 while the STREAM copy moved 5%, and
-    // tails fitted to that (ν < 1) let no lone case be called, not even one 3× slower. Its t
-    // has the store's degrees of freedom (runs − 1); its scale, √2 × the case's spread of one
-    // run, is added in quadrature to this pair's run-level scale (this hour's noise).
+    // The store's spread for this case too, where known: its t has the runs' degrees of freedom,
+    // the run-level noise's may have heavier tails, so each side keeps the more cautious.
     if (const auto it = opts.between_runs.find(r.cases[i].name);
         it != opts.between_runs.end() && it->second.runs >= 3) {
-      const RunNoise own{std::hypot(std::sqrt(2.0) * it->second.log_sd, noise.scale),
+      const RunNoise own{std::sqrt(2.0) * it->second.log_sd,
                          static_cast<double>(it->second.runs - 1)};
-      w = widened(intervals[i], own, opts.threshold, 1 - opts.alpha);
-      ++from_store;
+      RatioInterval s = widened(intervals[i], own, opts.threshold, 1 - opts.alpha);
+      // The more cautious of the two: the wider interval, the larger p-values.
+      if (s.high / s.low > w.high / w.low) {
+        std::swap(w.low, s.low);
+        std::swap(w.high, s.high);
+        ++from_store;
+      }
+      w.p_slower = std::max(w.p_slower, s.p_slower);
+      w.p_faster = std::max(w.p_faster, s.p_faster);
     } else if (!run_level) {
       continue;
     }
@@ -417,9 +420,8 @@ RunComparison compare_runs(const json& base, const json& next, const CompareOpti
   }
   if (!opts.between_runs.empty())
     r.notes.push_back(fmt::format(
-        "between-run spread from the history store: {} case(s) judged on their own spread "
-        "between runs of this machine (with this pair's run-level scale), the rest on the "
-        "run-level noise",
+        "between-run spread from the history store: {} case(s) widened by their own spread "
+        "between runs of this machine (wider than this pair's run-level noise)",
         from_store));
   if (noise.scale > 0) {
     r.notes.push_back(fmt::format(

@@ -4,10 +4,8 @@
 // +10% steps are found while the unchanged cases stay quiet (false-discovery rate across cases).
 #include <gtest/gtest.h>
 
-#include <algorithm>
 #include <cmath>
 #include <random>
-#include <string>
 #include <vector>
 
 #include <fmt/format.h>
@@ -178,89 +176,6 @@ TEST(CompareWithStore, ACaseThatMovesBetweenRunsNeedsMoreThanOnePair) {
   // A case the store knows to be steady is still called.
   opts.between_runs["suite/case0"] = {0.002, 12};
   EXPECT_EQ(compare_runs(base, next, opts).cases[0].verdict, "SLOWER");
-}
-
-// A store's spread between runs counts a run that moved alone: log medians 0, 0, 1, 0, 0 have
-// successive differences 0, 1, −1, 0, so √(mean(Δ²)/2) = √(0.5/2) = 0.5 (a robust scale of the
-// differences is 0: half of them are). Equal medians take the floor, 1e-4; two runs are too few;
-// another machine's runs do not count.
-TEST(CompareWithStore, TheSpreadBetweenRunsCountsARunThatMovedAlone) {
-  History h;
-  for (const char* id : {"m0", "m1"}) {
-    MachineRuns m{id, "test machine", {}, {}, {}};
-    for (int i = 0; i < 5; ++i) {
-      m.commits.push_back(fmt::format("c{}", i));
-      m.dates.push_back(fmt::format("2026-12-01T00:0{}:00Z", i));
-      m.labels.push_back("ci");
-    }
-    h.machines.push_back(m);
-  }
-  const auto add = [&](std::size_t machine, const char* name, std::vector<double> logs) {
-    CaseSeries s{machine, name, {}, {}};
-    for (std::size_t i = 0; i < logs.size(); ++i) {
-      s.run.push_back(static_cast<std::uint32_t>(i));
-      s.median_s.push_back(1e-3 * std::exp(logs[i]));
-    }
-    h.cases.push_back(s);
-  };
-  add(0, "suite/alone", {0, 0, 1, 0, 0});
-  add(0, "suite/steady", {0, 0, 0, 0});
-  add(0, "suite/short", {0, 1});
-  add(1, "suite/other", {0, 3, 0});
-  const auto spread = between_run_spread(h, "m0");
-  ASSERT_TRUE(spread.count("suite/alone"));
-  EXPECT_NEAR(spread.at("suite/alone").log_sd, 0.5, 1e-12);
-  EXPECT_EQ(spread.at("suite/alone").runs, 5u);
-  EXPECT_DOUBLE_EQ(spread.at("suite/steady").log_sd, 1e-4);
-  EXPECT_FALSE(spread.count("suite/short"));
-  EXPECT_FALSE(spread.count("suite/other"));
-}
-
-// 40 cases, two runs: cases 1–29 jitter by ±1%, 30–39 move as a shared VM's cases do between
-// honest runs (×0.5 to ×3.2), and case 0 is 3× slower. From the pair alone the run's own scatter
-// has tails so heavy (ν at its floor) that case 0 does not stand out: AMBIGUOUS. A store that has
-// seen case 0 steady (2% over 6 runs) and the movers move (log sd 0.8) calls case 0 SLOWER and
-// none of the movers; the note says how many cases it judged.
-TEST(CompareWithStore, ALoneCaseBeyondItsOwnSpreadIsCalledWhereTheRunsTailsHideIt) {
-  const double movers[] = {3.2, 0.5, 2.1, 0.6, 1.8, 0.7, 2.6, 1.5, 0.55, 2.9};
-  const auto run = [&](bool next) {
-    nlohmann::json benchmarks = nlohmann::json::array();
-    for (int c = 0; c < 40; ++c) {
-      double f = 1;
-      if (next) f = c == 0 ? 3.0 : c >= 30 ? movers[c - 30] : 1 + 0.01 * ((c * 7) % 5 - 2) / 2;
-      const double m = 1e-3 * (1 + c) * f;
-      std::vector<double> samples;
-      for (int i = 0; i < 30; ++i) samples.push_back(m * (1 + 0.001 * ((i * 7) % 11 - 5)));
-      benchmarks.push_back({{"name", fmt::format("suite/case{}", c)},
-                            {"run_type", "iteration"},
-                            {"median_s", m},
-                            {"samples_s", samples}});
-    }
-    return nlohmann::json{
-        {"context",
-         {{"boundbench",
-           {{"schema_version", 2}, {"fingerprint", {{"cpu", {{"model_name", "test CPU"}}}}}}}}},
-        {"benchmarks", benchmarks},
-        {"checks", nlohmann::json::array()}};
-  };
-  const nlohmann::json base = run(false), next = run(true);
-  CompareOptions opts;
-  const auto plain = compare_runs(base, next, opts);
-  ASSERT_EQ(plain.cases[0].name, "suite/case0");
-  EXPECT_LT(plain.run_noise_dof, 1.0);
-  EXPECT_EQ(plain.cases[0].verdict, "AMBIGUOUS");
-  opts.between_runs["suite/case0"] = {0.02, 6};
-  for (int c = 30; c < 40; ++c) opts.between_runs[fmt::format("suite/case{}", c)] = {0.8, 6};
-  const auto stored = compare_runs(base, next, opts);
-  for (const auto& d : stored.cases) {
-    if (d.name == "suite/case0")
-      EXPECT_EQ(d.verdict, "SLOWER") << d.change_low << " q " << d.p_value;
-    else
-      EXPECT_TRUE(d.verdict == "SAME" || d.verdict == "AMBIGUOUS") << d.name << " " << d.verdict;
-  }
-  EXPECT_TRUE(std::any_of(stored.notes.begin(), stored.notes.end(), [](const std::string& n) {
-    return n.find("11 case(s) judged on their own spread") != std::string::npos;
-  }));
 }
 
 }  // namespace
