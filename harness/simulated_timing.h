@@ -66,6 +66,26 @@ inline std::size_t chase_words(const GpuDevice* gpu) {
   return timing_simulator(gpu) ? std::size_t{1} << 24 : std::size_t{1} << 27;
 }
 
+// Decode's KV cache (suites/attention/attention_cuda.cpp). On a GPU the suite's positions, whose
+// caches from 256 MiB are judged against the DRAM peak: 256 MiB is 4.5x an H200's L2 (60 MB as its
+// runtime reports it, FACTS.md), so the cache is read from DRAM. On a timing simulator as many
+// positions as make 4x its L2 (16 MiB on SM86_RTX3070, 512 positions of the suite's 32 KiB; ~4.5
+// minutes of simulation a launch), judged from there: the same multiple of the L2, not 256 MiB
+// (an hour a launch).
+inline constexpr double kDecodeJudgedKvBytes = 256.0 * 1048576;
+inline constexpr std::size_t kDecodeTimingL2Multiple = 4;
+inline std::size_t decode_positions(const GpuDevice* gpu, std::size_t gpu_positions,
+                                    std::size_t kv_bytes_per_position) {
+  if (!timing_simulator(gpu) || gpu->l2_bytes == 0 || kv_bytes_per_position == 0)
+    return gpu_positions;
+  return std::clamp<std::size_t>(kDecodeTimingL2Multiple * gpu->l2_bytes / kv_bytes_per_position, 1,
+                                 gpu_positions);
+}
+inline double decode_judged_kv_bytes(const GpuDevice* gpu) {
+  if (!timing_simulator(gpu) || gpu->l2_bytes == 0) return kDecodeJudgedKvBytes;
+  return static_cast<double>(kDecodeTimingL2Multiple * gpu->l2_bytes);
+}
+
 // The latency-hiding reads' 16-byte loads: 2^26 (1 GiB) on a GPU, the functional simulator's
 // bulk on one; on a timing simulator 2^20 (16 MiB, read cold: the L2 is emptied before each
 // sample). 2 MiB was too short, measured: on SM7_QV100 it took 7.7 us where its DRAM time is

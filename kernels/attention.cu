@@ -14,6 +14,7 @@
 
 #include "base/cuda_check.h"
 #include "kernels/attention.h"
+#include "kernels/attention_decode_plan.h"
 #include "kernels/attention_flash.h"
 #include "kernels/intensity.h"
 
@@ -279,35 +280,14 @@ void launch_fused(const AttentionDims& s, const T* q, const T* k, const T* v, fl
 // SM. A warp keeps 2 · kDecodeLoads · 512 B = 4 KiB in flight all the time: the next iteration's K
 // and V rows are loaded before this one's arithmetic (register double buffering), so no warp has
 // an arithmetic phase with nothing outstanding. 8 warps a block and ≥ 1 block an SM give ≥ 32 KiB
-// per SM. decode_plan fills one wave of the device (SMs × resident blocks, occupancy API) and no
-// more: a second, partial wave or a short chunk per warp leaves the prologue (q loads), the warps'
-// merge and the tail exposed. The suite's 256 MiB case (B 8, H 32, H_kv 8, n 8192, d 128) on a
-// 132-SM device (4 heads a block: 177-183 registers, 1 block an SM, ptxas sm_90): 64 groups × 2
-// splits of 4096 positions, 64 iterations per warp (the plan before aimed at 1024 blocks whatever
-// the device: 3.9 waves of 2 blocks an SM, 8 iterations).
-constexpr int kDecodeWarps = 8, kDecodeLoads = 4, kDecodeMaxHeads = 4;
-constexpr int kDecodeMinChunk = 256;
-
-struct DecodePlan {
-  int heads_per_block;  // query heads a block serves: the largest of 4, 2, 1 dividing the group
-  int slices;           // blocks along one group: group / heads_per_block
-  int splits;           // chunks of the positions
-  int chunk;            // positions per split (the last may be shorter)
-};
-
-// `slots`: blocks the device holds at once (SMs × resident blocks of the decode kernel).
-DecodePlan decode_plan(const AttentionDims& s, long long slots) {
-  const int group = static_cast<int>(s.heads / s.kv_heads), n = static_cast<int>(s.n);
-  int per_block = kDecodeMaxHeads;
-  while (group % per_block != 0) per_block /= 2;
-  const int slices = group / per_block;
-  const long long rows = static_cast<long long>(s.batch * s.kv_heads) * slices;
-  const long long wanted = slots / rows;  // splits that keep every block in the first wave
-  const long long most = (n + kDecodeMinChunk - 1) / kDecodeMinChunk;
-  const int splits = static_cast<int>(std::max(1LL, std::min(wanted, most)));
-  const int chunk = (n + splits - 1) / splits;
-  return {per_block, slices, (n + chunk - 1) / chunk, chunk};
-}
+// per SM. decode_plan (attention_decode_plan.h) keeps the device's slots (SMs × resident blocks,
+// occupancy API) busiest: one wave when it fills it nearly (a second, partial wave or a short
+// chunk per warp leaves the prologue (q loads), the warps' merge and the tail exposed), more waves
+// where there are more groups than slots. The suite's 256 MiB case (B 8, H 32, H_kv 8, n 8192, d
+// 128) on a 132-SM device (4 heads a block: 177-183 registers, 1 block an SM, ptxas sm_90): 64
+// groups × 2 splits of 4096 positions, 64 iterations per warp (the plan before aimed at 1024 blocks
+// whatever the device: 3.9 waves of 2 blocks an SM, 8 iterations).
+constexpr int kDecodeWarps = 8, kDecodeLoads = 4;
 
 struct DecodeArgs {
   int n, heads, kv_heads, slices, splits, chunk;

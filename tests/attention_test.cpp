@@ -9,6 +9,7 @@
 #include "harness/case.h"
 #include "harness/measure.h"
 #include "kernels/attention.h"
+#include "kernels/attention_decode_plan.h"
 #include "reference/attention.h"
 #include "suites/attention/attention_suite.h"
 #include "theory/attention.h"
@@ -193,6 +194,39 @@ const AttentionDims kShapes[] = {
     {1, 8, 2, 130, 128, true},  // GQA, causal, d = 128
     {1, 1, 1, 1, 16, false},    // one position
 };
+
+// Decode's split-KV plan, hand-worked (score = the waves' fill − 0.02 per wave past the first).
+TEST(AttentionDecodePlan, KeepsTheSlotsBusiest) {
+  using kernels::decode_plan;
+  // An H200 (132 slots), B 8, H 32 on 8 K/V heads: 4 heads a block, 64 rows. 2 splits: 128
+  // blocks, one wave 128/132 = 0.970; 4 splits: 256 in 2 waves, 0.970 − 0.02.
+  auto p = decode_plan({8, 32, 8, 8192, 128, false}, 132);
+  EXPECT_EQ(p.heads_per_block, 4);
+  EXPECT_EQ(p.slices, 1);
+  EXPECT_EQ(p.splits, 2);
+  EXPECT_EQ(p.chunk, 4096);
+  // 46 slots (SM86_RTX3070), 512 positions (2 splits at most): 1 split is 64 blocks in 2 waves,
+  // 64/92 − 0.02 = 0.676; 2 splits 128 in 3, 128/138 − 0.04 = 0.888. (Aiming at one wave, the
+  // plan before took 1 split.)
+  p = decode_plan({8, 32, 8, 512, 128, false}, 46);
+  EXPECT_EQ(p.splits, 2);
+  EXPECT_EQ(p.chunk, 256);
+  // B 6: 48 rows on 132 slots. 2 splits fill one wave to 96/132 = 0.727; 11 splits are 528 blocks,
+  // exactly 4 waves: 1 − 0.06 = 0.94, the best of 1…32; chunks of ⌈8192 / 11⌉ = 745.
+  p = decode_plan({6, 32, 8, 8192, 128, false}, 132);
+  EXPECT_EQ(p.splits, 11);
+  EXPECT_EQ(p.chunk, 745);
+  // A group of 3 (4 and 2 do not divide it): one head a block, 3 slices, 6 rows; 777 positions
+  // allow ⌈777 / 256⌉ = 4 splits, all in one wave: 4 chunks of 195 (the last 192).
+  p = decode_plan({1, 6, 2, 777, 64, false}, 46);
+  EXPECT_EQ(p.heads_per_block, 1);
+  EXPECT_EQ(p.slices, 3);
+  EXPECT_EQ(p.splits, 4);
+  EXPECT_EQ(p.chunk, 195);
+  // One position, or no slot reported: one split.
+  EXPECT_EQ(decode_plan({1, 8, 1, 1, 128, false}, 132).splits, 1);
+  EXPECT_EQ(decode_plan({8, 32, 8, 8192, 128, false}, 0).splits, 1);
+}
 
 TEST(AttentionReference, OnlineSoftmaxEqualsNaive) {
   for (const auto& s : kShapes) {

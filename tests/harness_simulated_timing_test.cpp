@@ -53,6 +53,31 @@ TEST(SimulatedTiming, StridedGridGivesStride16EightLoadsPerThread) {
   EXPECT_GE(static_cast<double>(big.elements / 16) / static_cast<double>(big.threads()), kLoads);
 }
 
+// Decode's cache: the suite's positions on a GPU, judged from 256 MiB; on a timing simulator 4x
+// its L2. SM86_RTX3070's 4 MiB L2: 16 MiB, 512 positions of 32 KiB (B 8, H_kv 8, d 128, K and V
+// in bf16: 8 · 8 · 128 · 2 · 2 B); SM7_QV100's 6 MiB: 768; never more than the suite asked for.
+TEST(SimulatedTiming, DecodeCacheIsFourL2s) {
+  GpuDevice h200 = device(132, 2048, false, false), rtx = device(46, 1536, true, true);
+  h200.l2_bytes = 60'000'000;
+  rtx.l2_bytes = std::uint64_t{4} << 20;
+  constexpr std::size_t kPosition = 8 * 8 * 128 * 2 * 2;
+  EXPECT_EQ(decode_positions(&h200, 8192, kPosition), 8192u);
+  EXPECT_EQ(decode_judged_kv_bytes(&h200), 268435456.0);
+  EXPECT_EQ(decode_positions(&rtx, 8192, kPosition), 512u);
+  EXPECT_EQ(decode_judged_kv_bytes(&rtx), 16777216.0);
+  GpuDevice qv100 = device(80, 2048, true, true);
+  qv100.l2_bytes = std::uint64_t{6} << 20;
+  EXPECT_EQ(decode_positions(&qv100, 32768, kPosition), 768u);
+  EXPECT_EQ(decode_positions(&qv100, 300, kPosition), 300u);
+  // The functional simulator, or no L2 reported: the suite's positions and 256 MiB.
+  GpuDevice functional = device(80, 2048, true, false);
+  functional.l2_bytes = std::uint64_t{6} << 20;
+  EXPECT_EQ(decode_positions(&functional, 8192, kPosition), 8192u);
+  EXPECT_EQ(decode_judged_kv_bytes(&functional), 268435456.0);
+  rtx.l2_bytes = 0;
+  EXPECT_EQ(decode_positions(&rtx, 8192, kPosition), 8192u);
+}
+
 TEST(SimulatedTiming, OccupancySizes) {
   const GpuDevice gpu = device(132, 2048, false, false);
   const GpuDevice sim = device(80, 2048, true, true);

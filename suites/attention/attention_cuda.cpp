@@ -15,6 +15,7 @@
 #include "base/cuda_check.h"
 #include "harness/checks.h"
 #include "harness/gpu.h"
+#include "harness/simulated_timing.h"
 #include "kernels/attention.h"
 #include "kernels/intensity.h"
 #include "reference/attention.h"
@@ -218,6 +219,8 @@ Case cuda_case(Kind kind, AttentionDtype t, AttentionDims s, bool sweep) {
            d.params["predicted_io_bytes"] = io;
            d.params["predicted_extra_bytes"] = extra;
            d.params["peak_dram_bytes_per_s"] = ctx.gpu->peak_dram_bytes_per_s;
+           if (kind == Kind::decode)
+             d.params["judged_from_kv_bytes"] = decode_judged_kv_bytes(ctx.gpu);
            d.gpu_memory_bytes = static_cast<std::uint64_t>(io + extra);
            return d;
          },
@@ -244,20 +247,23 @@ Case cuda_case(Kind kind, AttentionDtype t, AttentionDims s, bool sweep) {
                               extra, obs.value("device_extra_bytes", 0.0)));
            if (kind == Kind::decode) {
              // Decode reads the cache once: at least half the DRAM peak from 256 MiB (≈ 60% of
-             // what a copy reaches, ~83% of the peak on an H200).
+             // what a copy reaches, ~83% of the peak on an H200; a timing simulator from 4 × its
+             // L2, harness/simulated_timing.h).
              // What a good kernel reaches, not a law: an expectation (a miss is a finding).
              const CheckHead bw{
                  "attention", name + "/kv-bandwidth",
                  "decode: (KV + q + o bytes) / t >= 0.5 x DRAM peak for caches >= 256 MiB",
                  CheckKind::expectation, "share of the DRAM peak"};
              const double peak = p.params.value("peak_dram_bytes_per_s", 0.0);
+             const double from = p.params.value("judged_from_kv_bytes", kDecodeJudgedKvBytes);
              const double kv =
                  theory::kv_cache_bytes(1, shape.n, shape.kv_heads, shape.d, 2, shape.batch);
              if (peak <= 0) {
                checks.push_back(skipped(bw, "no DRAM peak for this device"));
-             } else if (kv < 256.0 * 1048576) {
+             } else if (kv < from) {
                checks.push_back(skipped(bw, "cache of " + std::to_string(kv / 1048576) +
-                                                " MiB: below 256 MiB, not judged"));
+                                                " MiB: below " + std::to_string(from / 1048576) +
+                                                " MiB, not judged"));
              } else {
                const double share = p.work.bytes() / m.summary.median_s / peak;
                checks.push_back(point_check(bw, 0.5, Band::at_least(0.5), share, 0,
@@ -280,7 +286,13 @@ std::vector<Case> attention_cuda_cases(const SuiteTarget& target) {
   std::vector<Case> cases;
   std::set<std::string> names;  // sizes the device shrinks to one are one case
   const auto add = [&](Kind k, AttentionDtype t, AttentionDims s, bool sweep) {
-    s = affordable_dims(target.gpu, s);
+    if (k == Kind::decode && timing_simulator(target.gpu)) {  // its cache a multiple of the L2
+      const theory::AttentionShape sh = attention_shape(s, 2);
+      const double per_position = theory::kv_cache_bytes(1, 1, sh.kv_heads, sh.d, 2, sh.batch);
+      s.n = decode_positions(target.gpu, s.n, static_cast<std::size_t>(per_position));
+    } else {
+      s = affordable_dims(target.gpu, s);
+    }
     Case c = cuda_case(k, t, s, sweep);
     if (names.insert(c.name).second) cases.push_back(std::move(c));
   };
