@@ -24,10 +24,10 @@ std::vector<std::size_t> round_order(std::size_t round, std::size_t members);
 // group_should_stop over `rules` (one per member). Member i's samples_s holds its sample of each
 // round, in round order (Measurement::rounds of them, judged at round_confidence); where the group
 // timed out, a member not converged and not within its precision whose rule allows it
-// (StoppingRule::alone_after_rounds) then samples alone, as a case
-// sampled alone: to its own timeout (the wall time its samples took in the rounds counted), then
-// on `spare` while on track; those samples follow the rounds in samples_s
-// and its stop reason is its own. The harness overhead is the whole loop's.
+// (StoppingRule::alone_after_rounds) then samples alone, as a case sampled alone: to its own
+// timeout (the wall time its samples took in the rounds counted), then on `spare` while on track;
+// those samples follow the rounds in samples_s and its stop reason is its own. The harness
+// overhead is the whole loop's.
 // `undecided` (optional): whether a check the group feeds is still undecided given the samplers
 // so far (it judges at their sequential confidence, Sampler::confidence). With it, the group
 // stops only at a scheduled look (is_scheduled_look of the rounds) where the check is decided and

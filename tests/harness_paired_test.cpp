@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <random>
@@ -116,18 +117,23 @@ TEST(Pairing, TheStoppingRuleWaitsForEveryMember) {
 // ~5% of it, goes on alone to ±1% at a later look and stops converged; member 1 has had its
 // share and stops with the rounds. The rounds are the first samples, aligned, and judged at the
 // level of the rounds' look.
-TEST(Pairing, ACheapMemberShortOfItsPrecisionGoesOnAloneAfterTheRounds) {
-  const std::vector<StoppingRule> rules = {rule(10, 0.05), rule(10, 0.05)};
-  std::size_t k = 0;
-  std::vector<std::size_t> calls(2, 0);
-  const auto ms = sample_group(rules, 0, [&](std::size_t i) {
-    ++calls[i];
+// That group's samples: member 0 cheap, member 1 dear; `calls` counts each member's samples.
+std::function<double(std::size_t)> cheap_and_dear(std::vector<std::size_t>& calls) {
+  calls.assign(2, 0);
+  return [&calls](std::size_t i) {
+    const std::size_t call = calls[i]++;
     if (i == 1) {
       std::this_thread::sleep_for(std::chrono::milliseconds(2));
-      return 2e-3 * (calls[1] % 2 ? 1.5 : 0.5);
+      return 2e-3 * (call % 2 ? 0.5 : 1.5);
     }
-    return 1e-4 * (1 + 0.05 * (static_cast<double>((k++ * 7) % 41) - 20) / 20);
-  });
+    return 1e-4 * (1 + 0.05 * (static_cast<double>((call * 7) % 41) - 20) / 20);
+  };
+}
+
+TEST(Pairing, ACheapMemberShortOfItsPrecisionGoesOnAloneAfterTheRounds) {
+  const std::vector<StoppingRule> rules = {rule(10, 0.05), rule(10, 0.05)};
+  std::vector<std::size_t> calls;
+  const auto ms = sample_group(rules, 0, cheap_and_dear(calls));
   const std::size_t rounds = ms[1].samples_s.size();
   EXPECT_EQ(ms[0].rounds, rounds);
   EXPECT_EQ(ms[1].rounds, rounds);
@@ -154,14 +160,8 @@ TEST(Pairing, AMemberGoesOnAloneOnlyWhereItsRuleAllows) {
   StoppingRule r = rule(10, 0.05);
   r.alone_after_rounds = false;
   const std::vector<StoppingRule> rules = {r, r};
-  std::size_t k = 0, dear = 0;
-  const auto ms = sample_group(rules, 0, [&](std::size_t i) {
-    if (i == 1) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(2));
-      return 2e-3 * (++dear % 2 ? 1.5 : 0.5);
-    }
-    return 1e-4 * (1 + 0.05 * (static_cast<double>((k++ * 7) % 41) - 20) / 20);
-  });
+  std::vector<std::size_t> calls;
+  const auto ms = sample_group(rules, 0, cheap_and_dear(calls));
   EXPECT_EQ(ms[0].samples_s.size(), ms[0].rounds);
   EXPECT_EQ(ms[1].samples_s.size(), ms[0].rounds);
   EXPECT_EQ(ms[0].stop, StopReason::timeout);
