@@ -272,21 +272,21 @@ void launch_fused(const AttentionDims& s, const T* q, const T* k, const T* v, fl
 
 // Decode, split-KV. One block serves up to kDecodeMaxHeads query heads of one GQA group (they share
 // K and V, so the cache is read once for all of them) over one chunk of the positions (a split);
-// with several splits, each block writes its partial softmax state (m, l, Σ p·v) and a merge kernel
-// combines them. Each lane loads 16 bytes (8 elements) of a K row and of a V row per load,
-// kDecodeLoads of each before the first use: a warp iteration covers kDecodeLoads · 32 / (D/8)
-// positions, with one online-softmax rescale per iteration.
+// with several splits, each block writes its partial softmax state (m, l, Σ p·v) and the last of
+// a row's blocks to finish combines them. Each lane loads 16 bytes (8 elements) of a K row and of
+// a V row per load, kDecodeLoads of each before the first use: a warp iteration covers
+// kDecodeLoads · 32 / (D/8) positions, with one online-softmax rescale per iteration.
 // Little's law on an H200: 4.8 TB/s × ~0.65 µs loaded DRAM latency ≈ 3.1 MB in flight, ≈ 24 KB per
 // SM. A warp keeps 2 · kDecodeLoads · 512 B = 4 KiB in flight all the time: the next iteration's K
 // and V rows are loaded before this one's arithmetic (register double buffering), so no warp has
 // an arithmetic phase with nothing outstanding. 8 warps a block and ≥ 1 block an SM give ≥ 32 KiB
 // per SM. decode_plan (attention_decode_plan.h) keeps the device's slots (SMs × resident blocks,
-// occupancy API) busiest: one wave when it fills it nearly (a second, partial wave or a short
-// chunk per warp leaves the prologue (q loads), the warps' merge and the tail exposed), more waves
-// where there are more groups than slots. The suite's 256 MiB case (B 8, H 32, H_kv 8, n 8192, d
-// 128) on a 132-SM device (4 heads a block: 177-183 registers, 1 block an SM, ptxas sm_90): 64
-// groups × 2 splits of 4096 positions, 64 iterations per warp (the plan before aimed at 1024 blocks
-// whatever the device: 3.9 waves of 2 blocks an SM, 8 iterations).
+// occupancy API) busiest: one wave where it fills it nearly (a second, partial wave or a short
+// chunk per warp leaves the prologue (q loads), the warps' merge and the tail exposed), more
+// where there are more rows of blocks than slots. The suite's 256 MiB case (B 8, H 32, H_kv 8,
+// n 8192, d 128) on a 132-SM device (4 heads a block: 177-183 registers, 1 block an SM, ptxas
+// sm_90): 64 rows × 2 splits of 4096 positions, 64 iterations per warp (the plan before aimed at
+// 1024 blocks whatever the device: 3.9 waves of 2 blocks an SM, 8 iterations).
 constexpr int kDecodeWarps = 8, kDecodeLoads = 4;
 
 struct DecodeArgs {
@@ -306,7 +306,8 @@ __device__ inline void unpack8(const uint4& w, float* f) {
 
 template <class T, int D, int G>
 __global__ void __launch_bounds__(32 * kDecodeWarps)
-    decode_attention(const T* q, const T* k, const T* v, float* o, float* partial, DecodeArgs a) {
+    decode_attention(const T* q, const T* k, const T* v, float* o, float* partial,
+                     unsigned int* arrivals, DecodeArgs a) {
   constexpr int kLanesPerRow = D / 8, kRowsPerLoad = 32 / kLanesPerRow;
   constexpr int kStep = kDecodeLoads * kRowsPerLoad;  // positions per warp iteration
   __shared__ float s_m[kDecodeWarps][G], s_l[kDecodeWarps][G], s_acc[kDecodeWarps][G][D];
@@ -328,8 +329,8 @@ __global__ void __launch_bounds__(32 * kDecodeWarps)
     for (int u = 0; u < kDecodeLoads; ++u) {
       const int j = j0 + u * kRowsPerLoad + row_in_load;
       const std::size_t at = static_cast<std::size_t>(j) * D;
-      kr[u] = j < end ? *reinterpret_cast<const uint4*>(kh + at) : make_uint4(0, 0, 0, 0);
-      vr[u] = j < end ? *reinterpret_cast<const uint4*>(vh + at) : make_uint4(0, 0, 0, 0);
+      kr[u] = j < end ? __ldcg(reinterpret_cast<const uint4*>(kh + at)) : make_uint4(0, 0, 0, 0);
+      vr[u] = j < end ? __ldcg(reinterpret_cast<const uint4*>(vh + at)) : make_uint4(0, 0, 0, 0);
     }
   };
   uint4 kr[kDecodeLoads], vr[kDecodeLoads];
@@ -410,35 +411,51 @@ __global__ void __launch_bounds__(32 * kDecodeWarps)
       state[2 + c] = out;
     }
   }
-}
-
-// One block per (batch, query head), one thread per output element: the splits' states merged.
-template <int D>
-__global__ void __launch_bounds__(D) decode_merge(const float* partial, float* o, int splits) {
-  const std::size_t bh = blockIdx.x;
-  const float* state = partial + bh * splits * (D + 2);
-  const int c = threadIdx.x;
-  float mm = -INFINITY;
-  for (int sp = 0; sp < splits; ++sp) mm = nan_max(mm, state[sp * (D + 2)]);
-  float ll = 0, out = 0;
-  for (int sp = 0; sp < splits; ++sp) {
-    const float ms = state[sp * (D + 2)];
-    const float f = ms == -INFINITY ? 0.0f : expf(ms - mm);
-    ll += state[sp * (D + 2) + 1] * f;
-    out += state[sp * (D + 2) + 2 + c] * f;
+  if (a.splits == 1) return;
+  // The last of a row's splits to finish merges their states (no second launch: CUDA's
+  // threadFenceReduction sample). Each block's state is visible device-wide before its arrival
+  // counts; the last block reads the others' through L2 (ld.global.cg) and sets the count back to
+  // 0 for the next launch.
+  __shared__ bool last;
+  __threadfence();
+  __syncthreads();
+  if (threadIdx.x == 0) last = atomicAdd(arrivals + blockIdx.y, 1u) == unsigned(a.splits) - 1;
+  __syncthreads();
+  if (!last) return;
+  __threadfence();
+  for (int i = threadIdx.x; i < G * D; i += blockDim.x) {
+    const int g = i / D, c = i % D;
+    const std::size_t bh = static_cast<std::size_t>(b) * a.heads + h0 + g;
+    const float* state = partial + bh * a.splits * (D + 2);
+    float mm = -INFINITY;
+    for (int sp = 0; sp < a.splits; ++sp) mm = nan_max(mm, __ldcg(state + sp * (D + 2)));
+    float ll = 0, out = 0;
+    for (int sp = 0; sp < a.splits; ++sp) {
+      const float ms = __ldcg(state + sp * (D + 2));
+      const float f = ms == -INFINITY ? 0.0f : expf(ms - mm);
+      ll += __ldcg(state + sp * (D + 2) + 1) * f;
+      out += __ldcg(state + sp * (D + 2) + 2 + c) * f;
+    }
+    o[bh * D + c] = out / ll;
   }
-  o[bh * D + c] = out / ll;
+  if (threadIdx.x == 0) arrivals[blockIdx.y] = 0;
 }
 
+// The workspace with several splits: one arrival count per row of blocks (kept zero between
+// launches), then, 256-byte aligned, every (batch, query head, split)'s state (m, l, Σ p·v).
+std::size_t decode_arrivals_bytes(const AttentionDims& s, const DecodePlan& p) {
+  const std::size_t rows = s.batch * s.kv_heads * static_cast<std::size_t>(p.slices);
+  return (rows * sizeof(unsigned int) + 255) / 256 * 256;
+}
 std::size_t decode_workspace_bytes(const AttentionDims& s, const DecodePlan& p) {
-  return p.splits == 1
-             ? 0
-             : s.batch * s.heads * static_cast<std::size_t>(p.splits) * (s.d + 2) * sizeof(float);
+  if (p.splits == 1) return 0;
+  return decode_arrivals_bytes(s, p) +
+         s.batch * s.heads * static_cast<std::size_t>(p.splits) * (s.d + 2) * sizeof(float);
 }
 
 template <class T, int D, int G>
 void launch_decode_heads(const AttentionDims& s, const DecodePlan& p, const T* q, const T* k,
-                         const T* v, float* o, float* partial, cudaStream_t stream) {
+                         const T* v, float* o, void* workspace, cudaStream_t stream) {
   const DecodeArgs a{static_cast<int>(s.n),
                      static_cast<int>(s.heads),
                      static_cast<int>(s.kv_heads),
@@ -448,11 +465,14 @@ void launch_decode_heads(const AttentionDims& s, const DecodePlan& p, const T* q
                      1 / std::sqrt(static_cast<float>(D))};
   const dim3 grid(static_cast<unsigned>(p.splits),
                   static_cast<unsigned>(s.batch * s.kv_heads * p.slices));
-  decode_attention<T, D, G><<<grid, 32 * kDecodeWarps, 0, stream>>>(q, k, v, o, partial, a);
+  auto* arrivals = static_cast<unsigned int*>(workspace);
+  auto* partial =
+      workspace == nullptr
+          ? nullptr
+          : reinterpret_cast<float*>(static_cast<char*>(workspace) + decode_arrivals_bytes(s, p));
+  decode_attention<T, D, G>
+      <<<grid, 32 * kDecodeWarps, 0, stream>>>(q, k, v, o, partial, arrivals, a);
   check_launch("decode_attention");
-  if (p.splits == 1) return;
-  decode_merge<D><<<static_cast<unsigned>(s.batch * s.heads), D, 0, stream>>>(partial, o, p.splits);
-  check_launch("decode_merge");
 }
 
 // Blocks of the decode kernel (the one decode_plan picks for s: G heads a block) the current
@@ -487,7 +507,7 @@ void launch_decode(const AttentionDims& s, const T* q, const T* k, const T* v, f
   const auto launch = p.heads_per_block == 4   ? launch_decode_heads<T, D, 4>
                       : p.heads_per_block == 2 ? launch_decode_heads<T, D, 2>
                                                : launch_decode_heads<T, D, 1>;
-  launch(s, p, q, k, v, o, static_cast<float*>(workspace), stream);
+  launch(s, p, q, k, v, o, workspace, stream);
 }
 
 void check_dims(const AttentionDims& s) {
@@ -605,9 +625,10 @@ void attention_decode_cuda(AttentionDtype t, const AttentionDims& s, const void*
 void attention_decode_cuda(AttentionDtype t, const AttentionDims& s, const void* q, const void* k,
                            const void* v, float* o, CUstream_st* stream) {
   void* ptr = nullptr;
-  if (const std::size_t bytes = attention_decode_workspace_bytes(s); bytes > 0)
-    check_cuda(cudaMalloc(&ptr, bytes), "cudaMalloc (decode workspace)");
+  const std::size_t bytes = attention_decode_workspace_bytes(s);
+  if (bytes > 0) check_cuda(cudaMalloc(&ptr, bytes), "cudaMalloc (decode workspace)");
   const std::unique_ptr<void, CudaFree> scratch(ptr);
+  if (bytes > 0) check_cuda(cudaMemsetAsync(ptr, 0, bytes, stream), "cudaMemsetAsync (decode)");
   attention_decode_cuda(t, s, q, k, v, o, ptr, stream);
   check_cuda(cudaStreamSynchronize(stream), "cudaStreamSynchronize (decode)");
 }

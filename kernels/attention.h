@@ -59,10 +59,11 @@ void attention_fused_wmma_cuda(AttentionDtype t, const reference::AttentionDims&
 // Decode: one query token per sequence and head (q, o: [B][H][d]) against a contiguous KV cache of
 // n ≥ 1 positions ([B][H_kv][n][d]); d = 64 or 128. Split-KV: one block per (batch, K/V head, up
 // to 4 query heads of its group, chunk of positions), 16-byte loads, the online softmax per warp,
-// merged in the block, then across the chunks by a second kernel through `workspace` (device
-// memory of attention_decode_workspace_bytes(s) bytes; may be null when that is 0). The plan
-// depends on the shape and on the current device (one wave of blocks: SMs × resident blocks): ask
-// for the workspace size on the device that runs the kernel.
+// merged in the block, then across the chunks by the last block of each to finish, through
+// `workspace`: device memory of attention_decode_workspace_bytes(s) bytes (null when that is 0),
+// zeroed (cudaMemset) before its first call; every call leaves its counts at zero again. The plan
+// depends on the shape and on the current device (its slots: SMs × resident blocks): ask for the
+// workspace size on the device that runs the kernel.
 std::size_t attention_decode_workspace_bytes(const reference::AttentionDims& s);
 void attention_decode_cuda(AttentionDtype t, const reference::AttentionDims& s, const void* q,
                            const void* k, const void* v, float* o, void* workspace,

@@ -290,6 +290,35 @@ TEST_F(GpuAttention, DecodeCoversGroupsSplitsAndTails) {
     }
 }
 
+// One workspace for call after call, as the suite's timed loop uses it: the splits' last block
+// merges them and sets its row's arrival count back to zero, so every call merges (a count left
+// at its splits would leave the second call's output unwritten: NaN, the poison).
+TEST_F(GpuAttention, DecodeWorkspaceServesCallAfterCall) {
+  const AttentionDtype t = AttentionDtype::fp16;
+  const AttentionDims s{2, 4, 2, 1100, 64, false};  // 5 splits of ≤ 256 positions a row
+  const Tensor q(t, s.batch * s.heads * s.d, 4), k(t, s.kv_elements(), 5), v(t, s.kv_elements(), 6);
+  const std::size_t bytes = kernels::attention_decode_workspace_bytes(s);
+  ASSERT_GT(bytes, 0u) << "one split: nothing merged, nothing tested";
+  DeviceBuffer workspace(bytes), o(s.batch * s.heads * s.d * 4);
+  workspace.fill_bytes(0);
+  std::vector<double> ref(s.batch * s.heads * s.d);
+  for (std::size_t b = 0; b < s.batch; ++b)
+    for (std::size_t h = 0; h < s.heads; ++h)
+      reference::attention_query_fp64(s, q.values.data() + (b * s.heads + h) * s.d, s.n,
+                                      k.values.data(), v.values.data(), b, h,
+                                      ref.data() + (b * s.heads + h) * s.d);
+  std::vector<float> out(ref.size());
+  for (int call = 0; call < 3; ++call) {
+    o.fill_bytes(0xFF);
+    kernels::attention_decode_cuda(t, s, q.device.get(), k.device.get(), v.device.get(),
+                                   o.as<float>(), workspace.get(), nullptr);
+    check_cuda(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
+    o.download(out.data(), out.size() * 4);
+    for (std::size_t i = 0; i < ref.size(); ++i)
+      ASSERT_NEAR(out[i], ref[i], 2e-3 * (1 + std::fabs(ref[i]))) << "call " << call << " at " << i;
+  }
+}
+
 TEST(GpuAttentionArguments, RejectedBeforeAnyCudaCall) {
   const AttentionDims bad{1, 6, 4, 64, 64, false};
   EXPECT_THROW(kernels::attention_fused_cuda(AttentionDtype::bf16, bad, nullptr, nullptr, nullptr,
