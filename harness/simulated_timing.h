@@ -69,9 +69,9 @@ inline std::size_t chase_words(const GpuDevice* gpu) {
 // Decode's KV cache (suites/attention/attention_cuda.cpp). On a GPU the suite's positions, whose
 // caches from 256 MiB are judged against the DRAM peak: 256 MiB is 4.5x an H200's L2 (60 MB as its
 // runtime reports it, FACTS.md), so the cache is read from DRAM. On a timing simulator as many
-// positions as make 4x its L2 (16 MiB on SM86_RTX3070, 512 positions of the suite's 32 KiB; ~4.5
-// minutes of simulation a launch), judged from there: the same multiple of the L2, not 256 MiB
-// (an hour a launch).
+// positions as make 4x its L2 (16 MiB on SM86_RTX3070, 512 positions of the suite's 32 KiB; ~180 K
+// cycles, ~10 minutes of the 2-core VM a launch), judged from there: the same multiple of the L2,
+// not 256 MiB (hours a launch).
 inline constexpr double kDecodeJudgedKvBytes = 256.0 * 1048576;
 inline constexpr std::size_t kDecodeTimingL2Multiple = 4;
 inline std::size_t decode_positions(const GpuDevice* gpu, std::size_t gpu_positions,

@@ -25,7 +25,8 @@ struct DecodePlan {
 };
 
 // `slots`: blocks the device holds at once (SMs × resident blocks of the decode kernel). The
-// splits, each at least kDecodeMinChunk positions, that keep the device's slots busiest: the
+// splits, at most ⌈n / kDecodeMinChunk⌉ (so a chunk may be a little shorter than kDecodeMinChunk:
+// n = 257 gives 2 of 129) and at most `slots`, that keep the device's slots busiest: the
 // waves' fill (theory::wave_efficiency_fraction) less kDecodeExtraWaveCost per wave past the
 // first, the fewest splits on a tie. An H200 (132 slots) at B 8, H_kv 8 (64 rows of blocks): 2
 // splits, one wave 97% full; 46 slots: 2 splits, 3 waves 93% full (1 split: 1.4 waves, 70%).

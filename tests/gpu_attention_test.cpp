@@ -249,7 +249,8 @@ TEST_F(GpuAttention, DecodeMatchesTheReference) {
 
 // Decode's split-KV plan on shapes that take each path: a group of 8 served as two blocks of 4
 // heads, groups of 3 and 2, MHA; one position, lengths that leave a part-filled warp iteration,
-// several splits merged (4097 positions: 17 splits); a NaN in K reaches exactly its group's heads.
+// several splits merged (4097 positions: 17 splits where the device holds ≥ 34 blocks); a NaN in K
+// reaches exactly its group's heads.
 TEST_F(GpuAttention, DecodeCoversGroupsSplitsAndTails) {
   struct Shape {
     AttentionDtype t;

@@ -263,7 +263,8 @@ Case cuda_case(Kind kind, AttentionDtype t, AttentionDims s, bool sweep) {
              // What a good kernel reaches, not a law: an expectation (a miss is a finding).
              const CheckHead bw{
                  "attention", name + "/kv-bandwidth",
-                 "decode: (KV + q + o bytes) / t >= 0.5 x DRAM peak for caches >= 256 MiB",
+                 "decode: (KV + q + o bytes) / t >= 0.5 x DRAM peak for caches >= 256 MiB "
+                 "(a timing simulator: >= 4 x its L2)",
                  CheckKind::expectation, "share of the DRAM peak"};
              const double peak = p.params.value("peak_dram_bytes_per_s", 0.0);
              const double from = p.params.value("judged_from_kv_bytes", kDecodeJudgedKvBytes);
