@@ -74,15 +74,17 @@ inline std::size_t chase_words(const GpuDevice* gpu) {
 // not 256 MiB (hours a launch).
 inline constexpr double kDecodeJudgedKvBytes = 256.0 * 1048576;
 inline constexpr std::size_t kDecodeTimingL2Multiple = 4;
+inline bool decode_sized_by_l2(const GpuDevice* gpu) {
+  return timing_simulator(gpu) && gpu->l2_bytes > 0;
+}
 inline std::size_t decode_positions(const GpuDevice* gpu, std::size_t gpu_positions,
                                     std::size_t kv_bytes_per_position) {
-  if (!timing_simulator(gpu) || gpu->l2_bytes == 0 || kv_bytes_per_position == 0)
-    return gpu_positions;
+  if (!decode_sized_by_l2(gpu) || kv_bytes_per_position == 0) return gpu_positions;
   return std::clamp<std::size_t>(kDecodeTimingL2Multiple * gpu->l2_bytes / kv_bytes_per_position, 1,
                                  gpu_positions);
 }
 inline double decode_judged_kv_bytes(const GpuDevice* gpu) {
-  if (!timing_simulator(gpu) || gpu->l2_bytes == 0) return kDecodeJudgedKvBytes;
+  if (!decode_sized_by_l2(gpu)) return kDecodeJudgedKvBytes;
   return static_cast<double>(kDecodeTimingL2Multiple * gpu->l2_bytes);
 }
 

@@ -63,9 +63,8 @@ void attention_fused_wmma_cuda(AttentionDtype t, const reference::AttentionDims&
 // `workspace`: device memory of attention_decode_workspace_bytes(s) bytes (null when that is 0),
 // zeroed (cudaMemset) before its first call; every call leaves its counts at zero again. One call
 // at a time per workspace (two at once, e.g. on two streams, would leave a count off zero and every
-// later call's output unwritten). The plan
-// depends on the shape and on the current device (its slots: SMs × resident blocks): ask for the
-// workspace size on the device that runs the kernel.
+// later call's output unwritten). The plan depends on the shape and on the current device (its
+// slots: SMs × resident blocks): ask for the workspace size on the device that runs the kernel.
 std::size_t attention_decode_workspace_bytes(const reference::AttentionDims& s);
 void attention_decode_cuda(AttentionDtype t, const reference::AttentionDims& s, const void* q,
                            const void* k, const void* v, float* o, void* workspace,

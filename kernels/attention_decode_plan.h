@@ -24,12 +24,13 @@ struct DecodePlan {
   int chunk;            // positions per split (the last may be shorter)
 };
 
-// `slots`: blocks the device holds at once (SMs × resident blocks of the decode kernel). The
-// splits, at most ⌈n / kDecodeMinChunk⌉ (so a chunk may be a little shorter than kDecodeMinChunk:
-// n = 257 gives 2 of 129) and at most `slots`, that keep the device's slots busiest: the
-// waves' fill (theory::wave_efficiency_fraction) less kDecodeExtraWaveCost per wave past the
-// first, the fewest splits on a tie. An H200 (132 slots) at B 8, H_kv 8 (64 rows of blocks): 2
-// splits, one wave 97% full; 46 slots: 2 splits, 3 waves 93% full (1 split: 1.4 waves, 70%).
+// `slots`: blocks the device holds at once (SMs × resident blocks of the decode kernel); n ≥ 1
+// (check_decode_dims), so one split at least is tried. The splits, at most ⌈n / kDecodeMinChunk⌉
+// (so a chunk may be a little shorter than kDecodeMinChunk: n = 257 gives 2 of 129) and at most
+// `slots`, that keep the device's slots busiest: the waves' fill (theory::wave_efficiency_fraction)
+// less kDecodeExtraWaveCost per wave past the first, the fewest splits on a tie. An H200 (132
+// slots) at B 8, H_kv 8 (64 rows of blocks): 2 splits, one wave 97% full; 46 slots: 2 splits, 3
+// waves 93% full (1 split: 1.4 waves, 70%).
 inline DecodePlan decode_plan(const reference::AttentionDims& s, long long slots) {
   const int group = static_cast<int>(s.heads / s.kv_heads), n = static_cast<int>(s.n);
   int per_block = kDecodeMaxHeads;
@@ -41,7 +42,7 @@ inline DecodePlan decode_plan(const reference::AttentionDims& s, long long slots
   const long long most = std::min<long long>((n + kDecodeMinChunk - 1) / kDecodeMinChunk, slots);
   long long splits = 1;
   double best = -1;
-  for (long long sp = 1; sp <= std::max(most, 1LL); ++sp) {
+  for (long long sp = 1; sp <= most; ++sp) {
     const long long blocks = rows * sp;
     const double score =
         theory::wave_efficiency_fraction(blocks, slots, 1) -
