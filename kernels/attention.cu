@@ -8,6 +8,7 @@
 #include <atomic>
 #include <cmath>
 #include <memory>
+#include <numbers>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
@@ -43,6 +44,18 @@ struct Io<__half> {
 
 // max that keeps a NaN (fmaxf drops it).
 __device__ inline float nan_max(float a, float b) { return a != a || b != b ? a + b : fmaxf(a, b); }
+
+// __shfl_xor_sync over the whole warp on a float, in PTX that takes the float register as it is
+// (shfl's .b32 accepts any 32-bit register): nvcc's own wraps each shuffle in two moves between
+// float and integer registers, which ptxas removes on a GPU but a simulator that runs the PTX
+// (GPGPU-Sim) issues. The same instruction either way.
+__device__ inline float shfl_xor(float x, int lane_mask) {
+  float y;
+  asm volatile("shfl.sync.bfly.b32 %0, %1, %2, 0x1f, 0xffffffff;"
+               : "=f"(y)
+               : "f"(x), "r"(lane_mask));
+  return y;
+}
 
 __device__ inline float warp_sum(float x) {
   for (int o = 16; o > 0; o /= 2) x += __shfl_xor_sync(0xffffffffu, x, o);
@@ -263,7 +276,7 @@ void launch_fused(const AttentionDims& s, const T* q, const T* k, const T* v, fl
   }
   const FusedDims dims{static_cast<int>(s.n), static_cast<int>(s.heads),
                        static_cast<int>(s.kv_heads), s.causal,
-                       1 / std::sqrt(static_cast<float>(D))};
+                       static_cast<float>(1 / std::sqrt(double{D}) * std::numbers::log2e)};
   const dim3 grid(static_cast<unsigned>((s.n + kRows - 1) / kRows),
                   static_cast<unsigned>(s.batch * s.heads));
   fused_attention<T, D><<<grid, 32 * kWarps, smem, stream>>>(q, k, v, o, dims);
@@ -278,29 +291,51 @@ void launch_fused(const AttentionDims& s, const T* q, const T* k, const T* v, fl
 // kDecodeLoads · 32 / (D/8) positions, with one online-softmax rescale per iteration.
 // Little's law on an H200: 4.8 TB/s × ~0.65 µs loaded DRAM latency ≈ 3.1 MB in flight, ≈ 24 KB per
 // SM. A warp keeps 2 · kDecodeLoads · 512 B = 4 KiB in flight all the time: the next iteration's K
-// and V rows are loaded before this one's arithmetic (register double buffering), so no warp has
-// an arithmetic phase with nothing outstanding. 8 warps a block and ≥ 1 block an SM give ≥ 32 KiB
-// per SM. decode_plan (attention_decode_plan.h) keeps the device's slots (SMs × resident blocks,
+// and V rows are loaded before this one's arithmetic (two register buffers, used in turn), so no
+// warp has an arithmetic phase with nothing outstanding. 8 warps a block and ≥ 1 block an SM give
+// ≥ 32 KiB per SM. The arithmetic is what an iteration must do and little else: per lane and
+// iteration, 2 · G · kDecodeLoads · 8 FMAs (scores, then Σ p·v), the scores' shuffles, one ex2 a
+// score; no branch (loads past the chunk's end are clamped, not skipped), every exponential in
+// base 2 (q scaled by log2(e) once), the G · kDecodeLoads chains interleaved. Per iteration at
+// d 128, 4 heads: 656 PTX instructions, 669 SASS (sm_90), against 1414 and 1071 before (expf's
+// range reduction, branches around NaN-aware maxima and clamped loads, one chain at a time).
+// decode_plan (attention_decode_plan.h) keeps the device's slots (SMs × resident blocks,
 // occupancy API) busiest: one wave where it fills it nearly (a second, partial wave or a short
 // chunk per warp leaves the prologue (q loads), the warps' merge and the tail exposed), more
 // where there are more rows of blocks than slots. The suite's 256 MiB case (B 8, H 32, H_kv 8,
-// n 8192, d 128) on a 132-SM device (4 heads a block: 177-183 registers, 1 block an SM, ptxas
+// n 8192, d 128) on a 132-SM device (4 heads a block: 174-177 registers, 1 block an SM, ptxas
 // sm_90): 64 rows × 2 splits of 4096 positions, 64 iterations per warp (the plan before aimed at
 // 1024 blocks whatever the device: 3.9 waves of 2 blocks an SM, 8 iterations).
 constexpr int kDecodeWarps = 8, kDecodeLoads = 4;
 
 struct DecodeArgs {
   int n, heads, kv_heads, slices, splits, chunk;
-  float scale;
+  float scale_log2;  // 1/√d · log2(e): scores in base 2
 };
 
-// 16 bytes = 8 elements, the lowest address first (little-endian words).
+// 2^x by the special-function unit (ex2.approx.ftz: 2 ulp; results below 2^-126 flushed to 0,
+// weights far below the fp32 sum they join): exp2f's one instruction without its subnormal fix-up.
+__device__ inline float exp2_ftz(float x) {
+  float y;
+  asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+  return y;
+}
+
+// 16 bytes = 8 elements, the lowest address first (little-endian words), exactly. In PTX that
+// writes float registers directly (a .b32 instruction takes any 32-bit register), as ptxas would
+// on a GPU: nvcc's conversions add a move per element, which a simulator running the PTX issues.
 template <class T>
 __device__ inline void unpack8(const uint4& w, float* f) {
   const unsigned int words[4] = {w.x, w.y, w.z, w.w};
   for (int i = 0; i < 4; ++i) {
-    f[2 * i] = Io<T>::to_float(Io<T>::from_bits(static_cast<unsigned short>(words[i] & 0xFFFFu)));
-    f[2 * i + 1] = Io<T>::to_float(Io<T>::from_bits(static_cast<unsigned short>(words[i] >> 16)));
+    if constexpr (std::is_same_v<T, __nv_bfloat16>) {  // a bf16 is the top half of its fp32
+      asm("shl.b32 %0, %1, 16;" : "=f"(f[2 * i]) : "r"(words[i]));
+      asm("and.b32 %0, %1, 0xFFFF0000;" : "=f"(f[2 * i + 1]) : "r"(words[i]));
+    } else {  // the word split into its halves once, each converted
+      asm("{.reg .b16 lo, hi; mov.b32 {lo, hi}, %2; cvt.f32.f16 %0, lo; cvt.f32.f16 %1, hi;}"
+          : "=f"(f[2 * i]), "=f"(f[2 * i + 1])
+          : "r"(words[i]));
+    }
   }
 }
 
@@ -318,65 +353,88 @@ __global__ void __launch_bounds__(32 * kDecodeWarps)
   const int row_in_load = lane / kLanesPerRow, c0 = (lane % kLanesPerRow) * 8;
   const T* kh = k + static_cast<std::size_t>(kv_row) * a.n * D + c0;
   const T* vh = v + static_cast<std::size_t>(kv_row) * a.n * D + c0;
+  // Scores in base 2: q is taken times scale·log2(e), so every exponential is one ex2 (exp2_ftz)
+  // and m, the partial states and the merges are base 2 too.
   float qv[G][8], acc[G][8], m[G], l[G];
   for (int g = 0; g < G; ++g) {
     const T* qg = q + (static_cast<std::size_t>(b) * a.heads + h0 + g) * D + c0;
-    for (int e = 0; e < 8; ++e) qv[g][e] = Io<T>::to_float(qg[e]), acc[g][e] = 0;
+    for (int e = 0; e < 8; ++e) qv[g][e] = Io<T>::to_float(qg[e]) * a.scale_log2, acc[g][e] = 0;
     m[g] = -INFINITY, l[g] = 0;
   }
-  const int begin = split * a.chunk, end = min(a.n, begin + a.chunk);
+  const int begin = split * a.chunk, end = min(a.n, begin + a.chunk);  // begin < end
+  // Rows past `end` load row end − 1 instead (no branch; its scores are masked below and its V
+  // words zeroed, so an Inf or NaN there is not counted twice).
   const auto load = [&](int j0, uint4* kr, uint4* vr) {
     for (int u = 0; u < kDecodeLoads; ++u) {
-      const int j = j0 + u * kRowsPerLoad + row_in_load;
+      const int j = min(j0 + u * kRowsPerLoad + row_in_load, end - 1);
       const std::size_t at = static_cast<std::size_t>(j) * D;
-      kr[u] = j < end ? __ldcg(reinterpret_cast<const uint4*>(kh + at)) : make_uint4(0, 0, 0, 0);
-      vr[u] = j < end ? __ldcg(reinterpret_cast<const uint4*>(vh + at)) : make_uint4(0, 0, 0, 0);
+      kr[u] = __ldcg(reinterpret_cast<const uint4*>(kh + at));
+      vr[u] = __ldcg(reinterpret_cast<const uint4*>(vh + at));
     }
   };
-  uint4 kr[kDecodeLoads], vr[kDecodeLoads];
-  load(begin + warp * kStep, kr, vr);
+  // One warp iteration: kDecodeLoads rows a lane, every head. The G · kDecodeLoads dot products,
+  // their shuffles and exponentials are independent chains, interleaved (the issue order a
+  // simulator that runs the PTX in order sees; ptxas schedules the same on a GPU).
   // j0 is the same on every lane of the warp: the shuffles below see all 32 lanes.
-  for (int j0 = begin + warp * kStep; j0 < end; j0 += kDecodeWarps * kStep) {
-    uint4 k_next[kDecodeLoads], v_next[kDecodeLoads];  // in flight during this iteration's work
-    load(j0 + kDecodeWarps * kStep, k_next, v_next);
-    // Scores of this lane's row of each load, for every head: a dot over the row's 8-lane span.
-    float sc[kDecodeLoads][G];
+  const auto step = [&](int j0, const uint4* kr, const uint4* vr) {
+    float kf[kDecodeLoads][8], sc[kDecodeLoads][G];
+    bool seen[kDecodeLoads];
     for (int u = 0; u < kDecodeLoads; ++u) {
-      float kf[8];
-      unpack8<T>(kr[u], kf);
-      const bool seen = j0 + u * kRowsPerLoad + row_in_load < end;
-      for (int g = 0; g < G; ++g) {
-        float dot = 0;
-        for (int e = 0; e < 8; ++e) dot += qv[g][e] * kf[e];
-        for (int off = kLanesPerRow / 2; off > 0; off /= 2)
-          dot += __shfl_xor_sync(0xffffffffu, dot, off);
-        sc[u][g] = seen ? dot * a.scale : -INFINITY;
-      }
+      unpack8<T>(kr[u], kf[u]);
+      seen[u] = j0 + u * kRowsPerLoad + row_in_load < end;
+      for (int g = 0; g < G; ++g) sc[u][g] = 0;
     }
-    // Online softmax, one rescale per iteration: the warp's max over its kStep positions.
-    float scale_by[G];
+    for (int e = 0; e < 8; ++e)
+      for (int u = 0; u < kDecodeLoads; ++u)
+        for (int g = 0; g < G; ++g) sc[u][g] = fmaf(qv[g][e], kf[u][e], sc[u][g]);
+    // Each row's dot over its kLanesPerRow lanes.
+    for (int off = kLanesPerRow / 2; off > 0; off /= 2)
+      for (int u = 0; u < kDecodeLoads; ++u)
+        for (int g = 0; g < G; ++g) sc[u][g] += shfl_xor(sc[u][g], off);
+    // Online softmax, one rescale per iteration: the warp's max over its kStep positions. fmaxf
+    // drops a NaN score, which still reaches l and the accumulator through its weight exp2(NaN).
+    float mt[G];
+    for (int g = 0; g < G; ++g) mt[g] = -INFINITY;
+    for (int u = 0; u < kDecodeLoads; ++u)
+      for (int g = 0; g < G; ++g) {
+        sc[u][g] = seen[u] ? sc[u][g] : -INFINITY;
+        mt[g] = fmaxf(mt[g], sc[u][g]);
+      }
+    for (int off = kLanesPerRow; off < 32; off *= 2)
+      for (int g = 0; g < G; ++g) mt[g] = fmaxf(mt[g], shfl_xor(mt[g], off));
     for (int g = 0; g < G; ++g) {
-      float mt = -INFINITY;
-      for (int u = 0; u < kDecodeLoads; ++u) mt = nan_max(mt, sc[u][g]);
-      for (int off = kLanesPerRow; off < 32; off *= 2)
-        mt = nan_max(mt, __shfl_xor_sync(0xffffffffu, mt, off));
-      const float m_new = nan_max(m[g], mt);
-      const bool none = m_new == -INFINITY;  // only −inf scores so far: weight 0, not NaN
-      scale_by[g] = none ? 1.0f : expf(m[g] - m_new);
-      for (int u = 0; u < kDecodeLoads; ++u) sc[u][g] = none ? 0.0f : expf(sc[u][g] - m_new);
+      const float m_new = fmaxf(m[g], mt[g]);
+      // Only −inf scores so far: subtract 0 instead, so their weights are exp2(−inf) = 0, not
+      // NaN (FlashAttention's Check_inf); the scale of an empty state (l = 0, acc = 0) is moot.
+      const float m_sub = m_new == -INFINITY ? 0.0f : m_new;
+      const float scale_by = exp2_ftz(m[g] - m_sub);
+      for (int u = 0; u < kDecodeLoads; ++u) sc[u][g] = exp2_ftz(sc[u][g] - m_sub);
       m[g] = m_new;
-      l[g] *= scale_by[g];
-      for (int e = 0; e < 8; ++e) acc[g][e] *= scale_by[g];
+      l[g] *= scale_by;
+      for (int e = 0; e < 8; ++e) acc[g][e] *= scale_by;
     }
     for (int u = 0; u < kDecodeLoads; ++u) {
       float vf[8];
-      unpack8<T>(vr[u], vf);
+      unpack8<T>(seen[u] ? vr[u] : make_uint4(0, 0, 0, 0), vf);
       for (int g = 0; g < G; ++g) {
         l[g] += sc[u][g];
-        for (int e = 0; e < 8; ++e) acc[g][e] += sc[u][g] * vf[e];
+        for (int e = 0; e < 8; ++e) acc[g][e] = fmaf(sc[u][g], vf[e], acc[g][e]);
       }
     }
-    for (int u = 0; u < kDecodeLoads; ++u) kr[u] = k_next[u], vr[u] = v_next[u];
+  };
+  // Two register buffers, each iteration's loads issued before the other's work (no copies).
+  uint4 ka[kDecodeLoads], va[kDecodeLoads], kb[kDecodeLoads], vb[kDecodeLoads];
+  constexpr int kStride = kDecodeWarps * kStep;
+  int j0 = begin + warp * kStep;
+  load(j0, ka, va);
+  while (j0 < end) {
+    load(j0 + kStride, kb, vb);
+    step(j0, ka, va);
+    j0 += kStride;
+    if (j0 >= end) break;
+    load(j0 + kStride, ka, va);
+    step(j0, kb, vb);
+    j0 += kStride;
   }
   // The rows of a load sit in different lanes: sum l and the accumulator across them (m is
   // already the warp's).
@@ -398,7 +456,7 @@ __global__ void __launch_bounds__(32 * kDecodeWarps)
     for (int w = 0; w < kDecodeWarps; ++w) mm = nan_max(mm, s_m[w][g]);
     float ll = 0, out = 0;
     for (int w = 0; w < kDecodeWarps; ++w) {
-      const float f = s_m[w][g] == -INFINITY ? 0.0f : expf(s_m[w][g] - mm);  // a warp with none
+      const float f = s_m[w][g] == -INFINITY ? 0.0f : exp2f(s_m[w][g] - mm);  // a warp with none
       ll += s_l[w][g] * f;
       out += s_acc[w][g][c] * f;
     }
@@ -432,7 +490,7 @@ __global__ void __launch_bounds__(32 * kDecodeWarps)
     float ll = 0, out = 0;
     for (int sp = 0; sp < a.splits; ++sp) {
       const float ms = __ldcg(state + sp * (D + 2));
-      const float f = ms == -INFINITY ? 0.0f : expf(ms - mm);
+      const float f = ms == -INFINITY ? 0.0f : exp2f(ms - mm);
       ll += __ldcg(state + sp * (D + 2) + 1) * f;
       out += __ldcg(state + sp * (D + 2) + 2 + c) * f;
     }
@@ -462,7 +520,7 @@ void launch_decode_heads(const AttentionDims& s, const DecodePlan& p, const T* q
                      p.slices,
                      p.splits,
                      p.chunk,
-                     1 / std::sqrt(static_cast<float>(D))};
+                     static_cast<float>(1 / std::sqrt(double{D}) * std::numbers::log2e)};
   const dim3 grid(static_cast<unsigned>(p.splits),
                   static_cast<unsigned>(s.batch * s.kv_heads * p.slices));
   auto* arrivals = static_cast<unsigned int*>(workspace);

@@ -53,8 +53,10 @@ struct Tensor {
   void set(AttentionDtype t, std::size_t i, float x) {
     const auto& f = theory::format_spec(t == AttentionDtype::bf16 ? theory::Format::bf16
                                                                   : theory::Format::fp16);
-    codes[i] = static_cast<std::uint16_t>(reference::encode(f, x));
-    values[i] = x;
+    // ±inf kept (the encoder saturates by default); the reference sees the value the code holds
+    codes[i] = static_cast<std::uint16_t>(reference::encode(f, x, reference::Rounding::nearest_even,
+                                                            reference::Overflow::non_saturating));
+    values[i] = static_cast<float>(reference::decode(f, codes[i]));
     device.upload(codes.data(), codes.size() * 2);
   }
 };
@@ -221,6 +223,19 @@ TEST_F(GpuAttention, SoftmaxRowsMatchTheReference) {
   }
 }
 
+// Decode's expectation: each (batch, query head)'s query against all n cached positions, by the
+// fp64 reference of the same rounded inputs; a row of d per (batch, head), as the kernel writes O.
+std::vector<double> decode_reference(const AttentionDims& s, const Tensor& q, const Tensor& k,
+                                     const Tensor& v) {
+  std::vector<double> ref(s.batch * s.heads * s.d);
+  for (std::size_t b = 0; b < s.batch; ++b)
+    for (std::size_t h = 0; h < s.heads; ++h)
+      reference::attention_query_fp64(s, q.values.data() + (b * s.heads + h) * s.d, s.n,
+                                      k.values.data(), v.values.data(), b, h,
+                                      ref.data() + (b * s.heads + h) * s.d);
+  return ref;
+}
+
 TEST_F(GpuAttention, DecodeMatchesTheReference) {
   for (auto t : {AttentionDtype::bf16, AttentionDtype::fp16})
     for (std::size_t d : {64, 128}) {
@@ -234,16 +249,10 @@ TEST_F(GpuAttention, DecodeMatchesTheReference) {
                                      o.as<float>(), nullptr);
       std::vector<float> out(s.batch * s.heads * d);
       o.download(out.data(), out.size() * 4);
-      // The reference: each (batch, head)'s query against all n cached positions.
-      std::vector<double> ref(d);
-      for (std::size_t b = 0; b < s.batch; ++b)
-        for (std::size_t h = 0; h < s.heads; ++h) {
-          reference::attention_query_fp64(s, q.values.data() + (b * s.heads + h) * d, s.n,
-                                          k.values.data(), v.values.data(), b, h, ref.data());
-          for (std::size_t c = 0; c < d; ++c)
-            ASSERT_NEAR(out[(b * s.heads + h) * d + c], ref[c], 2e-3 * (1 + std::fabs(ref[c])))
-                << "d=" << d << " b" << b << " h" << h << " col " << c;
-        }
+      const std::vector<double> ref = decode_reference(s, q, k, v);
+      for (std::size_t i = 0; i < ref.size(); ++i)
+        ASSERT_NEAR(out[i], ref[i], 2e-3 * (1 + std::fabs(ref[i])))
+            << "d=" << d << " b" << i / d / s.heads << " h" << i / d % s.heads << " col " << i % d;
     }
 }
 
@@ -272,23 +281,59 @@ TEST_F(GpuAttention, DecodeCoversGroupsSplitsAndTails) {
                                      o.as<float>(), nullptr);
       std::vector<float> out(s.batch * s.heads * s.d);
       o.download(out.data(), out.size() * 4);
-      std::vector<double> ref(s.d);
+      const std::vector<double> ref = decode_reference(s, q, k, v);
       for (std::size_t b = 0; b < s.batch; ++b)
         for (std::size_t h = 0; h < s.heads; ++h) {
           const float* got = out.data() + (b * s.heads + h) * s.d;
+          const double* want = ref.data() + (b * s.heads + h) * s.d;
           if (nan && b == nan_b && h / group == nan_kvh) {
             for (std::size_t c = 0; c < s.d; ++c)
               ASSERT_TRUE(std::isnan(got[c])) << "n=" << s.n << " b" << b << " h" << h;
             continue;
           }
-          reference::attention_query_fp64(s, q.values.data() + (b * s.heads + h) * s.d, s.n,
-                                          k.values.data(), v.values.data(), b, h, ref.data());
           for (std::size_t c = 0; c < s.d; ++c)
-            ASSERT_NEAR(got[c], ref[c], 2e-3 * (1 + std::fabs(ref[c])))
+            ASSERT_NEAR(got[c], want[c], 2e-3 * (1 + std::fabs(want[c])))
                 << "n=" << s.n << " d=" << s.d << " H=" << s.heads << " H_kv=" << s.kv_heads << " b"
                 << b << " h" << h << " col " << c << (nan ? " (NaN elsewhere)" : "");
         }
     }
+}
+
+// A chunk's last iteration loads its last row again for the lanes past the end (clamped loads,
+// no branch) and zeroes their V words: an infinite value in V's last position is counted once, so
+// its column is +inf in every head of its group, as in the reference (counted again with weight 0,
+// 0 · inf would make it NaN). Lengths that leave a part-filled iteration (n 777 and 300 are not
+// multiples of the 16 and 8 positions an iteration covers at d 64 and 128).
+TEST_F(GpuAttention, DecodeCountsAnInfiniteValueOnce) {
+  struct Shape {
+    AttentionDtype t;
+    AttentionDims s;
+  };
+  const Shape shapes[] = {{AttentionDtype::fp16, {1, 6, 2, 777, 64, false}},
+                          {AttentionDtype::bf16, {2, 8, 2, 300, 128, false}}};
+  for (const auto& [t, s] : shapes) {
+    Tensor q(t, s.batch * s.heads * s.d, 7), k(t, s.kv_elements(), 8), v(t, s.kv_elements(), 9);
+    const std::size_t group = s.heads / s.kv_heads, inf_col = 5;
+    v.set(t, s.kv_row(s.batch - 1, 0, s.n - 1) + inf_col, INFINITY);  // the group of head 0
+    DeviceBuffer o(s.batch * s.heads * s.d * 4);
+    o.fill_bytes(0xFF);
+    kernels::attention_decode_cuda(t, s, q.device.get(), k.device.get(), v.device.get(),
+                                   o.as<float>(), nullptr);
+    std::vector<float> out(s.batch * s.heads * s.d);
+    o.download(out.data(), out.size() * 4);
+    const std::vector<double> ref = decode_reference(s, q, k, v);
+    for (std::size_t i = 0; i < ref.size(); ++i) {
+      const std::size_t b = i / s.d / s.heads, h = i / s.d % s.heads, c = i % s.d;
+      const bool infinite = b == s.batch - 1 && h < group && c == inf_col;
+      ASSERT_EQ(std::isinf(ref[i]), infinite)
+          << "the reference, b" << b << " h" << h << " col " << c;
+      if (infinite)
+        ASSERT_EQ(out[i], INFINITY) << "n=" << s.n << " d=" << s.d << " b" << b << " h" << h;
+      else
+        ASSERT_NEAR(out[i], ref[i], 2e-3 * (1 + std::fabs(ref[i])))
+            << "n=" << s.n << " d=" << s.d << " b" << b << " h" << h << " col " << c;
+    }
+  }
 }
 
 // One workspace for call after call, as the suite's timed loop uses it: the splits' last block
@@ -302,12 +347,7 @@ TEST_F(GpuAttention, DecodeWorkspaceServesCallAfterCall) {
   ASSERT_GT(bytes, 0u) << "one split: nothing merged, nothing tested";
   DeviceBuffer workspace(bytes), o(s.batch * s.heads * s.d * 4);
   workspace.fill_bytes(0);
-  std::vector<double> ref(s.batch * s.heads * s.d);
-  for (std::size_t b = 0; b < s.batch; ++b)
-    for (std::size_t h = 0; h < s.heads; ++h)
-      reference::attention_query_fp64(s, q.values.data() + (b * s.heads + h) * s.d, s.n,
-                                      k.values.data(), v.values.data(), b, h,
-                                      ref.data() + (b * s.heads + h) * s.d);
+  const std::vector<double> ref = decode_reference(s, q, k, v);
   std::vector<float> out(ref.size());
   for (int call = 0; call < 3; ++call) {
     o.fill_bytes(0xFF);
