@@ -236,6 +236,18 @@ std::vector<double> decode_reference(const AttentionDims& s, const Tensor& q, co
   return ref;
 }
 
+// Decode's output (O: [B][H][d] fp32) for q, k, v, into a poisoned buffer (a workspace of its own).
+std::vector<float> run_decode(AttentionDtype t, const AttentionDims& s, const Tensor& q,
+                              const Tensor& k, const Tensor& v) {
+  DeviceBuffer o(s.batch * s.heads * s.d * 4);
+  o.fill_bytes(0xFF);
+  kernels::attention_decode_cuda(t, s, q.device.get(), k.device.get(), v.device.get(),
+                                 o.as<float>(), nullptr);
+  std::vector<float> out(s.batch * s.heads * s.d);
+  o.download(out.data(), out.size() * 4);
+  return out;
+}
+
 TEST_F(GpuAttention, DecodeMatchesTheReference) {
   for (auto t : {AttentionDtype::bf16, AttentionDtype::fp16})
     for (std::size_t d : {64, 128}) {
@@ -243,12 +255,7 @@ TEST_F(GpuAttention, DecodeMatchesTheReference) {
       const AttentionDims s{2, 8, 2, gpu_test::bulk(1000, 301), d, false};
       const Tensor q(t, s.batch * s.heads * d, 1), k(t, s.kv_elements(), 2),
           v(t, s.kv_elements(), 3);
-      DeviceBuffer o(s.batch * s.heads * d * 4);
-      o.fill_bytes(0xFF);
-      kernels::attention_decode_cuda(t, s, q.device.get(), k.device.get(), v.device.get(),
-                                     o.as<float>(), nullptr);
-      std::vector<float> out(s.batch * s.heads * d);
-      o.download(out.data(), out.size() * 4);
+      const std::vector<float> out = run_decode(t, s, q, k, v);
       const std::vector<double> ref = decode_reference(s, q, k, v);
       for (std::size_t i = 0; i < ref.size(); ++i)
         ASSERT_NEAR(out[i], ref[i], 2e-3 * (1 + std::fabs(ref[i])))
@@ -275,12 +282,7 @@ TEST_F(GpuAttention, DecodeCoversGroupsSplitsAndTails) {
       const std::size_t group = s.heads / s.kv_heads, nan_b = s.batch - 1,
                         nan_kvh = s.kv_heads - 1;  // query heads nan_kvh·group … share it
       if (nan) k.set(t, s.kv_row(nan_b, nan_kvh * group, s.n / 2) + 1, std::nanf(""));
-      DeviceBuffer o(s.batch * s.heads * s.d * 4);
-      o.fill_bytes(0xFF);
-      kernels::attention_decode_cuda(t, s, q.device.get(), k.device.get(), v.device.get(),
-                                     o.as<float>(), nullptr);
-      std::vector<float> out(s.batch * s.heads * s.d);
-      o.download(out.data(), out.size() * 4);
+      const std::vector<float> out = run_decode(t, s, q, k, v);
       const std::vector<double> ref = decode_reference(s, q, k, v);
       for (std::size_t b = 0; b < s.batch; ++b)
         for (std::size_t h = 0; h < s.heads; ++h) {
@@ -315,12 +317,7 @@ TEST_F(GpuAttention, DecodeCountsAnInfiniteValueOnce) {
     Tensor q(t, s.batch * s.heads * s.d, 7), k(t, s.kv_elements(), 8), v(t, s.kv_elements(), 9);
     const std::size_t group = s.heads / s.kv_heads, inf_col = 5;
     v.set(t, s.kv_row(s.batch - 1, 0, s.n - 1) + inf_col, INFINITY);  // the group of head 0
-    DeviceBuffer o(s.batch * s.heads * s.d * 4);
-    o.fill_bytes(0xFF);
-    kernels::attention_decode_cuda(t, s, q.device.get(), k.device.get(), v.device.get(),
-                                   o.as<float>(), nullptr);
-    std::vector<float> out(s.batch * s.heads * s.d);
-    o.download(out.data(), out.size() * 4);
+    const std::vector<float> out = run_decode(t, s, q, k, v);
     const std::vector<double> ref = decode_reference(s, q, k, v);
     for (std::size_t i = 0; i < ref.size(); ++i) {
       const std::size_t b = i / s.d / s.heads, h = i / s.d % s.heads, c = i % s.d;
