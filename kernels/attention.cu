@@ -276,7 +276,7 @@ void launch_fused(const AttentionDims& s, const T* q, const T* k, const T* v, fl
   }
   const FusedDims dims{static_cast<int>(s.n), static_cast<int>(s.heads),
                        static_cast<int>(s.kv_heads), s.causal,
-                       static_cast<float>(1 / std::sqrt(double{D}) * std::numbers::log2e)};
+                       1 / std::sqrt(static_cast<float>(D))};
   const dim3 grid(static_cast<unsigned>((s.n + kRows - 1) / kRows),
                   static_cast<unsigned>(s.batch * s.heads));
   fused_attention<T, D><<<grid, 32 * kWarps, smem, stream>>>(q, k, v, o, dims);

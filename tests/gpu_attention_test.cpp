@@ -304,14 +304,15 @@ TEST_F(GpuAttention, DecodeCoversGroupsSplitsAndTails) {
 // A chunk's last iteration loads its last row again for the lanes past the end (clamped loads,
 // no branch) and zeroes their V words: an infinite value in V's last position is counted once, so
 // its column is +inf in every head of its group, as in the reference (counted again with weight 0,
-// 0 · inf would make it NaN). Lengths that leave a part-filled iteration (n 777 and 300 are not
-// multiples of the 16 and 8 positions an iteration covers at d 64 and 128).
+// 0 · inf would make it NaN). The last split must end in a part-filled iteration (16 positions at
+// d 64, 8 at d 128): n 780 at d 64, 6 rows of blocks, is 4 splits of 195 (12·16 + 3) on any device
+// of ≥ 24 slots; n 300 at d 128, 4 rows, 2 splits of 150 (18·8 + 6).
 TEST_F(GpuAttention, DecodeCountsAnInfiniteValueOnce) {
   struct Shape {
     AttentionDtype t;
     AttentionDims s;
   };
-  const Shape shapes[] = {{AttentionDtype::fp16, {1, 6, 2, 777, 64, false}},
+  const Shape shapes[] = {{AttentionDtype::fp16, {1, 6, 2, 780, 64, false}},
                           {AttentionDtype::bf16, {2, 8, 2, 300, 128, false}}};
   for (const auto& [t, s] : shapes) {
     Tensor q(t, s.batch * s.heads * s.d, 7), k(t, s.kv_elements(), 8), v(t, s.kv_elements(), 9);
