@@ -321,6 +321,13 @@ __device__ inline float exp2_ftz(float x) {
   return y;
 }
 
+// A warp's or a split's weight when states (m, l, Σ p·v) are merged: 2^(m − mm) against the largest
+// m, in base 2 as the loop's; 0 for a state that saw only −inf scores. No m is NaN (the loop takes
+// its maxima with fmaxf), so the merges' maxima are fmaxf too.
+__device__ inline float merge_weight(float m, float mm) {
+  return m == -INFINITY ? 0.0f : exp2f(m - mm);
+}
+
 // 16 bytes = 8 elements, the lowest address first (little-endian words), exactly. In PTX that
 // writes float registers directly (a .b32 instruction takes any 32-bit register), as ptxas would
 // on a GPU: nvcc's conversions add a move per element, which a simulator running the PTX issues.
@@ -453,10 +460,10 @@ __global__ void __launch_bounds__(32 * kDecodeWarps)
   for (int i = threadIdx.x; i < G * D; i += blockDim.x) {
     const int g = i / D, c = i % D;
     float mm = -INFINITY;
-    for (int w = 0; w < kDecodeWarps; ++w) mm = nan_max(mm, s_m[w][g]);
+    for (int w = 0; w < kDecodeWarps; ++w) mm = fmaxf(mm, s_m[w][g]);
     float ll = 0, out = 0;
     for (int w = 0; w < kDecodeWarps; ++w) {
-      const float f = s_m[w][g] == -INFINITY ? 0.0f : exp2f(s_m[w][g] - mm);  // a warp with none
+      const float f = merge_weight(s_m[w][g], mm);
       ll += s_l[w][g] * f;
       out += s_acc[w][g][c] * f;
     }
@@ -486,11 +493,10 @@ __global__ void __launch_bounds__(32 * kDecodeWarps)
     const std::size_t bh = static_cast<std::size_t>(b) * a.heads + h0 + g;
     const float* state = partial + bh * a.splits * (D + 2);
     float mm = -INFINITY;
-    for (int sp = 0; sp < a.splits; ++sp) mm = nan_max(mm, __ldcg(state + sp * (D + 2)));
+    for (int sp = 0; sp < a.splits; ++sp) mm = fmaxf(mm, __ldcg(state + sp * (D + 2)));
     float ll = 0, out = 0;
     for (int sp = 0; sp < a.splits; ++sp) {
-      const float ms = __ldcg(state + sp * (D + 2));
-      const float f = ms == -INFINITY ? 0.0f : exp2f(ms - mm);
+      const float f = merge_weight(__ldcg(state + sp * (D + 2)), mm);
       ll += __ldcg(state + sp * (D + 2) + 1) * f;
       out += __ldcg(state + sp * (D + 2) + 2 + c) * f;
     }

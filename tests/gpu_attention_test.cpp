@@ -223,6 +223,9 @@ TEST_F(GpuAttention, SoftmaxRowsMatchTheReference) {
   }
 }
 
+// Decode's tolerance against the fp64 reference: 2e-3 relative, 2e-3 absolute near 0.
+double decode_tol(double ref) { return 2e-3 * (1 + std::fabs(ref)); }
+
 // Decode's expectation: each (batch, query head)'s query against all n cached positions, by the
 // fp64 reference of the same rounded inputs; a row of d per (batch, head), as the kernel writes O.
 std::vector<double> decode_reference(const AttentionDims& s, const Tensor& q, const Tensor& k,
@@ -258,7 +261,7 @@ TEST_F(GpuAttention, DecodeMatchesTheReference) {
       const std::vector<float> out = run_decode(t, s, q, k, v);
       const std::vector<double> ref = decode_reference(s, q, k, v);
       for (std::size_t i = 0; i < ref.size(); ++i)
-        ASSERT_NEAR(out[i], ref[i], 2e-3 * (1 + std::fabs(ref[i])))
+        ASSERT_NEAR(out[i], ref[i], decode_tol(ref[i]))
             << "d=" << d << " b" << i / d / s.heads << " h" << i / d % s.heads << " col " << i % d;
     }
 }
@@ -294,7 +297,7 @@ TEST_F(GpuAttention, DecodeCoversGroupsSplitsAndTails) {
             continue;
           }
           for (std::size_t c = 0; c < s.d; ++c)
-            ASSERT_NEAR(got[c], want[c], 2e-3 * (1 + std::fabs(want[c])))
+            ASSERT_NEAR(got[c], want[c], decode_tol(want[c]))
                 << "n=" << s.n << " d=" << s.d << " H=" << s.heads << " H_kv=" << s.kv_heads << " b"
                 << b << " h" << h << " col " << c << (nan ? " (NaN elsewhere)" : "");
         }
@@ -328,7 +331,7 @@ TEST_F(GpuAttention, DecodeCountsAnInfiniteValueOnce) {
       if (infinite)
         ASSERT_EQ(out[i], INFINITY) << "n=" << s.n << " d=" << s.d << " b" << b << " h" << h;
       else
-        ASSERT_NEAR(out[i], ref[i], 2e-3 * (1 + std::fabs(ref[i])))
+        ASSERT_NEAR(out[i], ref[i], decode_tol(ref[i]))
             << "n=" << s.n << " d=" << s.d << " b" << b << " h" << h << " col " << c;
     }
   }
@@ -354,7 +357,7 @@ TEST_F(GpuAttention, DecodeWorkspaceServesCallAfterCall) {
     check_cuda(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
     o.download(out.data(), out.size() * 4);
     for (std::size_t i = 0; i < ref.size(); ++i)
-      ASSERT_NEAR(out[i], ref[i], 2e-3 * (1 + std::fabs(ref[i]))) << "call " << call << " at " << i;
+      ASSERT_NEAR(out[i], ref[i], decode_tol(ref[i])) << "call " << call << " at " << i;
   }
 }
 
