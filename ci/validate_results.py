@@ -143,22 +143,26 @@ def validate_benchmark(i, b, t):
     validate_bound(where, b.get("bound"), b, t)
     pairing, rounds = b.get("pairing"), b.get("round_samples_s")
     if isinstance(pairing, dict) and isinstance(rounds, list) and all(is_num(v) for v in rounds):
-        # The rounds, then (newer files, pairing.alone) the samples taken alone after them.
+        # The rounds, then (newer files, pairing.alone) the samples taken alone after them; or
+        # (pairing.own_samples) only the member's own samples, taken after the rounds, which are
+        # kept apart in round_samples_s.
         n_rounds, alone = pairing.get("rounds"), pairing.get("alone", 0)
+        apart = pairing.get("own_samples", False) is True
         if isinstance(samples, int) and isinstance(n_rounds, int) and isinstance(alone, int):
-            t.check(n_rounds + alone == samples, where,
-                    f"pairing.rounds {n_rounds} + alone {alone} != samples {samples}")
+            t.check((alone if apart else n_rounds + alone) == samples, where,
+                    f"pairing.rounds {n_rounds} + alone {alone} != samples {samples}" if not apart
+                    else f"pairing.alone {alone} != samples {samples} (own_samples)")
             t.check(len(rounds) == min(n_rounds, KEPT_SAMPLES), where,
                     f"round_samples_s holds {len(rounds)} rounds, not min(rounds {n_rounds}, "
                     f"{KEPT_SAMPLES})")
-            if isinstance(kept, list) and samples <= KEPT_SAMPLES:
+            if isinstance(kept, list) and samples <= KEPT_SAMPLES and not apart:
                 # Older files kept samples_s sorted: the same samples, in another order.
                 same = kept[:n_rounds] == rounds if alone else sorted(rounds) == sorted(kept)
                 t.check(same, where, "round_samples_s are not the first pairing.rounds of samples_s")
             # The rounds' level: the member's own when it took no sample alone, else an earlier
-            # look's (no higher).
+            # look's (no higher); own samples have a sequence of looks of their own.
             conf, own = pairing.get("confidence"), b.get("median_ci_confidence")
-            if is_num(conf) and is_num(own):
+            if is_num(conf) and is_num(own) and not apart:
                 t.check(conf == own if alone == 0 else conf <= own, where,
                         f"pairing.confidence {conf!r} is not the rounds' level beside "
                         f"median_ci_confidence {own!r} (alone {alone})")

@@ -151,7 +151,9 @@ struct Measurement {
   // Sampled in a pairing group (Case::pairing_group) of `paired_members` ≥ 2: the first `rounds`
   // of samples_s are one sample per round, aligned across the members of the same `paired_run` (a
   // number unique within the run: one per measurement of the group); the rest were taken alone
-  // after the rounds (sample_group). Empty, 0: sampled alone.
+  // after the rounds (sample_group). Empty, 0: sampled alone. Except where `own_samples`
+  // (StoppingRule::AfterRounds::own_samples): samples_s (and the summary) are only the member's
+  // own samples, taken after the rounds, and the rounds are in `rounds_apart_s`.
   std::string paired_group;
   std::size_t paired_members = 0, paired_run = 0;
   // The group's rounds (every sample for a case sampled alone), and the sequential confidence the
@@ -159,6 +161,8 @@ struct Measurement {
   // rounds judges at.
   std::size_t rounds = 0;
   double round_confidence = 0;
+  bool own_samples = false;
+  std::vector<double> rounds_apart_s;  // the rounds, where own_samples; else empty
   // What was left of the run's spare seconds (run --spare) when this case's (or its group's)
   // sampling began; negative: not sampled by the harness's loop.
   double spare_left_s = -1;
@@ -168,8 +172,10 @@ struct Measurement {
   double cpu_per_sample_s = -1;
 };
 
-// A group's rounds: the first Measurement::rounds of its samples.
+// A group's rounds: the first Measurement::rounds of its samples (rounds_apart_s where the member
+// took its own samples after them).
 inline std::span<const double> round_samples(const Measurement& m) {
+  if (m.own_samples) return m.rounds_apart_s;
   return std::span<const double>(m.samples_s).first(std::min(m.rounds, m.samples_s.size()));
 }
 

@@ -91,11 +91,12 @@ class SpareSpell {
   double since_s_ = -1;  // -1: not past its timeout yet
 };
 
-// A member of a pairing group that timed out short of its precision, sampled on alone after the
-// rounds as a case sampled alone would be: until it converges, or its own time reaches its
-// timeout; then on spare seconds while on track (on_track, judged at each scheduled look), never
-// past its check limit. Its own time: `own_s` before (its time in the rounds) plus, after, the
-// larger of its samples and the wall time since (a sample that reads 0 s still spends time).
+// A member of a pairing group sampled on alone after the rounds as a case sampled alone would be:
+// until it converges, or its own time reaches its timeout with its minimum samples in (else its
+// hard cap); then on spare seconds while on track (on_track, judged at each scheduled look), never
+// past its check limit. Its own time: `own_s` before (its time in the rounds, where its samples
+// alone continue them) plus, after, the larger of its samples and the wall time since (a sample
+// that reads 0 s still spends time).
 StopReason sample_alone(Sampler& s, double own_s, const std::function<double()>& sample_s,
                         SpareTime* spare) {
   const StoppingRule& rule = s.rule();
@@ -103,8 +104,10 @@ StopReason sample_alone(Sampler& s, double own_s, const std::function<double()>&
   const auto t0 = clock_type::now();
   double sampled_s = 0, now_s = own_s;
   SpareSpell spell(spare);  // on its own time
-  while (!s.converged() && now_s < limit_s) {
-    if (now_s >= rule.timeout_s &&
+  while (!s.converged()) {
+    const bool at_minimum = s.samples().size() >= rule.min_samples;
+    if (now_s >= (at_minimum ? limit_s : rule.hard_timeout_s())) break;
+    if (at_minimum && now_s >= rule.timeout_s &&
         !spell.go_on(std::span(&s, 1), now_s,
                      is_scheduled_look(s.samples().size(), rule.min_samples)))
       break;
@@ -169,21 +172,31 @@ std::vector<Measurement> sample_group(std::span<const StoppingRule> rules, std::
     out[i].rounds = samplers[i].samples().size();
     out[i].round_confidence = samplers[i].confidence();
   }
-  // A group times out at the sum of its members' timeouts, and a member whose samples are cheap
-  // beside the others' has then had a sliver of its own (the host attention sweep: n = 256 took 5
-  // samples, 17 ms, beside n = 4096's 0.8 s each). Members short of their precision go on alone,
-  // each to its own timeout (its samples' wall time in the rounds, or what they read where that
-  // is more, counted), as a case sampled alone would; the rounds, which the checks use, are
-  // unchanged.
-  if (members >= 2 && stop == StopReason::timeout)
-    for (std::size_t i = 0; i < members; ++i) {
+  // After the rounds, which the checks use (StoppingRule::after_rounds). A group times out at the
+  // sum of its members' timeouts, and a member whose samples are cheap beside the others' has then
+  // had a sliver of its own (the host attention sweep: n = 256 took 5 samples, 17 ms, beside
+  // n = 4096's 0.8 s each). Where the group timed out, a member short of its precision whose
+  // samples alone continue its rounds goes on alone to its own timeout (its samples' wall time in
+  // the rounds, or what they read where that is more, counted), as a case sampled alone would. A
+  // member that takes its own samples does so always, from its warm-up, on its own time: its
+  // median is of those only.
+  for (std::size_t i = 0; members >= 2 && i < members; ++i) {
+    const StoppingRule rule = samplers[i].rule();
+    const auto one = [&] { return sample_s(i); };
+    if (rule.after_rounds == StoppingRule::AfterRounds::own_samples) {
+      out[i].own_samples = true;
+      out[i].rounds_apart_s.assign(samplers[i].samples().begin(), samplers[i].samples().end());
+      for (std::size_t w = 0; w < rule.warmup_samples; ++w) sample_s(i);
+      samplers[i] = Sampler(rule);
+      out[i].stop = sample_alone(samplers[i], 0.0, one, spare);
+    } else if (rule.after_rounds == StoppingRule::AfterRounds::continue_rounds &&
+               stop == StopReason::timeout && !samplers[i].converged()) {
       const Summary so_far = samplers[i].summary();
       const double own_s = std::max(so_far.total_s, wall_per_member_s[i]);
-      if (samplers[i].rule().alone_after_rounds && !samplers[i].converged() &&
-          !within_precision(so_far, samplers[i].rule().precision))
-        out[i].stop = sample_alone(
-            samplers[i], own_s, [&] { return sample_s(i); }, spare);
+      if (!within_precision(so_far, rule.precision))
+        out[i].stop = sample_alone(samplers[i], own_s, one, spare);
     }
+  }
   const double wall_s = seconds_since(t0);
   double sampled_s = 0;
   std::size_t samples = 0;
@@ -192,6 +205,7 @@ std::vector<Measurement> sample_group(std::span<const StoppingRule> rules, std::
     out[i].samples_s.assign(samplers[i].samples().begin(), samplers[i].samples().end());
     sampled_s += out[i].summary.total_s;
     samples += out[i].summary.samples;
+    for (double t : out[i].rounds_apart_s) sampled_s += t, ++samples;
   }
   for (auto& m : out) m.harness_overhead_s = (wall_s - sampled_s) / static_cast<double>(samples);
   return out;

@@ -22,12 +22,14 @@ std::vector<std::size_t> round_order(std::size_t round, std::size_t members);
 // A pairing group's sampling loop, whatever takes a sample: `warmup` rounds discarded, then rounds
 // of one sample of every member (`sample_s(member)`, seconds) in round_order, until
 // group_should_stop over `rules` (one per member). Member i's samples_s holds its sample of each
-// round, in round order (Measurement::rounds of them, judged at round_confidence); where the group
-// timed out, a member not converged and not within its precision whose rule allows it
-// (StoppingRule::alone_after_rounds) then samples alone, as a case sampled alone: to its own
+// round, in round order (Measurement::rounds of them, judged at round_confidence). Then, by its
+// rule's StoppingRule::after_rounds: continue_rounds — where the group timed out, a member not
+// converged and not within its precision samples alone, as a case sampled alone: to its own
 // timeout (the wall time its samples took in the rounds counted), then on `spare` while on track;
-// those samples follow the rounds in samples_s and its stop reason is its own. The harness
-// overhead is the whole loop's.
+// those samples follow the rounds in samples_s. own_samples — the member always samples alone
+// (its warm-up discarded) on its own time, as a case sampled alone; samples_s and the summary
+// are those samples only, the rounds move to rounds_apart_s (Measurement::own_samples). A member
+// that sampled alone carries its own stop reason. The harness overhead is the whole loop's.
 // `undecided` (optional): whether a check the group feeds is still undecided given the samplers
 // so far (it judges at their sequential confidence, Sampler::confidence). With it, the group
 // stops only at a scheduled look (is_scheduled_look of the rounds) where the check is decided and

@@ -269,7 +269,14 @@ void measure_members(RunState& rs, const std::vector<const SelectedCase*>& sels,
     rules.push_back(gpu && gpu->simulated_timing ? StoppingRule::simulated()
                     : sels[i]->item->sweep_point ? rs.opts.rule.for_sweep_point()
                                                  : rs.opts.rule);
-    rules.back().alone_after_rounds = (gpu && !hot) || ms[i].p.work.memory_level == "dram";
+    // After the rounds (StoppingRule::after_rounds): a sample that does not depend on what ran
+    // before it (flushed GPU L2, a working set beyond the last-level cache) may continue them; a
+    // cache-sized host member takes its own samples back to back; a hot GPU member stops there.
+    using After = StoppingRule::AfterRounds;
+    rules.back().after_rounds = (gpu && !hot) || ms[i].p.work.memory_level == "dram"
+                                    ? After::continue_rounds
+                                : gpu ? After::rounds_only
+                                      : After::own_samples;
     index.push_back(i);
   }
   if (!live.empty()) {
@@ -416,13 +423,17 @@ json benchmark_entry(const benchmark::BenchmarkReporter::Run& run, const Selecte
   add_summary(e, s, rec->m.samples_s);
   e["stop_reason"] = stop_reason_name(rec->m.stop);
   if (!rec->m.paired_group.empty()) {
+    // Own samples are all taken alone; else the samples after the rounds.
+    const std::size_t alone =
+        rec->m.own_samples ? s.samples : s.samples - std::min(rec->m.rounds, s.samples);
     e["pairing"] = {{"group", rec->m.paired_group},
                     {"members", rec->m.paired_members},
                     {"run", rec->m.paired_run},
                     {"rounds", rec->m.rounds},
-                    {"alone", s.samples - std::min(rec->m.rounds, s.samples)},
+                    {"alone", alone},
                     {"confidence", rec->m.round_confidence},
                     {"order", "rotating"}};
+    if (rec->m.own_samples) e["pairing"]["own_samples"] = true;
     e["round_samples_s"] = kept_rounds(round_samples(rec->m));
   }
   if (!rec->m.pairing_note.empty()) e["pairing_note"] = rec->m.pairing_note;

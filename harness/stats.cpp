@@ -33,6 +33,12 @@ double binomial_half_cdf(std::size_t n, std::size_t k) {
   return std::min(sum, 1.0);
 }
 
+bool median_reachable(std::size_t n, double confidence) {
+  // As median_interval_ranks decides it: P(B ≤ 0) = 2^−n within the tail (1 − confidence)/2.
+  return n >= 1 &&
+         std::ldexp(1.0, -static_cast<int>(std::min<std::size_t>(n, 2048))) <= (1 - confidence) / 2;
+}
+
 MedianRanks median_interval_ranks(std::size_t n, double confidence) {
   MedianRanks r;
   if (n == 0) return r;
@@ -151,7 +157,8 @@ StoppingRule StoppingRule::simulated() {
           .max_rel_noise = 0.01,
           .timeout_s = 1e-3,                  // any simulated sample takes longer: stop at 3
           .hard_timeout_factor = 600 / 1e-3,  // never more than 10 minutes
-          .check_timeout_factor = 0};         // and no more for an undecided check
+          .check_timeout_factor = 0,          // and no more for an undecided check
+          .noise_needs_interval = false};     // equal samples are the simulated time
 }
 
 StoppingRule StoppingRule::for_sweep_point() const {
@@ -187,7 +194,9 @@ bool Sampler::converged() const {
   const std::size_t n = samples_.size();
   if (n < rule_.min_samples || sum_ < rule_.min_time_s || n < 2) return false;
   const double stddev = std::sqrt(m2_ / static_cast<double>(n - 1));
-  return (mean_ > 0 && stddev / mean_ <= rule_.max_rel_noise) || precise();
+  return (mean_ > 0 && stddev / mean_ <= rule_.max_rel_noise &&
+          (!rule_.noise_needs_interval || median_reachable(n, confidence()))) ||
+         precise();
 }
 
 bool Sampler::precise() const {

@@ -52,6 +52,10 @@ struct MedianRanks {
 };
 MedianRanks median_interval_ranks(std::size_t n, double confidence = 0.95);
 
+// Whether n samples can give the median an interval at `confidence`: [X_(1), X_(n)] covers with
+// 1 − 2^(1−n) (5 samples: 93.75%, 9: 99.61%).
+bool median_reachable(std::size_t n, double confidence);
+
 // P(B ≤ k) for B ~ Binomial(n, 1/2).
 double binomial_half_cdf(std::size_t n, std::size_t k);
 
@@ -123,13 +127,25 @@ struct StoppingRule {
   // How long a case or pairing group that feeds an undecided check may sample (sample_group):
   // check_timeout_s() = 3 × timeout_s (the run's: a sweep point's shorter timeout keeps it).
   double check_timeout_factor = 3;
-  // Whether a member of a pairing group that timed out short of its precision may go on alone
-  // after the rounds (sample_group). Only where a sample does not depend on what ran just before
-  // it: back to back, a cache-sized member's samples are warmer than its rounds (the host tiled
-  // attention sweep's n = 256 ran 12–13% faster alone), and a median over both would move with
-  // how many of each a run took. The runner allows it for working sets beyond the last-level
-  // cache (memory_level "dram") and for GPU samples taken after an L2 flush.
-  bool alone_after_rounds = true;
+  // What a member of a pairing group samples after the group's rounds (sample_group).
+  //  - continue_rounds: where the group timed out and the member is short of its precision, it
+  //    goes on alone, its samples after its rounds, one median over both. Only where a sample does
+  //    not depend on what ran just before it: the runner's choice for working sets beyond the
+  //    last-level cache (memory_level "dram") and GPU samples taken after an L2 flush.
+  //  - own_samples: always, its median from its own samples taken back to back after the rounds
+  //    (warm-up discarded), as a case sampled alone; the rounds feed the group's checks only. For
+  //    a cache-sized host member: back to back it is warmer than in its rounds (the host tiled
+  //    attention sweep's n = 256 ran 12–13% faster alone), so a median over both would move with
+  //    how many of each a run took, and one taken alone only where the rounds fell short would
+  //    move with which path a run took.
+  //  - rounds_only: nothing after the rounds (GPU samples without the flush, `run --hot`).
+  enum class AfterRounds { continue_rounds, own_samples, rounds_only };
+  AfterRounds after_rounds = AfterRounds::continue_rounds;
+
+  // Whether the noise target stops a case only with samples enough for the median's interval to
+  // reach its confidence (median_reachable). Not for deterministic samples (a timing simulator),
+  // where equal samples are the value itself.
+  bool noise_needs_interval = true;
 
   double check_timeout_s() const { return check_timeout_factor * timeout_s; }
 
@@ -155,8 +171,10 @@ class Sampler {
   void add(double sample_s);
   // `wall_s`: wall time since sampling began (after warm-up).
   StopReason should_stop(double wall_s) const;
-  // With the minimum samples and time in: the noise target met, or at a scheduled look the
-  // median's interval within ±precision (at that look's sequential confidence).
+  // With the minimum samples and time in: the noise target met with enough samples for the
+  // median's interval to reach the confidence it is reported at (median_reachable: 9 at 99.44%;
+  // the 5 of a sweep point cannot, 93.75%), or at a scheduled look the median's interval within
+  // ±precision (at that look's sequential confidence).
   bool converged() const;
   // Whether the median's interval at the current look is within ±precision (false between looks).
   bool precise() const;

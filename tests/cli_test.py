@@ -461,11 +461,12 @@ class Verdicts(unittest.TestCase):
             self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
             self.assertIn("gives INCONCLUSIVE", r.stdout)
 
-    def test_a_groups_rounds_come_first_and_the_validator_holds_them_to_it(self):
-        # The host tiled attention sweep: one pairing group of 5 cache-sized members, which never
-        # go on alone after the rounds (their samples back to back would be warmer): pairing.alone
-        # 0. The validator refuses a count or a round that does not match. The group began with
-        # the whole spare pool (--spare 2) left.
+    def test_a_cache_sized_members_own_samples_and_rounds_kept_apart(self):
+        # The host tiled attention sweep: one pairing group of 5 cache-sized members, each of
+        # which takes its own samples after the rounds (back to back they are warmer than in their
+        # rounds): pairing.own_samples, samples_s and the statistics of those only (alone =
+        # samples), the rounds in round_samples_s. The validator refuses a count or a flag that
+        # does not match. The group began with the whole spare pool (--spare 2) left.
         validator = os.path.join(SRC, "ci", "validate_results.py")
         with tempfile.TemporaryDirectory() as d:
             out = os.path.join(d, "r.json")
@@ -479,44 +480,83 @@ class Verdicts(unittest.TestCase):
             self.assertEqual(len(rounds), 1)
             for b in members:
                 p = b["pairing"]
-                self.assertEqual(p["rounds"] + p["alone"], b["samples"])
-                self.assertEqual(p["alone"], 0)
+                self.assertIs(p.get("own_samples"), True)
+                self.assertEqual(p["alone"], b["samples"])
+                self.assertEqual(len(b["round_samples_s"]), min(p["rounds"], 1000))
+                self.assertEqual(len(b["samples_s"]), min(b["samples"], 1000))
                 self.assertEqual(b["spare_left_s"], 2)
-                # No sample alone: the rounds' level is the member's own, a sequential one.
-                self.assertEqual(p["confidence"], b["median_ci_confidence"])
                 self.assertTrue(0.95 <= p["confidence"] < 1, p["confidence"])
-                if b["samples"] <= 1000:
-                    self.assertEqual(b["round_samples_s"], b["samples_s"][:p["rounds"]])
+                self.assertTrue(b["min_s"] <= b["median_s"] <= b["max_s"])
+                self.assertEqual(min(b["samples_s"]), b["min_s"])
 
             def validate(doc):
-                bad = os.path.join(d, "bad.json")
-                json.dump(doc, open(bad, "w"))
-                return subprocess.run(["/usr/bin/python3", validator, bad],
-                                      capture_output=True, text=True)
+                return validate_file(validator, doc, os.path.join(d, "bad.json"))
 
             self.assertEqual(validate(doc).returncode, 0)
             b = members[0]
             b["pairing"]["alone"] += 1
-            r = validate(doc)
-            self.assertNotEqual(r.returncode, 0)
-            self.assertIn("+ alone", r.stdout + r.stderr)
+            self.assert_refused(validate(doc), "(own_samples)")
+            b["pairing"]["alone"] -= 1
+            # Read as rounds followed by samples alone, the counts no longer add up.
+            del b["pairing"]["own_samples"]
+            self.assert_refused(validate(doc), "+ alone")
+            b["pairing"]["own_samples"] = True
+            b["round_samples_s"].append(b["round_samples_s"][-1])
+            self.assert_refused(validate(doc), "round_samples_s holds")
+            b["round_samples_s"].pop()
+            self.assertEqual(validate(doc).returncode, 0)
+            b["spare_left_s"] = 2.5
+            self.assert_refused(validate(doc), "spare_left_s 2.5 outside")
+
+    def test_a_groups_rounds_come_first_and_the_validator_holds_them_to_it(self):
+        # The host strided reads: one pairing group whose members (working sets beyond the
+        # last-level cache) continue their rounds: the rounds are the first samples, and a member
+        # that went on alone has pairing.alone more. The validator refuses a count, a round or a
+        # level that does not match.
+        validator = os.path.join(SRC, "ci", "validate_results.py")
+        with tempfile.TemporaryDirectory() as d:
+            out = os.path.join(d, "r.json")
+            r = bb("run", "--quick", "--backend", "host", "--filter",
+                   "bandwidth/strided/fp64/host/s(1|2)$", "--no-fail", "--out", out)
+            self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+            doc = json.load(open(out))
+            members = [b for b in doc["benchmarks"] if "pairing" in b]
+            self.assertEqual(len(members), 2)
+            for b in members:
+                p = b["pairing"]
+                self.assertNotIn("own_samples", p)
+                self.assertEqual(b["memory_level"], "dram")
+                self.assertEqual(p["rounds"] + p["alone"], b["samples"])
+                if b["samples"] <= 1000:
+                    self.assertEqual(b["round_samples_s"], b["samples_s"][:p["rounds"]])
+                if p["alone"] == 0:
+                    self.assertEqual(p["confidence"], b["median_ci_confidence"])
+
+            def validate(doc):
+                return validate_file(validator, doc, os.path.join(d, "bad.json"))
+
+            self.assertEqual(validate(doc).returncode, 0)
+            b = members[0]
+            b["pairing"]["alone"] += 1
+            self.assert_refused(validate(doc), "+ alone")
             b["pairing"]["alone"] -= 1
             first = b["round_samples_s"][0]
             b["round_samples_s"][0] = first * 2 + 1
-            r = validate(doc)
-            self.assertNotEqual(r.returncode, 0)
-            self.assertIn("round_samples_s", r.stdout + r.stderr)
+            self.assert_refused(validate(doc), "round_samples_s")
             b["round_samples_s"][0] = first
             self.assertEqual(validate(doc).returncode, 0)
-            b["spare_left_s"] = 2.5
-            r = validate(doc)
-            self.assertNotEqual(r.returncode, 0)
-            self.assertIn("spare_left_s 2.5 outside", r.stdout + r.stderr)
-            b["spare_left_s"] = 2
-            b["pairing"]["confidence"] -= 1e-3
-            r = validate(doc)
-            self.assertNotEqual(r.returncode, 0)
-            self.assertIn("pairing.confidence", r.stdout + r.stderr)
+            b["pairing"]["confidence"] -= 1e-3 if b["pairing"]["alone"] == 0 else -1e-3
+            self.assert_refused(validate(doc), "pairing.confidence")
+
+    def assert_refused(self, r, text):
+        self.assertNotEqual(r.returncode, 0)
+        self.assertIn(text, r.stdout + r.stderr)
+
+
+def validate_file(validator, doc, path):
+    """ci/validate_results.py on `doc`, written to `path`."""
+    json.dump(doc, open(path, "w"))
+    return subprocess.run(["/usr/bin/python3", validator, path], capture_output=True, text=True)
 
 
 class GoogleBenchmarkPassthrough(unittest.TestCase):

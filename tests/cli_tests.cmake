@@ -32,6 +32,7 @@ set(_cli_tests
   Project.test_run_split_over_files
   Verdicts.test_strict_run_new_fields_and_rejudged_verdicts
   Verdicts.test_a_groups_rounds_come_first_and_the_validator_holds_them_to_it
+  Verdicts.test_a_cache_sized_members_own_samples_and_rounds_kept_apart
   Interrupted.test_sigterm_leaves_valid_file)
 foreach(t IN LISTS _cli_tests)
   add_test(NAME cli.${t}

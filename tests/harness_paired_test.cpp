@@ -55,37 +55,39 @@ StoppingRule rule(std::size_t min_samples, double timeout_s = 10) {
 }
 
 TEST(Pairing, SamplesAreAlignedByRoundAndWarmupIsDiscarded) {
-  const std::vector<StoppingRule> rules = {rule(6), rule(6)};
+  const std::vector<StoppingRule> rules = {rule(9), rule(9)};
   std::vector<std::size_t> calls;
   std::vector<std::size_t> taken(2, 0);
-  // Member i's k-th call returns 1 + i + 0.001·k (constant enough to converge at 6 rounds).
+  // Member i's k-th call returns 1 + i + 0.0001·k (constant enough to converge at 9 rounds, the
+  // fewest whose median interval reaches 99.44%).
   const auto ms = sample_group(rules, 2, [&](std::size_t i) {
     calls.push_back(i);
     return 1.0 + static_cast<double>(i) + 1e-4 * static_cast<double>(taken[i]++);
   });
   ASSERT_EQ(ms.size(), 2u);
-  ASSERT_EQ(ms[0].samples_s.size(), 6u);
-  ASSERT_EQ(ms[1].samples_s.size(), 6u);
+  ASSERT_EQ(ms[0].samples_s.size(), 9u);
+  ASSERT_EQ(ms[1].samples_s.size(), 9u);
   EXPECT_EQ(ms[0].stop, StopReason::converged);
-  // Two warm-up rounds, then six: A B, B A, A B, … (alternating which member goes first).
-  ASSERT_EQ(calls.size(), 16u);
-  for (std::size_t r = 0; r < 8; ++r) {
+  // Two warm-up rounds, then nine: A B, B A, A B, … (alternating which member goes first).
+  ASSERT_EQ(calls.size(), 22u);
+  for (std::size_t r = 0; r < 11; ++r) {
     EXPECT_EQ(calls[2 * r], r % 2) << "round " << r;
     EXPECT_EQ(calls[2 * r + 1], 1 - r % 2) << "round " << r;
   }
   // Round r's samples are each member's call 2 + r (after the two warm-up calls).
-  for (std::size_t r = 0; r < 6; ++r) {
+  for (std::size_t r = 0; r < 9; ++r) {
     EXPECT_DOUBLE_EQ(ms[0].samples_s[r], 1.0 + 1e-4 * static_cast<double>(2 + r));
     EXPECT_DOUBLE_EQ(ms[1].samples_s[r], 2.0 + 1e-4 * static_cast<double>(2 + r));
   }
 }
 
 TEST(Pairing, TheStoppingRuleWaitsForEveryMember) {
-  // Member 0 asks for 3 samples, member 1 for 8: both converge only when both are in.
-  const std::vector<StoppingRule> rules = {rule(3), rule(8)};
+  // Member 0 asks for 3 samples (its noise rule for 9: median_reachable), member 1 for 12: both
+  // converge only when both are in.
+  const std::vector<StoppingRule> rules = {rule(3), rule(12)};
   const auto ms = sample_group(rules, 0, [](std::size_t) { return 1e-3; });
-  EXPECT_EQ(ms[0].samples_s.size(), 8u);
-  EXPECT_EQ(ms[1].samples_s.size(), 8u);
+  EXPECT_EQ(ms[0].samples_s.size(), 12u);
+  EXPECT_EQ(ms[1].samples_s.size(), 12u);
   EXPECT_EQ(ms[1].stop, StopReason::converged);
 
   // Member 1 never converges (alternating 1 and 3 ms): the group times out at the sum of the
@@ -103,8 +105,8 @@ TEST(Pairing, TheStoppingRuleWaitsForEveryMember) {
   EXPECT_GE(wall_s, 0.03);
 
   // One member: the group rule is the member's own.
-  std::vector<Sampler> one = {Sampler(rule(4))};
-  for (int i = 0; i < 3; ++i) one[0].add(1e-3);
+  std::vector<Sampler> one = {Sampler(rule(10))};
+  for (int i = 0; i < 9; ++i) one[0].add(1e-3);
   EXPECT_EQ(group_should_stop(one, 0), StopReason::none);
   one[0].add(1e-3);
   EXPECT_EQ(group_should_stop(one, 0), one[0].should_stop(0));
@@ -154,17 +156,72 @@ TEST(Pairing, ACheapMemberShortOfItsPrecisionGoesOnAloneAfterTheRounds) {
                    sequential_confidence(look_index(ms[0].samples_s.size(), 10), 0.05));
 }
 
-// The same group where the rules do not allow it (a cache-sized member, whose samples back to back
-// would be warmer than its rounds): every member stops with the rounds.
+// The same group where the rules do not allow it (a GPU member without the L2 flush): every member
+// stops with the rounds.
 TEST(Pairing, AMemberGoesOnAloneOnlyWhereItsRuleAllows) {
   StoppingRule r = rule(10, 0.05);
-  r.alone_after_rounds = false;
+  r.after_rounds = StoppingRule::AfterRounds::rounds_only;
   const std::vector<StoppingRule> rules = {r, r};
   std::vector<std::size_t> calls;
   const auto ms = sample_group(rules, 0, cheap_and_dear(calls));
   EXPECT_EQ(ms[0].samples_s.size(), ms[0].rounds);
   EXPECT_EQ(ms[1].samples_s.size(), ms[0].rounds);
   EXPECT_EQ(ms[0].stop, StopReason::timeout);
+}
+
+// A member whose sample depends on what ran just before it (a cache-sized host member: 130 µs
+// after the other member, 100 µs after itself) takes its own samples after the rounds: its median
+// is of those alone (all warm: exactly 100 µs; the first one after the rounds, cold, discarded as
+// its warm-up), its rounds kept apart for the checks, its stop reason its own. In the rounds the
+// rotation puts it after the other member in about half of them, so they never reach ±1% and
+// the group times out (at 20 ms); the other member, converged there, stops with them.
+TEST(Pairing, AMemberWithItsOwnSamplesTakesThemAfterTheRounds) {
+  StoppingRule own = rule(10, 0.01);
+  own.warmup_samples = 1;
+  own.after_rounds = StoppingRule::AfterRounds::own_samples;
+  const std::vector<StoppingRule> rules = {own, rule(10, 0.01)};
+  std::vector<std::size_t> calls(2, 0);
+  std::size_t last = 2;  // none yet
+  const auto ms = sample_group(rules, 0, [&](std::size_t i) {
+    const double t = i == 1 ? 2e-3 : last == 0 ? 1e-4 : 1.3e-4;
+    last = i, ++calls[i];
+    return t;
+  });
+  EXPECT_EQ(ms[1].stop, StopReason::timeout);  // the group's
+  EXPECT_TRUE(ms[0].own_samples);
+  EXPECT_FALSE(ms[1].own_samples);
+  EXPECT_EQ(ms[0].rounds, ms[1].rounds);
+  EXPECT_EQ(ms[0].rounds_apart_s.size(), ms[0].rounds);
+  EXPECT_EQ(round_samples(ms[0]).size(), ms[0].rounds);
+  EXPECT_EQ(std::vector<double>(round_samples(ms[0]).begin(), round_samples(ms[0]).end()),
+            ms[0].rounds_apart_s);
+  EXPECT_EQ(ms[1].samples_s.size(), ms[1].rounds);  // continue_rounds, converged: no more
+  // Its own: every one warm, the warm-up sample (cold, after member 1's last round) not kept.
+  EXPECT_EQ(calls[0], ms[0].rounds + 1 + ms[0].samples_s.size());
+  for (double t : ms[0].samples_s) EXPECT_EQ(t, 1e-4);
+  EXPECT_EQ(ms[0].summary.median_s, 1e-4);
+  EXPECT_EQ(ms[0].stop, StopReason::converged);
+  EXPECT_TRUE(within_precision(ms[0].summary, 0.01));
+  EXPECT_EQ(ms[0].samples_s.size(), 10u);  // converged at its minimum (noise 0)
+  EXPECT_FALSE(within_precision(summarize(round_samples(ms[0]), ms[0].round_confidence), 0.01));
+}
+
+// Where the rounds did meet its precision, a member with its own samples still takes them: which
+// samples its median is of does not depend on how its rounds went.
+TEST(Pairing, AMemberTakesItsOwnSamplesEvenWhereItsRoundsConverged) {
+  StoppingRule own = rule(10, 10);
+  own.after_rounds = StoppingRule::AfterRounds::own_samples;
+  const std::vector<StoppingRule> rules = {own, rule(10, 10)};
+  std::vector<std::size_t> calls(2, 0);
+  const auto ms = sample_group(rules, 0, [&](std::size_t i) {
+    ++calls[i];
+    return i == 0 ? 1e-4 : 2e-3;
+  });
+  EXPECT_EQ(ms[1].stop, StopReason::converged);
+  EXPECT_EQ(ms[0].rounds, 10u);
+  EXPECT_EQ(ms[0].samples_s.size(), 10u);
+  EXPECT_EQ(calls[0], 20u);
+  EXPECT_EQ(calls[1], 10u);
 }
 
 // Under a timing simulator a sample reads microseconds and takes seconds of wall time: a member's
