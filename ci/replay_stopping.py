@@ -31,7 +31,9 @@ usage: replay_stopping.py RUN.json [--precision 0.01] [--budget-s 135] [--spendi
 Everything past the recorded samples is an extrapolation (an estimate), and the replay does not
 replay a group's check-driven sampling (its time limit is taken as the group's own), nor the
 samples a member took alone after its group's rounds (`pairing.alone`, newer files): a group is
-replayed from its rounds, as the rule before members went on alone."""
+replayed from its rounds, as the rule before members went on alone. A member with its own samples
+(`pairing.own_samples`) is replayed from its rounds too; its "recorded" figures are of its own
+samples, and the seconds sampled count both."""
 import argparse
 import json
 import math
@@ -112,6 +114,17 @@ def z_of(conf):
     return NormalDist().inv_cdf(1 - (1 - conf) / 2)
 
 
+def own(e):
+    """Whether an entry's samples are its own, taken after its group's rounds."""
+    return (e.get("pairing") or {}).get("own_samples") is True
+
+
+def rounds_of(e):
+    """How many samples an entry's order holds when complete: its rounds where its samples are
+    its own, else all of them."""
+    return e["pairing"]["rounds"] if own(e) else e["samples"]
+
+
 class Unit:
     """One case sampled alone, or a pairing group's members (rounds aligned)."""
 
@@ -120,9 +133,11 @@ class Unit:
         self.members = members  # list of (case name, samples in order, recorded entry)
         self.rule = rule
         self.rounds = min(len(m[1]) for m in members)
-        self.complete = all(m[2]["samples"] == len(m[1]) for m in members)
+        self.complete = all(rounds_of(m[2]) == len(m[1]) for m in members)
         self.round_s = [sum(m[1][r] for m in members) for r in range(self.rounds)]
-        self.recorded_s = sum(m[2]["mean_s"] * m[2]["samples"] for m in members)
+        # Own samples come after the rounds, which are not among them: both were sampled.
+        self.recorded_s = sum(m[2]["mean_s"] * m[2]["samples"] + (sum(m[1]) if own(m[2]) else 0)
+                              for m in members)
 
     def hw_at(self, n):
         conf = seq_conf(look_index(n, self.rule["min_samples"]), self.rule)

@@ -105,8 +105,10 @@ StopReason sample_alone(Sampler& s, double own_s, const std::function<double()>&
   double sampled_s = 0, now_s = own_s;
   SpareSpell spell(spare);  // on its own time
   while (!s.converged()) {
+    // Below its minimum only the hard cap stops it, with 2 samples at least (as a case alone).
     const bool at_minimum = s.samples().size() >= rule.min_samples;
-    if (now_s >= (at_minimum ? limit_s : rule.hard_timeout_s())) break;
+    if (at_minimum ? now_s >= limit_s : s.samples().size() >= 2 && now_s >= rule.hard_timeout_s())
+      break;
     if (at_minimum && now_s >= rule.timeout_s &&
         !spell.go_on(std::span(&s, 1), now_s,
                      is_scheduled_look(s.samples().size(), rule.min_samples)))
@@ -179,14 +181,17 @@ std::vector<Measurement> sample_group(std::span<const StoppingRule> rules, std::
   // samples alone continue its rounds goes on alone to its own timeout (its samples' wall time in
   // the rounds, or what they read where that is more, counted), as a case sampled alone would. A
   // member that takes its own samples does so always, from its warm-up, on its own time: its
-  // median is of those only.
+  // median is of those only. Its warm-up, as the group's, is not counted as the harness's time.
+  double warmup_s = 0;
   for (std::size_t i = 0; members >= 2 && i < members; ++i) {
     const StoppingRule rule = samplers[i].rule();
     const auto one = [&] { return sample_s(i); };
     if (rule.after_rounds == StoppingRule::AfterRounds::own_samples) {
       out[i].own_samples = true;
       out[i].rounds_apart_s.assign(samplers[i].samples().begin(), samplers[i].samples().end());
+      const auto w0 = clock_type::now();
       for (std::size_t w = 0; w < rule.warmup_samples; ++w) sample_s(i);
+      warmup_s += seconds_since(w0);
       samplers[i] = Sampler(rule);
       out[i].stop = sample_alone(samplers[i], 0.0, one, spare);
     } else if (rule.after_rounds == StoppingRule::AfterRounds::continue_rounds &&
@@ -197,7 +202,7 @@ std::vector<Measurement> sample_group(std::span<const StoppingRule> rules, std::
         out[i].stop = sample_alone(samplers[i], own_s, one, spare);
     }
   }
-  const double wall_s = seconds_since(t0);
+  const double wall_s = seconds_since(t0) - warmup_s;
   double sampled_s = 0;
   std::size_t samples = 0;
   for (std::size_t i = 0; i < members; ++i) {

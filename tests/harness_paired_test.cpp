@@ -208,20 +208,42 @@ TEST(Pairing, AMemberWithItsOwnSamplesTakesThemAfterTheRounds) {
 
 // Where the rounds did meet its precision, a member with its own samples still takes them: which
 // samples its median is of does not depend on how its rounds went.
+// Its warm-up (here 50 ms, the 11th call) is no more the harness's time than the group's: the
+// overhead per sample stays far below the 50 ms / 30 samples = 1.7 ms it would add.
 TEST(Pairing, AMemberTakesItsOwnSamplesEvenWhereItsRoundsConverged) {
   StoppingRule own = rule(10, 10);
+  own.warmup_samples = 1;
   own.after_rounds = StoppingRule::AfterRounds::own_samples;
   const std::vector<StoppingRule> rules = {own, rule(10, 10)};
   std::vector<std::size_t> calls(2, 0);
   const auto ms = sample_group(rules, 0, [&](std::size_t i) {
+    if (i == 0 && calls[0] == 10) std::this_thread::sleep_for(std::chrono::milliseconds(50));
     ++calls[i];
     return i == 0 ? 1e-4 : 2e-3;
   });
   EXPECT_EQ(ms[1].stop, StopReason::converged);
   EXPECT_EQ(ms[0].rounds, 10u);
   EXPECT_EQ(ms[0].samples_s.size(), 10u);
-  EXPECT_EQ(calls[0], 20u);
+  EXPECT_EQ(calls[0], 21u);
   EXPECT_EQ(calls[1], 10u);
+  EXPECT_LT(ms[0].harness_overhead_s, 0.5e-3);
+  EXPECT_EQ(ms[0].harness_overhead_s, ms[1].harness_overhead_s);
+}
+
+// Own samples that each take longer than its hard cap (15 ms against 10 ms: timeout 1 ms, 10
+// samples asked): below its minimum only the cap stops it, and with 2 samples, as a case alone.
+TEST(Pairing, AnOwnSampleMemberBelowItsMinimumStopsAtTheHardCapWithTwo) {
+  StoppingRule own = rule(10, 1e-3);
+  own.after_rounds = StoppingRule::AfterRounds::own_samples;
+  const std::vector<StoppingRule> rules = {own, rule(10, 1e-3)};
+  const auto ms = sample_group(rules, 0, [&](std::size_t i) {
+    if (i == 1) return 1e-4;
+    std::this_thread::sleep_for(std::chrono::milliseconds(15));
+    return 15e-3;
+  });
+  EXPECT_EQ(ms[0].rounds, 2u);  // the group's cap: 20 ms, 2 rounds at least
+  EXPECT_EQ(ms[0].samples_s.size(), 2u);
+  EXPECT_EQ(ms[0].stop, StopReason::timeout);
 }
 
 // Under a timing simulator a sample reads microseconds and takes seconds of wall time: a member's
