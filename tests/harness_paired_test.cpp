@@ -54,6 +54,15 @@ StoppingRule rule(std::size_t min_samples, double timeout_s = 10) {
   return r;
 }
 
+// A cache-sized member's: 10 samples, its own after the rounds (StoppingRule::AfterRounds), from
+// `warmup` discarded.
+StoppingRule own_rule(double timeout_s, std::size_t warmup = 1) {
+  StoppingRule r = rule(10, timeout_s);
+  r.warmup_samples = warmup;
+  r.after_rounds = StoppingRule::AfterRounds::own_samples;
+  return r;
+}
+
 TEST(Pairing, SamplesAreAlignedByRoundAndWarmupIsDiscarded) {
   const std::vector<StoppingRule> rules = {rule(9), rule(9)};
   std::vector<std::size_t> calls;
@@ -176,10 +185,7 @@ TEST(Pairing, AMemberGoesOnAloneOnlyWhereItsRuleAllows) {
 // rotation puts it after the other member in about half of them, so they never reach ±1% and
 // the group times out (at 20 ms); the other member, converged there, stops with them.
 TEST(Pairing, AMemberWithItsOwnSamplesTakesThemAfterTheRounds) {
-  StoppingRule own = rule(10, 0.01);
-  own.warmup_samples = 1;
-  own.after_rounds = StoppingRule::AfterRounds::own_samples;
-  const std::vector<StoppingRule> rules = {own, rule(10, 0.01)};
+  const std::vector<StoppingRule> rules = {own_rule(0.01), rule(10, 0.01)};
   std::vector<std::size_t> calls(2, 0);
   std::size_t last = 2;  // none yet
   const auto ms = sample_group(rules, 0, [&](std::size_t i) {
@@ -211,10 +217,7 @@ TEST(Pairing, AMemberWithItsOwnSamplesTakesThemAfterTheRounds) {
 // Its warm-up (here 50 ms, the 11th call) is no more the harness's time than the group's: the
 // overhead per sample stays far below the 50 ms / 30 samples = 1.7 ms it would add.
 TEST(Pairing, AMemberTakesItsOwnSamplesEvenWhereItsRoundsConverged) {
-  StoppingRule own = rule(10, 10);
-  own.warmup_samples = 1;
-  own.after_rounds = StoppingRule::AfterRounds::own_samples;
-  const std::vector<StoppingRule> rules = {own, rule(10, 10)};
+  const std::vector<StoppingRule> rules = {own_rule(10), rule(10, 10)};
   std::vector<std::size_t> calls(2, 0);
   const auto ms = sample_group(rules, 0, [&](std::size_t i) {
     if (i == 0 && calls[0] == 10) std::this_thread::sleep_for(std::chrono::milliseconds(50));
@@ -233,9 +236,7 @@ TEST(Pairing, AMemberTakesItsOwnSamplesEvenWhereItsRoundsConverged) {
 // Own samples that each take longer than its hard cap (15 ms against 10 ms: timeout 1 ms, 10
 // samples asked): below its minimum only the cap stops it, and with 2 samples, as a case alone.
 TEST(Pairing, AnOwnSampleMemberBelowItsMinimumStopsAtTheHardCapWithTwo) {
-  StoppingRule own = rule(10, 1e-3);
-  own.after_rounds = StoppingRule::AfterRounds::own_samples;
-  const std::vector<StoppingRule> rules = {own, rule(10, 1e-3)};
+  const std::vector<StoppingRule> rules = {own_rule(1e-3, 0), rule(10, 1e-3)};
   const auto ms = sample_group(rules, 0, [&](std::size_t i) {
     if (i == 1) return 1e-4;
     std::this_thread::sleep_for(std::chrono::milliseconds(15));
