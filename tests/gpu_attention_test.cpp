@@ -3,7 +3,7 @@
 // the same rounded inputs, every output row checked; MHA, GQA, causal, ragged n, d = 64 and 128,
 // bf16 and fp16; NaN propagation. Skip without a usable GPU; under a simulator, skip (saying why)
 // what it cannot run: cuBLAS (the naive path) and bf16 WMMA (the WMMA kernel's bf16). The fused
-// kernel's mma.sync, ldmatrix and cp.async run emulated there (BOUNDBENCH_GPUSIM_EMULATION).
+// kernel's mma.sync, ldmatrix and cp.async run as written there (ci/gpusim/warp_mma_async.patch).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -105,7 +105,7 @@ std::string simulator_gap(Path path, AttentionDtype t) {
 }
 
 // Every output row of every shape against the fp64 reference of the same rounded inputs, the
-// cheapest first (a simulator runs the emulated fused kernel at ~10^5 warp instructions a second).
+// cheapest first (a simulator takes seconds a shape).
 // For the fused kernel (128-row blocks, 64-key tiles): one row; one tile; causal d 64 over 5 key
 // tiles and 3 row blocks, the last ragged; GQA; a ragged last block and tile at d 128; causal d 128
 // across 2 row blocks and 4 key tiles (both K/V stages twice, diagonals at offsets 0 and 128).
