@@ -1,12 +1,13 @@
 // warp_mma_async.patch: GPGPU-Sim (this commit) had no mma.sync (only wmma.*), no ldmatrix and no
 // cp.async: its PTX parser reported "Syntax error" at each, and the launch then segfaulted. One
 // warp: cp.async copies A (16×16) and B (16×8, row-major) into shared memory in a group, and 16
-// more lanes copy with src-size 0 (zero fill) over 0xFF bytes; after wait_group, ldmatrix .x4 gives
-// A's fragments, ldmatrix .x2 .trans B's (k pairs of one column), mma.sync m16n8k16 adds A·B to
-// C = 0.5. Small integers: every product and sum is exact, so D must equal the host's product to
-// the bit, in fp16 and bf16; and the zero-filled bytes must be 0. Prints the entries right: 160
-// of 160 in each type with the patch (exit 0). Before it: syntax error, then a segfault.
-// Build: nvcc -arch=sm_80 -cudart shared warp_mma_async_repro.cu
+// more lanes copy nothing over 0xFF bytes (zero fill: 8 with src-size 0, 8 with ignore-src true;
+// their source, D, still holds 0xFF bytes then, so a byte read shows);
+// after wait_group, ldmatrix .x4 gives A's fragments, ldmatrix .x2 .trans B's (k pairs of one
+// column), mma.sync m16n8k16 adds A·B to C = 0.5. Small integers: every product and sum is exact,
+// so D must equal the host's product to the bit, in fp16 and bf16; and the zero-filled bytes must
+// be 0. Prints the entries right: 192 of 192 in each type with the patch (exit 0). Before it:
+// syntax error, then a segfault. Build: nvcc -arch=sm_80 -cudart shared warp_mma_async_repro.cu
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
@@ -30,10 +31,16 @@ __global__ void tile(const std::uint16_t* a, const std::uint16_t* b, float* d, s
     asm volatile("cp.async.ca.shared.global [%0], [%1], 16;\n" ::"r"(to(sb + 8 * lane)),
                  "l"(b + 8 * lane)
                  : "memory");
-  else
+  else if (lane < 24)  // src-size 0
     asm volatile(
-        "cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(to(zero + 8 * (lane - 16))), "l"(b),
+        "cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(to(zero + 8 * (lane - 16))), "l"(d),
         "r"(0)
+        : "memory");
+  else  // ignore-src true
+    asm volatile(
+        "{\n.reg .pred p;\nsetp.ne.b32 p, %2, 0;\ncp.async.cg.shared.global [%0], [%1], 16, "
+        "p;\n}\n" ::"r"(to(zero + 8 * (lane - 16))),
+        "l"(d), "r"(1)
         : "memory");
   asm volatile("cp.async.commit_group;\ncp.async.wait_group 0;\n" ::: "memory");
   __syncwarp();
@@ -59,6 +66,7 @@ __global__ void tile(const std::uint16_t* a, const std::uint16_t* b, float* d, s
         : "r"(ra[0]), "r"(ra[1]), "r"(ra[2]), "r"(ra[3]), "r"(rb[0]), "r"(rb[1]));
   for (int e = 0; e < 4; ++e) d[8 * (g + 8 * (e / 2)) + 2 * t + e % 2] = c[e];  // D row-major 16×8
   pad[lane] = reinterpret_cast<const std::uint32_t*>(zero)[lane];
+  pad[32 + lane] = reinterpret_cast<const std::uint32_t*>(zero)[32 + lane];
 }
 
 template <bool kBf16>
@@ -77,11 +85,11 @@ int check(std::uint16_t* a, std::uint16_t* b, float* d, std::uint32_t* pad) {
   }
   if (cudaMemcpy(a, ha, sizeof ha, cudaMemcpyHostToDevice) ||
       cudaMemcpy(b, hb, sizeof hb, cudaMemcpyHostToDevice) || cudaMemset(d, 0xFF, 512) ||
-      cudaMemset(pad, 0xFF, 128))
+      cudaMemset(pad, 0xFF, 256))
     return -1;
   tile<kBf16><<<1, 32>>>(a, b, d, pad);
   float got[128];
-  std::uint32_t zeros[32];
+  std::uint32_t zeros[64];
   if (cudaMemcpy(got, d, sizeof got, cudaMemcpyDeviceToHost) ||
       cudaMemcpy(zeros, pad, sizeof zeros, cudaMemcpyDeviceToHost))
     return -1;
@@ -100,12 +108,12 @@ int main() {
   std::uint16_t *a, *b;
   float* d;
   std::uint32_t* pad;
-  if (cudaMalloc(&a, 512) || cudaMalloc(&b, 256) || cudaMalloc(&d, 512) || cudaMalloc(&pad, 128))
+  if (cudaMalloc(&a, 512) || cudaMalloc(&b, 256) || cudaMalloc(&d, 512) || cudaMalloc(&pad, 256))
     return 2;
   const int f16 = check<false>(a, b, d, pad), bf16 = check<true>(a, b, d, pad);
   std::printf(
-      "mma.sync m16n8k16 via cp.async + ldmatrix: fp16 %d, bf16 %d of 160 right (128 entries "
-      "of D = A·B + 0.5 and 32 zero-filled words each)\n",
+      "mma.sync m16n8k16 via cp.async + ldmatrix: fp16 %d, bf16 %d of 192 right (128 entries "
+      "of D = A·B + 0.5 and 64 zero-filled words each)\n",
       f16, bf16);
-  return f16 == 160 && bf16 == 160 ? 0 : 1;
+  return f16 == 192 && bf16 == 192 ? 0 : 1;
 }
